@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * uroce-ctl: the command-line tool of uroce. This file only finds the
+ * subcommand and hands it the rest of the command line; each subcommand
+ * lives in its own file and returns the exit code (see ctl.h). To add one,
+ * write its entry point and add a row to ctl_commands[].
+ */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+
+struct ctl_command {
+	const char *name;
+	int (*main)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct ctl_command ctl_commands[] = {
+	{ "decode", ctl_decode_main, "decode RoCEv2 packets in a pcap/pcapng file as JSON lines" },
+};
+
+void
+ctl_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uroce-ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void
+usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: uroce-ctl COMMAND [ARGS...]\n"
+		     "       uroce-ctl COMMAND --help\n\ncommands:\n");
+	for (i = 0; i < sizeof(ctl_commands) / sizeof(ctl_commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", ctl_commands[i].name, ctl_commands[i].summary);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CTL_EXIT_ERROR;
+	}
+	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		usage(stdout);
+		return CTL_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(ctl_commands) / sizeof(ctl_commands[0]); i++)
+		if (strcmp(argv[1], ctl_commands[i].name) == 0)
+			return ctl_commands[i].main(argc - 1, argv + 1);
+	ctl_err("unknown command '%s'", argv[1]);
+	usage(stderr);
+	return CTL_EXIT_ERROR;
+}

@@ -1,0 +1,429 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * uroced: the uroce daemon's main. Options and config file, EAL start,
+ * the control socket, the dataplane, signals and an orderly shutdown.
+ * Everything that touches packets lives in lib/dataplane.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_pdump.h>
+
+#include "uroce_common.h"
+#include "uroce_dataplane.h"
+
+#define PROG "uroced"
+#define EAL_ARGV_MAX 96
+
+static volatile sig_atomic_t quit_signal;
+
+static void
+on_signal(int sig)
+{
+	quit_signal = sig;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " PROG " [options] [-- EAL arguments]\n"
+		"  -c, --config FILE      INI configuration file (see config/uroced.conf)\n"
+		"      --check            preflight: hugepages, ports, link, MTU, addresses,\n"
+		"                         GIDs and socket path; exit status = problems found\n"
+		"  -l, --lcores LIST      EAL lcores; the first is the control thread, the\n"
+		"                         others are workers (e.g. 0,1)\n"
+		"      --vdev ARGS        add a virtual device (repeatable)\n"
+		"  -a, --allow PCI        add a PCI device to the allow list (repeatable)\n"
+		"      --file-prefix NAME EAL runtime-file prefix (one per daemon)\n"
+		"      --no-huge          run without hugepages (ordinary memory)\n"
+		"      --in-memory        no runtime files (no dpdk-dumpcap/telemetry socket)\n"
+		"  -m, --memory MB        EAL memory\n"
+		"      --socket PATH      control socket path\n"
+		"      --log-level SPEC   EAL log level (e.g. 7 or lib.eal:debug)\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          version\n"
+		"Command-line options override the config file.\n");
+}
+
+enum {
+	OPT_CHECK = 256,
+	OPT_VDEV,
+	OPT_FILE_PREFIX,
+	OPT_NO_HUGE,
+	OPT_IN_MEMORY,
+	OPT_SOCKET,
+	OPT_LOG_LEVEL,
+};
+
+static const struct option long_opts[] = {
+	{"config", required_argument, NULL, 'c'},
+	{"check", no_argument, NULL, OPT_CHECK},
+	{"lcores", required_argument, NULL, 'l'},
+	{"vdev", required_argument, NULL, OPT_VDEV},
+	{"allow", required_argument, NULL, 'a'},
+	{"file-prefix", required_argument, NULL, OPT_FILE_PREFIX},
+	{"no-huge", no_argument, NULL, OPT_NO_HUGE},
+	{"in-memory", no_argument, NULL, OPT_IN_MEMORY},
+	{"memory", required_argument, NULL, 'm'},
+	{"socket", required_argument, NULL, OPT_SOCKET},
+	{"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAILURE;
+}
+
+static int
+copy_opt(char *dst, size_t cap, const char *opt, const char *val)
+{
+	if (strlen(val) >= cap)
+		return die("--%s \"%s\": too long (at most %zu characters)", opt, val, cap - 1);
+	memcpy(dst, val, strlen(val) + 1);
+	return 0;
+}
+
+/* Options override the file, so the file is read first (pass 1), then the rest. */
+static int
+parse_args(int argc, char **argv, struct uroce_dp_config *cfg, bool *check)
+{
+	char err[UROCE_DP_ERR_LEN];
+	const char *file = NULL;
+	unsigned long v;
+	char *end;
+	int c, i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:l:a:m:hV", long_opts, NULL)) != -1) {
+		if (c == 'c')
+			file = optarg;
+	}
+	if (file != NULL && uroce_dp_config_load(cfg, file, err, sizeof(err)) != 0)
+		return die("%s", err);
+
+	optind = 0;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "c:l:a:m:hV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			break;
+		case OPT_CHECK:
+			*check = true;
+			break;
+		case 'l':
+			if (copy_opt(cfg->lcores, sizeof(cfg->lcores), "lcores", optarg))
+				return EXIT_FAILURE;
+			break;
+		case OPT_VDEV:
+			if (cfg->n_vdev >= UROCE_DP_MAX_EAL_ITEMS)
+				return die("--vdev: at most %d", UROCE_DP_MAX_EAL_ITEMS);
+			if (copy_opt(cfg->vdev[cfg->n_vdev], sizeof(cfg->vdev[0]), "vdev", optarg))
+				return EXIT_FAILURE;
+			cfg->n_vdev++;
+			break;
+		case 'a':
+			if (cfg->n_allow >= UROCE_DP_MAX_EAL_ITEMS)
+				return die("--allow: at most %d", UROCE_DP_MAX_EAL_ITEMS);
+			if (copy_opt(cfg->allow[cfg->n_allow], sizeof(cfg->allow[0]), "allow",
+				     optarg))
+				return EXIT_FAILURE;
+			cfg->n_allow++;
+			break;
+		case OPT_FILE_PREFIX:
+			if (copy_opt(cfg->file_prefix, sizeof(cfg->file_prefix), "file-prefix",
+				     optarg))
+				return EXIT_FAILURE;
+			break;
+		case OPT_NO_HUGE:
+			cfg->no_huge = true;
+			break;
+		case OPT_IN_MEMORY:
+			cfg->in_memory = true;
+			break;
+		case 'm':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || v < 16 || v > 1048576)
+				return die("--memory \"%s\": expected megabytes, 16..1048576",
+					   optarg);
+			cfg->memory_mb = (unsigned int)v;
+			break;
+		case OPT_SOCKET:
+			if (optarg[0] != '/')
+				return die("--socket \"%s\": must be an absolute path", optarg);
+			if (copy_opt(cfg->socket_path, sizeof(cfg->socket_path), "socket", optarg))
+				return EXIT_FAILURE;
+			break;
+		case OPT_LOG_LEVEL:
+			if (copy_opt(cfg->log_level, sizeof(cfg->log_level), "log-level", optarg))
+				return EXIT_FAILURE;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		case 'V':
+			printf(PROG " %s\n", UROCE_VERSION);
+			exit(EXIT_SUCCESS);
+		default:
+			usage(stderr);
+			return EXIT_FAILURE;
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (cfg->n_extra >= UROCE_DP_MAX_EAL_ITEMS)
+			return die("too many EAL arguments after --");
+		if (copy_opt(cfg->extra[cfg->n_extra], sizeof(cfg->extra[0]), "", argv[i]))
+			return EXIT_FAILURE;
+		cfg->n_extra++;
+	}
+	if (uroce_dp_config_validate(cfg, err, sizeof(err)) != 0)
+		return die("%s", err);
+	return 0;
+}
+
+/* Why EAL failed, in words, with what to do about it. */
+static const char *
+eal_advice(int err, const struct uroce_dp_config *cfg)
+{
+	switch (err) {
+	case EACCES:
+		return getuid() == 0 ? "EAL could not use hugepages or its runtime directory "
+				       "(see the EAL message above)"
+				     : "permission denied: run as root";
+	case ENOMEM:
+		return cfg->no_huge ? "not enough memory for -m"
+				    : "no usable hugepages: run 'dpdk-hugepages.py -p 2M --setup "
+				      "512M' as root, or start with --no-huge";
+	case EALREADY:
+		return "EAL is already initialised in this process";
+	case EBUSY:
+		return "another DPDK primary process uses this --file-prefix: give each daemon "
+		       "its own";
+	case EINVAL:
+		return "invalid EAL argument (see the EAL message above)";
+	case ENODEV:
+		return "a --vdev or PCI device could not be probed (see the EAL message above)";
+	default:
+		return "see the EAL messages above";
+	}
+}
+
+/*
+ * EAL locks <runtime dir>/<prefix>/config while a primary process runs, and
+ * reports a second one only as "Cannot init config". Find the holder first.
+ */
+static int
+prefix_in_use(const struct uroce_dp_config *cfg, pid_t *holder)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[512];
+	struct flock fl;
+	int fd, busy = 0;
+
+	if (cfg->in_memory)
+		return 0;
+	if (getuid() == 0 || xdg == NULL)
+		snprintf(path, sizeof(path), "/var/run/dpdk/%s/config", cfg->file_prefix);
+	else
+		snprintf(path, sizeof(path), "%s/dpdk/%s/config", xdg, cfg->file_prefix);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = F_RDLCK;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK) {
+		*holder = fl.l_pid;
+		busy = 1;
+	}
+	close(fd);
+	return busy;
+}
+
+static void
+log_to_rte(enum uroce_log_level level, const char *msg)
+{
+	rte_log((uint32_t)level + 1, RTE_LOGTYPE_USER1, PROG ": %s\n", msg);
+}
+
+/* Bind the control socket. Sessions on it come with lib/daemon. */
+static int
+control_socket_open(const struct uroce_dp_config *cfg, int *fdp)
+{
+	struct sockaddr_un sa;
+	int fd, probe;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return die("control socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		int e = errno;
+
+		if (e == EADDRINUSE) {
+			probe = socket(AF_UNIX, SOCK_STREAM, 0);
+			if (probe >= 0 &&
+			    connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+				close(probe);
+				close(fd);
+				return die("control socket %s: address already in use: another "
+					   "uroced is running (stop it, or give this one --socket "
+					   "and --file-prefix of its own)", cfg->socket_path);
+			}
+			if (probe >= 0)
+				close(probe);
+			unlink(cfg->socket_path); /* stale: nobody listens */
+			e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
+		}
+		if (e != 0) {
+			close(fd);
+			return die("control socket %s: %s%s", cfg->socket_path, strerror(e),
+				   e == ENOENT ? " (create the directory, or set --socket)" : "");
+		}
+	}
+	if (chmod(cfg->socket_path, cfg->socket_mode) != 0 || listen(fd, 16) != 0) {
+		int e = errno;
+
+		close(fd);
+		unlink(cfg->socket_path);
+		return die("control socket %s: %s", cfg->socket_path, strerror(e));
+	}
+	*fdp = fd;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct uroce_dp_config cfg;
+	char *eal_argv[EAL_ARGV_MAX];
+	char err[UROCE_DP_ERR_LEN];
+	struct uroce_dp *dp = NULL;
+	struct sigaction sa;
+	bool check = false, pdump_ok = false;
+	int eal_argc, rc, fd = -1, cfd;
+	pid_t holder = 0;
+
+	uroce_dp_config_defaults(&cfg);
+	rc = parse_args(argc, argv, &cfg, &check);
+	if (rc != 0)
+		return rc;
+	eal_argc = uroce_dp_eal_args(&cfg, argv[0], eal_argv, EAL_ARGV_MAX);
+	if (eal_argc < 0)
+		return die("too many EAL arguments");
+
+	if (prefix_in_use(&cfg, &holder))
+		return die("file prefix \"%s\" is in use by another DPDK process (pid %d): give "
+			   "each daemon its own --file-prefix", cfg.file_prefix, (int)holder);
+
+	if (!check && uroce_dp_memory_precheck(&cfg, err, sizeof(err)) != 0)
+		return die("%s", err);
+
+	rc = rte_eal_init(eal_argc, eal_argv);
+	if (rc < 0) {
+		int e = rte_errno;
+
+		if (check) {
+			uroce_dp_check(&cfg, false, stdout);
+			return EXIT_FAILURE;
+		}
+		if (e == 0)
+			return die("EAL init failed: see the EAL messages above");
+		return die("EAL init failed: %s: %s", rte_strerror(e), eal_advice(e, &cfg));
+	}
+	uroce_log_set(log_to_rte, UROCE_LOG_INFO);
+
+	if (check) {
+		rc = uroce_dp_check(&cfg, true, stdout);
+		printf("%s: %d problem(s)\n", rc == 0 ? "PASS" : "FAIL", rc);
+		rte_eal_cleanup();
+		return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	}
+
+	rc = EXIT_FAILURE;
+	if (control_socket_open(&cfg, &fd) != 0)
+		goto out;
+	dp = uroce_dp_create(&cfg, err, sizeof(err));
+	if (dp == NULL) {
+		die("%s", err);
+		goto out;
+	}
+	pdump_ok = rte_pdump_init() == 0;
+	if (!pdump_ok)
+		fprintf(stderr, PROG ": warning: rte_pdump_init failed (%s): dpdk-dumpcap will "
+			"not attach\n", rte_strerror(rte_errno));
+	if (uroce_dp_telemetry_register(dp) != 0)
+		fprintf(stderr, PROG ": warning: telemetry commands not registered\n");
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (uroce_dp_start(dp, err, sizeof(err)) != 0) {
+		die("%s", err);
+		goto out;
+	}
+	printf(PROG ": ready: %u port(s), %u worker(s), socket %s, file prefix %s\n",
+	       uroce_dp_port_count(dp), uroce_dp_worker_count(dp), cfg.socket_path,
+	       cfg.in_memory ? "(in-memory)" : cfg.file_prefix);
+	fflush(stdout);
+
+	while (quit_signal == 0) {
+		uroce_dp_poll(dp);
+		/* No control protocol yet (lib/daemon): accept and close. */
+		cfd = accept(fd, NULL, NULL);
+		if (cfd >= 0)
+			close(cfd);
+		usleep(1000);
+	}
+	printf(PROG ": signal %d: stopping\n", (int)quit_signal);
+	rc = EXIT_SUCCESS;
+out:
+	uroce_dp_destroy(dp);
+	if (fd >= 0) {
+		close(fd);
+		unlink(cfg.socket_path);
+	}
+	if (pdump_ok)
+		rte_pdump_uninit();
+	rte_eal_cleanup();
+	if (rc == EXIT_SUCCESS)
+		printf(PROG ": stopped\n");
+	return rc;
+}

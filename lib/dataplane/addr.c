@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The daemon as its own IP endpoint on each port: the GID table, ARP
+ * (RFC 826) and IPv6 neighbour discovery (RFC 4861) answers for our
+ * addresses, and resolution of peers with retry and timeout.
+ *
+ * GID indexes (doc/dataplane.md), in the order Linux rxe fills its table:
+ *   0  fe80::/64 link-local, interface id = modified EUI-64 of the port MAC
+ *   1  ::ffff:a.b.c.d, the IPv4-mapped GID, when the port has ipv4
+ *   next  the global IPv6 address, when the port has ipv6
+ *
+ * Frames are read and written as byte buffers with the uroce_get/put_be*
+ * accessors; nothing is cast to a header struct.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+
+#include "dp_internal.h"
+
+#define ARP_LEN 28
+#define ARP_OP_REQUEST 1
+#define ARP_OP_REPLY 2
+#define IPPROTO_ICMPV6_ 58
+#define ND_NS 135
+#define ND_NA 136
+#define ND_OPT_SLLA 1
+#define ND_OPT_TLLA 2
+#define ND_NA_FLAG_SOLICITED 0x40
+#define ND_NA_FLAG_OVERRIDE 0x20
+#define ETH_MIN_FRAME 60 /* without FCS */
+
+static const uint8_t bcast_mac[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+/* ---------------------------------------------------------------------- */
+/* GID table                                                               */
+/* ---------------------------------------------------------------------- */
+
+int
+dp_addr_init(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
+{
+	const struct uroce_dp_port_cfg *c = &p->cfg;
+	unsigned int i;
+
+	uroce_dp_gid_link_local(p->mac, p->ll);
+	memcpy(p->gid[p->n_gid++], p->ll, 16);
+	if (c->has_ipv4) {
+		memset(p->v4gid, 0, 10);
+		p->v4gid[10] = 0xff;
+		p->v4gid[11] = 0xff;
+		memcpy(p->v4gid + 12, c->ipv4, 4);
+		memcpy(p->gid[p->n_gid++], p->v4gid, 16);
+	}
+	if (c->has_ipv6)
+		memcpy(p->gid[p->n_gid++], c->ipv6, 16);
+
+	rte_spinlock_init(&p->neigh_lock);
+	p->neigh_max = dp->cfg.neigh_max;
+	if (p->neigh_max < c->n_neigh)
+		p->neigh_max = c->n_neigh;
+	p->neigh = rte_zmalloc_socket("uroce_neigh", sizeof(*p->neigh) * p->neigh_max, 0,
+				      p->socket);
+	if (p->neigh == NULL) {
+		snprintf(err, errlen, "[%s] out of memory for %u neighbour entries", c->section,
+			 p->neigh_max);
+		return -ENOMEM;
+	}
+	for (i = 0; i < c->n_neigh; i++) {
+		memcpy(p->neigh[i].ip, c->neigh[i].ip, 16);
+		memcpy(p->neigh[i].mac, c->neigh[i].mac, 6);
+		p->neigh[i].state = DP_NEIGH_STATIC;
+	}
+	return 0;
+}
+
+void
+dp_addr_free(struct dp_port *p)
+{
+	rte_free(p->neigh);
+	p->neigh = NULL;
+}
+
+bool
+dp_port_owns_gid(const struct dp_port *p, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < p->n_gid; i++)
+		if (memcmp(p->gid[i], gid, 16) == 0)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Neighbour table (spinlock: control path only)                           */
+/* ---------------------------------------------------------------------- */
+
+static struct dp_neigh *
+neigh_find(struct dp_port *p, const uint8_t ip[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < p->neigh_max; i++)
+		if (p->neigh[i].state != DP_NEIGH_FREE && memcmp(p->neigh[i].ip, ip, 16) == 0)
+			return &p->neigh[i];
+	return NULL;
+}
+
+static struct dp_neigh *
+neigh_alloc(struct dp_port *p, const uint8_t ip[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < p->neigh_max; i++) {
+		if (p->neigh[i].state == DP_NEIGH_FREE) {
+			memset(&p->neigh[i], 0, sizeof(p->neigh[i]));
+			memcpy(p->neigh[i].ip, ip, 16);
+			return &p->neigh[i];
+		}
+	}
+	/* Full: reuse a failed entry before giving up. */
+	for (i = 0; i < p->neigh_max; i++) {
+		if (p->neigh[i].state == DP_NEIGH_FAILED) {
+			memset(&p->neigh[i], 0, sizeof(p->neigh[i]));
+			memcpy(p->neigh[i].ip, ip, 16);
+			return &p->neigh[i];
+		}
+	}
+	return NULL;
+}
+
+/*
+ * An answer (or a request addressed to us) tells us @ip is at @mac.
+ * @create: make an entry if there is none (requests to us, as RFC 826 and
+ * RFC 4861 7.2.3 both allow); otherwise only pending/known entries change.
+ */
+static void
+neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
+	    const uint8_t mac[6], bool create)
+{
+	struct dp_neigh *n;
+
+	if ((mac[0] & 1) != 0)
+		return;
+	rte_spinlock_lock(&p->neigh_lock);
+	n = neigh_find(p, ip);
+	if (n == NULL && create)
+		n = neigh_alloc(p, ip);
+	if (n != NULL && n->state != DP_NEIGH_STATIC) {
+		if (n->state != DP_NEIGH_REACHABLE)
+			cnt->neigh_resolved++;
+		memcpy(n->mac, mac, 6);
+		n->state = DP_NEIGH_REACHABLE;
+	}
+	rte_spinlock_unlock(&p->neigh_lock);
+}
+
+static bool
+is_v4mapped(const uint8_t ip[16])
+{
+	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return memcmp(ip, pfx, 12) == 0;
+}
+
+static bool
+is_link_local6(const uint8_t ip[16])
+{
+	return ip[0] == 0xfe && (ip[1] & 0xc0) == 0x80;
+}
+
+int
+uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6])
+{
+	struct dp_port *p;
+	struct dp_neigh *n;
+	int rc;
+
+	if (port >= dp->n_ports)
+		return -EINVAL;
+	p = &dp->ports[port];
+	if (is_v4mapped(ip) ? !p->cfg.has_ipv4 : (!p->cfg.has_ipv6 && !is_link_local6(ip)))
+		return -EINVAL;
+	if (ip[0] == 0xff || dp_port_owns_gid(p, ip))
+		return -EINVAL;
+	rte_spinlock_lock(&p->neigh_lock);
+	n = neigh_find(p, ip);
+	if (n == NULL) {
+		n = neigh_alloc(p, ip);
+		if (n == NULL) {
+			rc = -ENOSPC;
+			goto out;
+		}
+	}
+	switch (n->state) {
+	case DP_NEIGH_STATIC:
+	case DP_NEIGH_REACHABLE:
+		memcpy(mac, n->mac, 6);
+		rc = 0;
+		break;
+	case DP_NEIGH_FAILED:
+		/* Report the failure once; the next call starts over. */
+		n->state = DP_NEIGH_FREE;
+		rc = -EHOSTUNREACH;
+		break;
+	case DP_NEIGH_FREE:
+		n->state = DP_NEIGH_PENDING;
+		n->tries = 0;
+		n->next_tsc = 0; /* uroce_dp_poll() sends the first request */
+		/* fall through */
+	default:
+		rc = -EAGAIN;
+		break;
+	}
+out:
+	rte_spinlock_unlock(&p->neigh_lock);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Frame building                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* Allocate an mbuf and return a zeroed buffer of @len bytes (padded to 60). */
+static uint8_t *
+frame_alloc(struct dp_port *p, struct rte_mbuf **mp, uint32_t len)
+{
+	struct rte_mbuf *m;
+	uint8_t *buf;
+
+	if (len < ETH_MIN_FRAME)
+		len = ETH_MIN_FRAME;
+	m = rte_pktmbuf_alloc(p->pool);
+	if (m == NULL)
+		return NULL;
+	buf = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	if (buf == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(buf, 0, len);
+	*mp = m;
+	return buf;
+}
+
+static uint32_t
+l2_len(const struct dp_port *p)
+{
+	return UROCE_ETH_LEN + (p->cfg.has_vlan ? UROCE_VLAN_LEN : 0);
+}
+
+static struct rte_mbuf *
+arp_build(struct dp_port *p, uint16_t op, const uint8_t dmac[6], const uint8_t tha[6],
+	  const uint8_t tpa[4])
+{
+	struct rte_mbuf *m;
+	uint8_t *buf, *a;
+
+	buf = frame_alloc(p, &m, l2_len(p) + ARP_LEN);
+	if (buf == NULL)
+		return NULL;
+	a = buf + dp_l2_write(p, buf, dmac, UROCE_ETHERTYPE_ARP);
+	uroce_put_be16(a, 1);                    /* Ethernet */
+	uroce_put_be16(a + 2, UROCE_ETHERTYPE_IPV4);
+	a[4] = 6;
+	a[5] = 4;
+	uroce_put_be16(a + 6, op);
+	memcpy(a + 8, p->mac, 6);
+	memcpy(a + 14, p->cfg.ipv4, 4);
+	memcpy(a + 18, tha, 6);
+	memcpy(a + 24, tpa, 4);
+	return m;
+}
+
+/* One's-complement sum (RFC 1071), continued from @sum. */
+static uint32_t
+csum_add(uint32_t sum, const uint8_t *b, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* ICMPv6 checksum over the pseudo-header (RFC 8200 8.1) and the message. */
+static uint16_t
+icmp6_csum(const uint8_t *ip6, const uint8_t *icmp, uint32_t len)
+{
+	uint8_t ph[8] = {0};
+	uint32_t sum;
+
+	uroce_put_be32(ph, len);
+	ph[7] = IPPROTO_ICMPV6_;
+	sum = csum_add(0, ip6 + 8, 32); /* source and destination */
+	sum = csum_add(sum, ph, 8);
+	sum = csum_add(sum, icmp, len);
+	return csum_fold(sum);
+}
+
+/* IPv6 + ICMPv6 ND message with one link-layer address option. */
+static struct rte_mbuf *
+nd_build(struct dp_port *p, uint8_t type, const uint8_t dmac[6], const uint8_t src[16],
+	 const uint8_t dst[16], const uint8_t target[16], uint8_t flags)
+{
+	const uint32_t icmp_len = 24 + 8;
+	struct rte_mbuf *m;
+	uint8_t *buf, *ip6, *ic;
+
+	buf = frame_alloc(p, &m, l2_len(p) + UROCE_IPV6_LEN + icmp_len);
+	if (buf == NULL)
+		return NULL;
+	ip6 = buf + dp_l2_write(p, buf, dmac, UROCE_ETHERTYPE_IPV6);
+	uroce_put_be32(ip6, 6u << 28);
+	uroce_put_be16(ip6 + 4, (uint16_t)icmp_len);
+	ip6[6] = IPPROTO_ICMPV6_;
+	ip6[7] = 255; /* RFC 4861 7.1: ND hop limit is always 255 */
+	memcpy(ip6 + 8, src, 16);
+	memcpy(ip6 + 24, dst, 16);
+	ic = ip6 + UROCE_IPV6_LEN;
+	ic[0] = type;
+	ic[4] = flags;
+	memcpy(ic + 8, target, 16);
+	ic[24] = type == ND_NS ? ND_OPT_SLLA : ND_OPT_TLLA;
+	ic[25] = 1;
+	memcpy(ic + 26, p->mac, 6);
+	uroce_put_be16(ic + 2, icmp6_csum(ip6, ic, icmp_len));
+	return m;
+}
+
+/* Worker 0 transmits what the control thread queues here. */
+static void
+ctl_send(struct uroce_dp *dp, struct dp_port *p, struct rte_mbuf *m)
+{
+	if (dp->n_workers == 0 || rte_ring_enqueue(p->ctl_tx, m) != 0) {
+		p->cnt[dp->n_workers].tx_dropped++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+static void
+neigh_request(struct uroce_dp *dp, struct dp_port *p, const uint8_t ip[16])
+{
+	struct dp_counters *cnt = &p->cnt[dp->n_workers];
+	static const uint8_t zero_mac[6];
+	struct rte_mbuf *m;
+
+	if (is_v4mapped(ip)) {
+		m = arp_build(p, ARP_OP_REQUEST, bcast_mac, zero_mac, ip + 12);
+		if (m != NULL)
+			cnt->arp_tx_request++;
+	} else {
+		/* Solicited-node multicast ff02::1:ffXX:XXXX and its MAC 33:33:ff:XX:XX:XX. */
+		uint8_t snm[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0xff};
+		uint8_t dmac[6] = {0x33, 0x33, 0xff};
+		const uint8_t *src = p->ll;
+
+		memcpy(snm + 13, ip + 13, 3);
+		memcpy(dmac + 3, ip + 13, 3);
+		if (!is_link_local6(ip) && p->cfg.has_ipv6)
+			src = p->cfg.ipv6;
+		m = nd_build(p, ND_NS, dmac, src, snm, ip, 0);
+		if (m != NULL)
+			cnt->nd_tx_ns++;
+	}
+	if (m == NULL) {
+		cnt->tx_nombuf++;
+		return;
+	}
+	ctl_send(dp, p, m);
+}
+
+void
+dp_neigh_tick(struct uroce_dp *dp, uint64_t now)
+{
+	uint64_t retry = dp->tsc_hz / 1000 * dp->cfg.neigh_retry_ms;
+	unsigned int i, j;
+
+	for (i = 0; i < dp->n_ports; i++) {
+		struct dp_port *p = &dp->ports[i];
+
+		rte_spinlock_lock(&p->neigh_lock);
+		for (j = 0; j < p->neigh_max; j++) {
+			struct dp_neigh *n = &p->neigh[j];
+
+			if (n->state != DP_NEIGH_PENDING || now < n->next_tsc)
+				continue;
+			if (n->tries >= dp->cfg.neigh_tries) {
+				n->state = DP_NEIGH_FAILED;
+				p->cnt[dp->n_workers].neigh_failed++;
+				continue;
+			}
+			n->tries++;
+			n->next_tsc = now + retry;
+			neigh_request(dp, p, n->ip);
+		}
+		rte_spinlock_unlock(&p->neigh_lock);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Receive                                                                 */
+/* ---------------------------------------------------------------------- */
+
+void
+dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off)
+{
+	struct dp_counters *cnt = &p->cnt[w->idx];
+	const uint8_t *a = rte_pktmbuf_mtod(m, const uint8_t *) + l3_off;
+	uint8_t ip[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	struct rte_mbuf *r;
+	uint16_t op;
+
+	if (m->data_len < l3_off + ARP_LEN || uroce_get_be16(a) != 1 ||
+	    uroce_get_be16(a + 2) != UROCE_ETHERTYPE_IPV4 || a[4] != 6 || a[5] != 4) {
+		cnt->arp_rx_invalid++;
+		goto out;
+	}
+	op = uroce_get_be16(a + 6);
+	memcpy(ip + 12, a + 14, 4); /* sender protocol address */
+	if (!p->cfg.has_ipv4 || memcmp(a + 24, p->cfg.ipv4, 4) != 0 ||
+	    (op != ARP_OP_REQUEST && op != ARP_OP_REPLY)) {
+		/* Gratuitous ARP or traffic for others: refresh only what we know. */
+		cnt->arp_rx_other++;
+		if (op == ARP_OP_REQUEST || op == ARP_OP_REPLY)
+			neigh_learn(p, cnt, ip, a + 8, false);
+		goto out;
+	}
+	if (op == ARP_OP_REPLY) {
+		cnt->arp_rx_reply++;
+		neigh_learn(p, cnt, ip, a + 8, false);
+		goto out;
+	}
+	cnt->arp_rx_request++;
+	if ((a[8] & 1) != 0 || uroce_get_be32(a + 14) == 0) {
+		/* Multicast sender or an ARP probe (RFC 5227): nothing to answer to. */
+		cnt->arp_rx_invalid++;
+		goto out;
+	}
+	neigh_learn(p, cnt, ip, a + 8, true);
+	r = arp_build(p, ARP_OP_REPLY, a + 8, a + 8, a + 14);
+	if (r == NULL) {
+		cnt->tx_nombuf++;
+		goto out;
+	}
+	cnt->arp_tx_reply++;
+	dp_tx_enqueue(w, p, r);
+out:
+	rte_pktmbuf_free(m);
+}
+
+/* Link-layer address option of type @type in ND options, or NULL. */
+static const uint8_t *
+nd_lla(const uint8_t *opt, uint32_t len, uint8_t type, bool *bad)
+{
+	const uint8_t *found = NULL;
+
+	while (len >= 2) {
+		uint32_t olen = (uint32_t)opt[1] * 8;
+
+		if (olen == 0 || olen > len) {
+			*bad = true; /* RFC 4861 4.6: zero length is invalid */
+			return NULL;
+		}
+		if (opt[0] == type && olen >= 8)
+			found = opt + 2;
+		opt += olen;
+		len -= olen;
+	}
+	return found;
+}
+
+void
+dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off)
+{
+	struct dp_counters *cnt = &p->cnt[w->idx];
+	const uint8_t *ip6 = rte_pktmbuf_mtod(m, const uint8_t *) + l3_off;
+	static const uint8_t unspec[16];
+	static const uint8_t all_nodes[16] = {0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
+	const uint8_t *ic, *target, *lla;
+	uint32_t plen;
+	struct rte_mbuf *r;
+	bool bad = false;
+
+	plen = uroce_get_be16(ip6 + 4);
+	ic = ip6 + UROCE_IPV6_LEN;
+	if (m->data_len < l3_off + UROCE_IPV6_LEN + plen || plen < 4) {
+		cnt->nd_rx_invalid++;
+		goto out;
+	}
+	if (ic[0] != ND_NS && ic[0] != ND_NA) {
+		cnt->nd_rx_other++;
+		goto out;
+	}
+	/* RFC 4861 7.1.1 / 7.1.2: hop limit 255, code 0, >= 24 bytes, valid checksum. */
+	if (ip6[7] != 255 || ic[1] != 0 || plen < 24 || icmp6_csum(ip6, ic, plen) != 0) {
+		cnt->nd_rx_invalid++;
+		goto out;
+	}
+	target = ic + 8;
+	if (target[0] == 0xff) {
+		cnt->nd_rx_invalid++;
+		goto out;
+	}
+	if (ic[0] == ND_NA) {
+		lla = nd_lla(ic + 24, plen - 24, ND_OPT_TLLA, &bad);
+		if (bad) {
+			cnt->nd_rx_invalid++;
+			goto out;
+		}
+		cnt->nd_rx_na++;
+		if (lla != NULL)
+			neigh_learn(p, cnt, target, lla, false);
+		goto out;
+	}
+	if (!dp_port_owns_gid(p, target) || is_v4mapped(target)) {
+		cnt->nd_rx_other++;
+		goto out;
+	}
+	lla = nd_lla(ic + 24, plen - 24, ND_OPT_SLLA, &bad);
+	/* RFC 4861 7.1.1: a DAD probe (source ::) carries no SLLA option. */
+	if (bad || (memcmp(ip6 + 8, unspec, 16) == 0 && lla != NULL)) {
+		cnt->nd_rx_invalid++;
+		goto out;
+	}
+	cnt->nd_rx_ns++;
+	if (memcmp(ip6 + 8, unspec, 16) == 0) {
+		/* RFC 4861 7.2.4: answer a DAD probe to all-nodes, S flag clear. */
+		static const uint8_t all_nodes_mac[6] = {0x33, 0x33, 0, 0, 0, 1};
+
+		r = nd_build(p, ND_NA, all_nodes_mac, target, all_nodes, target,
+			     ND_NA_FLAG_OVERRIDE);
+	} else {
+		const uint8_t *dmac = lla != NULL ? lla
+				      : rte_pktmbuf_mtod(m, const uint8_t *) + 6;
+
+		if (lla != NULL)
+			neigh_learn(p, cnt, ip6 + 8, lla, true);
+		r = nd_build(p, ND_NA, dmac, target, ip6 + 8, target,
+			     ND_NA_FLAG_SOLICITED | ND_NA_FLAG_OVERRIDE);
+	}
+	if (r == NULL) {
+		cnt->tx_nombuf++;
+		goto out;
+	}
+	cnt->nd_tx_na++;
+	dp_tx_enqueue(w, p, r);
+out:
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * `uroced --check`: a preflight that reports, line by line, on memory
+ * (hugepages or --no-huge), the control socket path, worker lcores, each
+ * port (found, queues, MTU, MAC, link), its addresses and its GID table.
+ * Every line starts with OK, WARN or FAIL; WARN and FAIL lines end with
+ * advice. Ports are really configured and started, as the daemon would, so
+ * a port that passes here also starts.
+ */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <libgen.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+
+#include "dp_internal.h"
+
+static void
+line(FILE *out, int *fails, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+line(FILE *out, int *fails, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (strcmp(tag, "FAIL") == 0)
+		(*fails)++;
+	fprintf(out, "%-4s  ", tag);
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+	fputc('\n', out);
+}
+
+static long
+meminfo(const char *key)
+{
+	char l[128];
+	long v = -1;
+	size_t n = strlen(key);
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(l, sizeof(l), f) != NULL)
+		if (strncmp(l, key, n) == 0 && l[n] == ':')
+			v = strtol(l + n + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static bool
+hugetlbfs_mounted(char *where, size_t len)
+{
+	char dev[128], dir[256], type[64];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	if (f == NULL)
+		return false;
+	while (fscanf(f, "%127s %255s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "hugetlbfs") == 0) {
+			snprintf(where, len, "%s", dir);
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* Free hugepages of every size, from sysfs; -1 if sysfs cannot be read. */
+static long
+hugepages_free_all(long *total)
+{
+	static const char *const sizes[] = {"hugepages-2048kB", "hugepages-1048576kB"};
+	char path[128];
+	long sum = 0, v;
+	bool any = false;
+	unsigned int i;
+	FILE *f;
+
+	*total = 0;
+	for (i = 0; i < UROCE_ARRAY_SIZE(sizes); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/free_hugepages",
+			 sizes[i]);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fscanf(f, "%ld", &v) == 1) {
+			sum += v;
+			any = true;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/%s/nr_hugepages",
+			 sizes[i]);
+		f = fopen(path, "r");
+		if (f != NULL) {
+			if (fscanf(f, "%ld", &v) == 1)
+				*total += v;
+			fclose(f);
+		}
+	}
+	return any ? sum : -1;
+}
+
+int
+uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t errlen)
+{
+	long total, freep;
+	char mnt[256];
+
+	if (cfg->no_huge)
+		return 0;
+	freep = hugepages_free_all(&total);
+	if (freep < 0)
+		return 0; /* cannot tell: let EAL decide */
+	if (total == 0) {
+		snprintf(err, errlen, "no hugepages reserved: run 'dpdk-hugepages.py -p 2M --setup "
+			 "512M' as root, or start with --no-huge");
+		return -ENOMEM;
+	}
+	if (freep == 0) {
+		snprintf(err, errlen, "all %ld hugepages are in use (another DPDK process?): free "
+			 "some, reserve more (dpdk-hugepages.py --reserve), or use --no-huge",
+			 total);
+		return -ENOMEM;
+	}
+	if (!hugetlbfs_mounted(mnt, sizeof(mnt))) {
+		snprintf(err, errlen, "%ld hugepages reserved but hugetlbfs is not mounted: run "
+			 "'dpdk-hugepages.py --mount' as root", total);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void
+check_memory(const struct uroce_dp_config *cfg, FILE *out, int *fails)
+{
+	long total = meminfo("HugePages_Total"), freep = meminfo("HugePages_Free");
+	long size_kb = meminfo("Hugepagesize");
+	char mnt[256];
+
+	if (cfg->no_huge) {
+		line(out, fails, "OK", "memory: --no-huge, %u MB of ordinary memory (dpdk-dumpcap "
+		     "and other secondary processes cannot attach without hugepages)",
+		     cfg->memory_mb ? cfg->memory_mb : 256);
+		return;
+	}
+	if (total <= 0) {
+		line(out, fails, "FAIL", "hugepages: none reserved (HugePages_Total = 0); run "
+		     "'dpdk-hugepages.py -p 2M --setup 512M' as root, or start with --no-huge");
+		return;
+	}
+	if (freep <= 0) {
+		line(out, fails, "FAIL", "hugepages: all %ld in use; stop what holds them "
+		     "(another DPDK process?) or reserve more with dpdk-hugepages.py --reserve",
+		     total);
+		return;
+	}
+	if (!hugetlbfs_mounted(mnt, sizeof(mnt))) {
+		line(out, fails, "FAIL", "hugepages: %ld reserved but no hugetlbfs is mounted; run "
+		     "'dpdk-hugepages.py --mount' as root", total);
+		return;
+	}
+	line(out, fails, "OK", "hugepages: %ld of %ld free (%ld kB each), hugetlbfs at %s",
+	     freep, total, size_kb, mnt);
+}
+
+static void
+check_socket(const struct uroce_dp_config *cfg, FILE *out, int *fails)
+{
+	char dir[sizeof(cfg->socket_path)];
+	struct sockaddr_un sa;
+	struct stat st;
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", cfg->socket_path);
+	if (stat(dirname(dir), &st) != 0 || !S_ISDIR(st.st_mode)) {
+		line(out, fails, "FAIL", "socket %s: directory %s does not exist; create it "
+		     "(mkdir -p) or set [daemon] socket", cfg->socket_path, dir);
+		return;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		line(out, fails, "FAIL", "socket %s: directory %s is not writable by this user",
+		     cfg->socket_path, dir);
+		return;
+	}
+	if (lstat(cfg->socket_path, &st) != 0) {
+		line(out, fails, "OK", "socket %s: free (mode %04o)", cfg->socket_path,
+		     cfg->socket_mode);
+		return;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		line(out, fails, "FAIL", "socket %s: exists and is not a socket; remove it or "
+		     "choose another [daemon] socket", cfg->socket_path);
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+		line(out, fails, "FAIL", "socket %s: address already in use: another uroced "
+		     "listens there; stop it or choose another [daemon] socket",
+		     cfg->socket_path);
+	else
+		line(out, fails, "WARN", "socket %s: stale socket file (nobody listens); "
+		     "uroced will replace it", cfg->socket_path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* Does the kernel hold @gid on some interface? Then two stacks would answer. */
+static bool
+kernel_has_addr(const uint8_t gid[16], bool v4, char *ifname, size_t len)
+{
+	struct ifaddrs *ifa, *i;
+	bool found = false;
+
+	if (getifaddrs(&ifa) != 0)
+		return false;
+	for (i = ifa; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL)
+			continue;
+		if (v4 && i->ifa_addr->sa_family == AF_INET)
+			found = memcmp(&((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr,
+				       gid + 12, 4) == 0;
+		else if (!v4 && i->ifa_addr->sa_family == AF_INET6)
+			found = memcmp(&((struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr,
+				       gid, 16) == 0;
+		if (found)
+			snprintf(ifname, len, "%s", i->ifa_name);
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+static void
+check_port(struct uroce_dp *dp, struct dp_port *p, FILE *out, int *fails)
+{
+	const struct uroce_dp_port_cfg *c = &p->cfg;
+	struct rte_eth_dev_info info;
+	struct rte_eth_link link;
+	char buf[64], ifn[64];
+	uint64_t until;
+	unsigned int i;
+
+	rte_eth_dev_info_get(p->port_id, &info);
+	line(out, fails, "OK", "[%s] %s: ethdev port %u, driver %s, NUMA node %d, %u RX/TX "
+	     "queue pair(s) for %u worker(s)", c->section, c->device, p->port_id,
+	     info.driver_name, p->socket, dp->n_workers, dp->n_workers);
+	line(out, fails, "OK", "[%s] mtu %u (device range %u..%u)%s", c->section, p->mtu,
+	     info.min_mtu, info.max_mtu,
+	     p->mtu < 1024 + 64 ? "; below 1088 only path MTU 256 and 512 fit" : "");
+	line(out, fails, "OK", "[%s] mac %02x:%02x:%02x:%02x:%02x:%02x%s", c->section,
+	     p->mac[0], p->mac[1], p->mac[2], p->mac[3], p->mac[4], p->mac[5],
+	     p->promisc ? " (device cannot change its MAC: promiscuous, filtered in software)"
+			: "");
+	if (rte_eth_dev_start(p->port_id) != 0) {
+		line(out, fails, "FAIL", "[%s] %s: the device does not start; see the EAL log "
+		     "above", c->section, c->device);
+	} else {
+		until = rte_get_tsc_cycles() + rte_get_tsc_hz() * 2;
+		do {
+			memset(&link, 0, sizeof(link));
+			rte_eth_link_get_nowait(p->port_id, &link);
+			if (link.link_status)
+				break;
+			rte_delay_ms(50);
+		} while (rte_get_tsc_cycles() < until);
+		if (link.link_status)
+			line(out, fails, "OK", "[%s] link up, %u Mb/s", c->section,
+			     link.link_speed);
+		else
+			line(out, fails, "WARN", "[%s] link down after 2 s: check the cable or "
+			     "peer (memif: the other side must run; af_packet/tap: 'ip link set "
+			     "<iface> up')", c->section);
+		rte_eth_dev_stop(p->port_id);
+	}
+	if (c->has_ipv4 && kernel_has_addr(p->v4gid, true, ifn, sizeof(ifn)))
+		line(out, fails, "WARN", "[%s] ipv4: the kernel also holds this address on %s; "
+		     "both would answer ARP: remove it there (ip addr del)", c->section, ifn);
+	if (c->has_ipv6 && kernel_has_addr(c->ipv6, false, ifn, sizeof(ifn)))
+		line(out, fails, "WARN", "[%s] ipv6: the kernel also holds this address on %s; "
+		     "remove it there (ip -6 addr del)", c->section, ifn);
+	for (i = 0; i < p->n_gid; i++) {
+		uroce_dp_gid_str(p->gid[i], buf, sizeof(buf));
+		line(out, fails, "OK", "[%s] gid %u %s%s", c->section, i, buf,
+		     i == 0 ? " (link-local, EUI-64 of the MAC)" : "");
+	}
+}
+
+int
+uroce_dp_check(const struct uroce_dp_config *cfg, bool eal_ok, FILE *out)
+{
+	struct uroce_dp *dp;
+	char err[UROCE_DP_ERR_LEN];
+	int fails = 0;
+	unsigned int i;
+
+	line(out, &fails, "OK", "config: %s, %u port(s)", cfg->file[0] ? cfg->file : "(none)",
+	     cfg->n_ports);
+	check_memory(cfg, out, &fails);
+	check_socket(cfg, out, &fails);
+	if (!eal_ok) {
+		line(out, &fails, "FAIL", "EAL did not start: ports, links and GIDs not checked");
+		return fails;
+	}
+	line(out, &fails, "OK", "lcores: main %u, %u worker(s)", rte_get_main_lcore(),
+	     rte_lcore_count() - 1);
+	if (cfg->n_ports == 0) {
+		line(out, &fails, "WARN", "no [port.*] section: uroced serves loopback only; add "
+		     "a port with device/vdev and ipv4/ipv6 to reach peers");
+		return fails;
+	}
+	dp = uroce_dp_create(cfg, err, sizeof(err));
+	if (dp == NULL) {
+		line(out, &fails, "FAIL", "%s", err);
+		return fails;
+	}
+	for (i = 0; i < dp->n_ports; i++)
+		check_port(dp, &dp->ports[i], out, &fails);
+	uroce_dp_destroy(dp);
+	return fails;
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Ports and workers: probe each configured ethdev, give every worker lcore
+ * one RX and one TX queue on it, create a mempool on the device's NUMA node,
+ * apply MTU and MAC, and start/stop it all in order.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dp_internal.h"
+
+static int
+dp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int
+dp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL && errlen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static int
+port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
+{
+	const struct uroce_dp_port_cfg *c = &p->cfg;
+	struct rte_eth_dev_info info;
+	struct rte_eth_conf conf;
+	struct rte_ether_addr ea;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	unsigned int q, cache, room;
+	int rc;
+
+	rc = rte_eth_dev_get_port_by_name(c->device, &p->port_id);
+	if (rc != 0) {
+		unsigned int i;
+
+		for (i = 0; i < dp->cfg.n_vdev; i++)
+			if (strncmp(dp->cfg.vdev[i], c->device, strlen(c->device)) == 0 &&
+			    (dp->cfg.vdev[i][strlen(c->device)] == ',' ||
+			     dp->cfg.vdev[i][strlen(c->device)] == '\0'))
+				return dp_err(err, errlen, -ENODEV,
+					      "[%s] device \"%s\": port not found: the vdev did not "
+					      "probe, see the driver's message above (af_packet: "
+					      "does the interface exist in this netns? memif: is "
+					      "the socket directory there?)", c->section, c->device);
+		return dp_err(err, errlen, -ENODEV,
+			      "[%s] device \"%s\": port not found (%u ports probed); for a vdev "
+			      "give vdev = <driver><n>,<args>, for a NIC bind it to vfio-pci "
+			      "(dpdk-devbind.py) and check the allow list",
+			      c->section, c->device, rte_eth_dev_count_avail());
+	}
+	rc = rte_eth_dev_info_get(p->port_id, &info);
+	if (rc != 0)
+		return dp_err(err, errlen, rc, "[%s] %s: cannot read device info: %s",
+			      c->section, c->device, strerror(-rc));
+	if (info.max_rx_queues < dp->n_workers || info.max_tx_queues < dp->n_workers)
+		return dp_err(err, errlen, -EINVAL,
+			      "[%s] %s (%s): %u worker lcores need %u RX and TX queues, the "
+			      "device has %u/%u (af_packet: add qpairs=%u to the vdev; or use "
+			      "fewer lcores)",
+			      c->section, c->device, info.driver_name, dp->n_workers,
+			      dp->n_workers, info.max_rx_queues, info.max_tx_queues,
+			      dp->n_workers);
+	p->socket = rte_eth_dev_socket_id(p->port_id);
+	if (p->socket < 0)
+		p->socket = (int)rte_socket_id();
+
+	memset(&conf, 0, sizeof(conf));
+	p->mtu = c->mtu;
+	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->port_id, &p->mtu) != 0)
+		p->mtu = RTE_ETHER_MTU;
+	if (p->mtu < info.min_mtu || p->mtu > info.max_mtu)
+		return dp_err(err, errlen, -EINVAL,
+			      "[%s] mtu = %u: %s accepts %u..%u", c->section, p->mtu,
+			      info.driver_name, info.min_mtu, info.max_mtu);
+	conf.rxmode.mtu = p->mtu;
+	rc = rte_eth_dev_configure(p->port_id, (uint16_t)dp->n_workers,
+				   (uint16_t)dp->n_workers, &conf);
+	if (rc != 0)
+		return dp_err(err, errlen, rc, "[%s] %s: rte_eth_dev_configure: %s",
+			      c->section, c->device, strerror(-rc));
+	p->configured = true;
+
+	/* One mbuf holds a whole frame: MTU + Ethernet + two VLAN tags + FCS. */
+	room = p->mtu + RTE_ETHER_HDR_LEN + 2 * RTE_VLAN_HLEN + RTE_ETHER_CRC_LEN;
+	if (room < RTE_MBUF_DEFAULT_DATAROOM)
+		room = RTE_MBUF_DEFAULT_DATAROOM;
+	cache = UROCE_MIN(256u, dp->cfg.mbufs / 8);
+	snprintf(name, sizeof(name), "uroce_p%u", p->port_id);
+	p->pool = rte_pktmbuf_pool_create(name, dp->cfg.mbufs, cache, 0,
+					  (uint16_t)(room + RTE_PKTMBUF_HEADROOM), p->socket);
+	if (p->pool == NULL)
+		return dp_err(err, errlen, -ENOMEM,
+			      "[%s] cannot create a pool of %u mbufs on NUMA node %d: %s "
+			      "(reserve more hugepages, or lower [limits] mbufs)",
+			      c->section, dp->cfg.mbufs, p->socket, rte_strerror(rte_errno));
+
+	for (q = 0; q < dp->n_workers; q++) {
+		uint16_t nrx = (uint16_t)dp->cfg.rx_desc, ntx = (uint16_t)dp->cfg.tx_desc;
+
+		rte_eth_dev_adjust_nb_rx_tx_desc(p->port_id, &nrx, &ntx);
+		rc = rte_eth_rx_queue_setup(p->port_id, (uint16_t)q, nrx, (unsigned)p->socket,
+					    NULL, p->pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->port_id, (uint16_t)q, ntx,
+						    (unsigned)p->socket, NULL);
+		if (rc != 0)
+			return dp_err(err, errlen, rc, "[%s] %s: queue %u setup: %s",
+				      c->section, c->device, q, strerror(-rc));
+	}
+
+	if (strcmp(info.driver_name, "net_tap") == 0) {
+		/*
+		 * A tap's ethdev MAC is the kernel interface's MAC, and the kernel
+		 * is the peer on that wire: uroced needs a MAC of its own, kept in
+		 * software (the configured one, or a random local one).
+		 */
+		if (c->has_mac)
+			memcpy(ea.addr_bytes, c->mac, 6);
+		else
+			rte_eth_random_addr(ea.addr_bytes);
+		rc = rte_eth_promiscuous_enable(p->port_id);
+		if (rc != 0)
+			return dp_err(err, errlen, rc, "[%s] %s: cannot go promiscuous: %s",
+				      c->section, c->device, strerror(-rc));
+		p->promisc = true;
+		memcpy(p->mac, ea.addr_bytes, 6);
+	} else if (c->has_mac) {
+		memcpy(ea.addr_bytes, c->mac, 6);
+		rc = rte_eth_dev_default_mac_addr_set(p->port_id, &ea);
+		if (rc != 0) {
+			/* The device keeps its MAC: receive everything and filter. */
+			rc = rte_eth_promiscuous_enable(p->port_id);
+			if (rc != 0)
+				return dp_err(err, errlen, rc,
+					      "[%s] mac: %s can neither set its MAC nor go "
+					      "promiscuous: %s",
+					      c->section, info.driver_name, strerror(-rc));
+			p->promisc = true;
+		}
+		memcpy(p->mac, c->mac, 6);
+	} else {
+		rc = rte_eth_macaddr_get(p->port_id, &ea);
+		if (rc != 0)
+			return dp_err(err, errlen, rc, "[%s] %s: no MAC address: %s",
+				      c->section, c->device, strerror(-rc));
+		memcpy(p->mac, ea.addr_bytes, 6);
+	}
+
+	snprintf(name, sizeof(name), "uroce_ctl%u", p->port_id);
+	p->ctl_tx = rte_ring_create(name, 256, p->socket, RING_F_SC_DEQ);
+	if (p->ctl_tx == NULL)
+		return dp_err(err, errlen, -ENOMEM, "[%s] cannot create the control TX ring: %s",
+			      c->section, rte_strerror(rte_errno));
+	return dp_addr_init(dp, p, err, errlen);
+}
+
+struct uroce_dp *
+uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
+{
+	struct uroce_dp *dp;
+	unsigned int lcore, i;
+	int rc;
+
+	dp = rte_zmalloc("uroce_dp", sizeof(*dp), RTE_CACHE_LINE_SIZE);
+	if (dp == NULL) {
+		dp_err(err, errlen, 0, "out of memory for the dataplane (EAL memory: -m or "
+		       "hugepages)");
+		errno = ENOMEM;
+		return NULL;
+	}
+	dp->cfg = *cfg;
+	dp->tsc_hz = rte_get_tsc_hz();
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (dp->n_workers >= UROCE_DP_MAX_WORKERS)
+			break;
+		dp->workers[dp->n_workers].dp = dp;
+		dp->workers[dp->n_workers].idx = dp->n_workers;
+		dp->workers[dp->n_workers].lcore = lcore;
+		dp->n_workers++;
+	}
+	if (cfg->n_ports > 0 && dp->n_workers == 0) {
+		dp_err(err, errlen, 0, "no worker lcore: give at least two lcores (e.g. "
+		       "[eal] lcores = 0,1 or -l 0,1); the first one is the control thread");
+		rte_free(dp);
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < cfg->n_ports; i++) {
+		struct dp_port *p = &dp->ports[i];
+
+		p->cfg = cfg->ports[i];
+		dp->n_ports++;
+		rc = port_setup(dp, p, err, errlen);
+		if (rc != 0) {
+			uroce_dp_destroy(dp);
+			errno = -rc;
+			return NULL;
+		}
+	}
+	return dp;
+}
+
+int
+uroce_dp_set_rx_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_rx_fn fn, void *ctx)
+{
+	if (worker >= dp->n_workers)
+		return -EINVAL;
+	if (dp->running)
+		return -EBUSY;
+	dp->workers[worker].rx_fn = fn;
+	dp->workers[worker].rx_ctx = ctx;
+	return 0;
+}
+
+int
+uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
+{
+	unsigned int i;
+	int rc;
+
+	for (i = 0; i < dp->n_ports; i++) {
+		struct dp_port *p = &dp->ports[i];
+
+		rc = rte_eth_dev_start(p->port_id);
+		if (rc != 0) {
+			uroce_dp_stop(dp);
+			return dp_err(err, errlen, rc, "[%s] %s: rte_eth_dev_start: %s",
+				      p->cfg.section, p->cfg.device, strerror(-rc));
+		}
+		p->started = true;
+	}
+	dp->quit = false;
+	dp->running = true;
+	for (i = 0; i < dp->n_workers; i++) {
+		rc = rte_eal_remote_launch(dp_worker_main, &dp->workers[i], dp->workers[i].lcore);
+		if (rc != 0) {
+			uroce_dp_stop(dp);
+			return dp_err(err, errlen, rc, "cannot launch worker on lcore %u: %s",
+				      dp->workers[i].lcore, strerror(-rc));
+		}
+	}
+	return 0;
+}
+
+void
+uroce_dp_poll(struct uroce_dp *dp)
+{
+	dp_neigh_tick(dp, rte_rdtsc());
+}
+
+void
+uroce_dp_stop(struct uroce_dp *dp)
+{
+	unsigned int i;
+
+	if (dp == NULL)
+		return;
+	if (dp->running) {
+		dp->quit = true;
+		rte_wmb();
+		for (i = 0; i < dp->n_workers; i++)
+			rte_eal_wait_lcore(dp->workers[i].lcore);
+		dp->running = false;
+	}
+	for (i = 0; i < dp->n_ports; i++) {
+		struct dp_port *p = &dp->ports[i];
+
+		if (p->started) {
+			rte_eth_dev_stop(p->port_id);
+			p->started = false;
+		}
+	}
+}
+
+void
+uroce_dp_destroy(struct uroce_dp *dp)
+{
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	if (dp == NULL)
+		return;
+	dp_telemetry_detach(dp);
+	uroce_dp_stop(dp);
+	for (i = 0; i < dp->n_ports; i++) {
+		struct dp_port *p = &dp->ports[i];
+
+		if (p->configured)
+			rte_eth_dev_close(p->port_id);
+		if (p->ctl_tx != NULL) {
+			while (rte_ring_dequeue(p->ctl_tx, (void **)&m) == 0)
+				rte_pktmbuf_free(m);
+			rte_ring_free(p->ctl_tx);
+		}
+		dp_addr_free(p);
+		rte_mempool_free(p->pool);
+	}
+	rte_free(dp);
+}
+
+unsigned int
+uroce_dp_port_count(const struct uroce_dp *dp)
+{
+	return dp->n_ports;
+}
+
+unsigned int
+uroce_dp_worker_count(const struct uroce_dp *dp)
+{
+	return dp->n_workers;
+}
+
+int
+uroce_dp_gid_get(const struct uroce_dp *dp, uint16_t port, unsigned int index, uint8_t gid[16])
+{
+	if (port >= dp->n_ports)
+		return -EINVAL;
+	if (index >= dp->ports[port].n_gid)
+		return -ENOENT;
+	memcpy(gid, dp->ports[port].gid[index], 16);
+	return 0;
+}

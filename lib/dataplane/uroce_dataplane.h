@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/**
+ * @file
+ * The DPDK shell of uroced: configuration (command line plus an INI file read
+ * with rte_cfgfile), ethdev ports with one RX and one TX queue per worker
+ * lcore, NUMA-local mempools, the worker loop (RX burst, classification into
+ * ARP / IPv6 ND / RoCEv2 / other, validation with lib/wire), the daemon's own
+ * IP endpoint (ARP and neighbour discovery answers, neighbour resolution with
+ * retry), the GID table, per-port counters exported through DPDK telemetry,
+ * and the `uroced --check` preflight.
+ *
+ * This is the only uroce library that includes DPDK headers, and this header
+ * includes none: the configuration structs are plain C so that the config
+ * parser can be unit-tested without EAL. Threading is described in
+ * doc/dataplane.md.
+ */
+
+#ifndef UROCE_DATAPLANE_H
+#define UROCE_DATAPLANE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "uroce_common.h"
+#include "uroce_wire.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UROCE_DP_MAX_PORTS 8         /**< ports one daemon drives */
+#define UROCE_DP_MAX_WORKERS 16      /**< worker lcores */
+#define UROCE_DP_MAX_STATIC_NEIGH 32 /**< static neighbours per port */
+#define UROCE_DP_MAX_EAL_ITEMS 16    /**< vdev or allow entries */
+#define UROCE_DP_GID_MAX 4           /**< GIDs per port: link-local, IPv4, IPv6 */
+#define UROCE_DP_ERR_LEN 512         /**< size of an error-message buffer */
+
+/** One static neighbour: an IP address (as a GID) and its MAC. */
+struct uroce_dp_neigh_cfg {
+	enum uroce_ip_family family;
+	uint8_t ip[16];  /**< IPv4 as ::ffff:a.b.c.d */
+	uint8_t mac[6];
+};
+
+/** Configuration of one port (section [port.N]). */
+struct uroce_dp_port_cfg {
+	char section[64];        /**< "port.0": names the port in messages */
+	char device[128];        /**< ethdev name: PCI address or vdev name */
+	bool has_ipv4;
+	uint8_t ipv4[4];
+	uint8_t ipv4_prefix;
+	bool has_ipv6;
+	uint8_t ipv6[16];
+	uint8_t ipv6_prefix;
+	bool has_mac;            /**< mac override */
+	uint8_t mac[6];
+	bool has_vlan;
+	uint16_t vlan_id;        /**< 1..4094 */
+	uint8_t pcp;             /**< 802.1p priority 0..7 */
+	uint16_t mtu;            /**< IP MTU; 0 keeps the device's */
+	uint8_t dscp;            /**< default DSCP of RoCEv2 traffic */
+	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0)) */
+	unsigned int n_neigh;
+	struct uroce_dp_neigh_cfg neigh[UROCE_DP_MAX_STATIC_NEIGH];
+};
+
+/** The whole configuration: file plus command line. */
+struct uroce_dp_config {
+	char file[256];          /**< config file read, "" if none */
+	/* [eal] */
+	char lcores[64];         /**< EAL -l / --lcores list; first is the main lcore */
+	char file_prefix[64];
+	bool no_huge;
+	bool in_memory;
+	unsigned int memory_mb;  /**< -m; 0 lets EAL choose (with no_huge: 256) */
+	bool no_pci;
+	char log_level[64];
+	unsigned int n_vdev;
+	char vdev[UROCE_DP_MAX_EAL_ITEMS][256];
+	unsigned int n_allow;
+	char allow[UROCE_DP_MAX_EAL_ITEMS][64];
+	unsigned int n_extra;    /**< verbatim EAL arguments after "--" */
+	char extra[UROCE_DP_MAX_EAL_ITEMS][256];
+	/* [daemon] */
+	char socket_path[108];
+	unsigned int socket_mode;
+	/* [limits] */
+	unsigned int max_qp;
+	unsigned int mbufs;          /**< mbufs per port and NUMA node */
+	unsigned int rx_desc;
+	unsigned int tx_desc;
+	unsigned int burst;          /**< RX burst size, the bound on work per loop */
+	unsigned int neigh_retry_ms; /**< resolution: time between requests */
+	unsigned int neigh_tries;    /**< resolution: requests before failing */
+	unsigned int neigh_max;      /**< neighbour table entries per port */
+	unsigned int idle_sleep_us;  /**< sleep after an empty poll (0: busy poll) */
+	/* ports */
+	unsigned int n_ports;
+	struct uroce_dp_port_cfg ports[UROCE_DP_MAX_PORTS];
+};
+
+/** Fill @p cfg with the defaults documented in doc/operations-dpdk.md. */
+void uroce_dp_config_defaults(struct uroce_dp_config *cfg);
+
+/**
+ * Read an INI file with rte_cfgfile and merge it into @p cfg. Unknown
+ * sections and keys are errors (they are usually typos). On error @p err
+ * holds one line naming the file, the section, the key and the problem.
+ * Needs no EAL.
+ *
+ * @return 0; -ENOENT or -EACCES if the file cannot be opened; -EINVAL for a
+ *   syntax error, an unknown key or a bad value; -E2BIG if a list is full.
+ */
+int uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, size_t errlen);
+
+/**
+ * Check the merged configuration for conflicts (two ports on one device, a
+ * static neighbour of a family the port has no address for, ...).
+ *
+ * @return 0, or -EINVAL with @p err set to one line.
+ */
+int uroce_dp_config_validate(const struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * Build the EAL argument vector from @p cfg: argv[0] is @p prog. The strings
+ * point into @p cfg or are static; @p argv must have room for @p max entries.
+ *
+ * @return argc, or -E2BIG if @p max is too small.
+ */
+int uroce_dp_eal_args(const struct uroce_dp_config *cfg, const char *prog, char **argv, int max);
+
+/**
+ * Parse "a.b.c.d/len" or "x:y::z/len" (family chosen by the text).
+ * @return 0, or -EINVAL.
+ */
+int uroce_dp_parse_prefix(const char *s, enum uroce_ip_family *family, uint8_t gid[16],
+			  uint8_t *prefix);
+
+/** Parse "aa:bb:cc:dd:ee:ff". @return 0, or -EINVAL. */
+int uroce_dp_parse_mac(const char *s, uint8_t mac[6]);
+
+/** Format a GID as an IPv6 address (IPv4-mapped shown as ::ffff:a.b.c.d). */
+void uroce_dp_gid_str(const uint8_t gid[16], char *buf, size_t len);
+
+/** Link-local GID fe80::/64 with the EUI-64 interface id derived from @p mac. */
+void uroce_dp_gid_link_local(const uint8_t mac[6], uint8_t gid[16]);
+
+/* ------------------------------------------------------------------------ */
+/* Runtime (needs EAL)                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_dp;
+
+/**
+ * What a worker hands to the transport for every valid RoCEv2 packet: the
+ * frame's encapsulation and the validated view. @p pkt->owner is the mbuf;
+ * the callback owns it from then on and must free it (rte_pktmbuf_free) or
+ * keep it. The callback runs on the worker lcore that received the packet.
+ */
+typedef void (*uroce_dp_rx_fn)(void *ctx, uint16_t port, const struct uroce_frame *frame,
+			       struct uroce_pkt *pkt);
+
+/**
+ * Create the dataplane after rte_eal_init(): probe and configure every port of
+ * @p cfg, create NUMA-local mempools, build the GID tables and load the
+ * static neighbours. Workers are the EAL worker lcores. Ports are not started.
+ *
+ * @return the dataplane, or NULL with errno set and @p err holding one line:
+ *   ENODEV (port not found), EEXIST (address in use by another port), ENOMEM,
+ *   EINVAL (device refused the MTU, MAC or queue setup), EBUSY.
+ */
+struct uroce_dp *uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * Install the RoCEv2 receive callback for worker @p worker (index among
+ * workers), before uroce_dp_start(). Without one, a counting sink is used:
+ * the packet is counted as rx_roce_packets and freed.
+ *
+ * @return 0, or -EINVAL if @p worker is out of range, -EBUSY if running.
+ */
+int uroce_dp_set_rx_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_rx_fn fn,
+			    void *ctx);
+
+/**
+ * Start the ports and launch one loop per worker lcore.
+ * @return 0, or -errno from rte_eth_dev_start() / rte_eal_remote_launch().
+ */
+int uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen);
+
+/**
+ * Control-thread housekeeping: neighbour retries and timeouts. Call it from
+ * the main lcore every millisecond or so.
+ */
+void uroce_dp_poll(struct uroce_dp *dp);
+
+/** Ask the workers to stop, wait for them, then stop the ports. Idempotent. */
+void uroce_dp_stop(struct uroce_dp *dp);
+
+/** Free everything uroce_dp_create() made (stops first if needed). NULL is a no-op. */
+void uroce_dp_destroy(struct uroce_dp *dp);
+
+/** Number of ports. */
+unsigned int uroce_dp_port_count(const struct uroce_dp *dp);
+
+/** Number of worker lcores. */
+unsigned int uroce_dp_worker_count(const struct uroce_dp *dp);
+
+/**
+ * GID @p index of port @p port.
+ * @return 0, -EINVAL if @p port is out of range, -ENOENT if the index is empty.
+ */
+int uroce_dp_gid_get(const struct uroce_dp *dp, uint16_t port, unsigned int index,
+		     uint8_t gid[16]);
+
+/**
+ * Resolve @p ip (a GID; IPv4 as ::ffff:a.b.c.d) on port @p port to a MAC
+ * address. The first call for an address creates an entry and sends an ARP
+ * request or a neighbour solicitation; uroce_dp_poll() resends it every
+ * neigh_retry_ms and marks the entry failed after neigh_tries requests. A
+ * failed entry is retried from scratch by the next call. Any thread.
+ *
+ * @return 0 with @p mac filled, -EAGAIN while pending, -EHOSTUNREACH if the
+ *   last resolution failed, -ENOSPC if the table is full, -EINVAL for a bad
+ *   port or an address of a family the port has no address for.
+ */
+int uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6]);
+
+/**
+ * Write the `uroced --check` preflight report for @p cfg to @p out: EAL
+ * memory (hugepages or --no-huge), each port (found, link, MTU, MAC,
+ * addresses, GIDs) and the control socket path. Call it after rte_eal_init()
+ * (@p eal_ok true) or after it failed (@p eal_ok false: only the checks that
+ * need no EAL run). Every problem line starts with "FAIL" or "WARN" and
+ * carries advice.
+ *
+ * @return the number of FAIL lines.
+ */
+int uroce_dp_check(const struct uroce_dp_config *cfg, bool eal_ok, FILE *out);
+
+/**
+ * Before rte_eal_init(): is there memory for EAL? Without no_huge, some
+ * hugepages must be free and hugetlbfs mounted. Needs no EAL.
+ *
+ * @return 0, or -ENOMEM with @p err holding one line of advice.
+ */
+int uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/** Register the /uroce/... telemetry commands for @p dp (once per process). */
+int uroce_dp_telemetry_register(struct uroce_dp *dp);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UROCE_DATAPLANE_H */

@@ -1,0 +1,1192 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/**
+ * @file
+ * The shared-memory ABI between uroced and its client processes (liburoce).
+ *
+ * Everything in this header is a fixed, versioned, binary contract between two
+ * processes on the same host: the layout of work queue entries (WQEs) and
+ * completion queue entries (CQEs), the single-producer/single-consumer rings
+ * that carry them, the doorbell blocks that tell a daemon worker in O(1) which
+ * QPs have work, the CQ arming word, the control messages exchanged over the
+ * UNIX socket, and helpers for the memfd/hugetlbfs segments that hold it all.
+ * It is distinct from the transport engine's in-memory structures: the daemon
+ * translates. Integers are in host byte order, which for every supported target
+ * is little-endian; the ABI is same-host only and never crosses a network.
+ *
+ * Trust: the client trusts the daemon; the daemon trusts nothing it reads from
+ * shared memory. Its ring handles keep their own index in private memory,
+ * validate every index read from the client, and copy entries out before
+ * anything looks at them. doc/shm-abi.md describes the layout, the ownership of
+ * every index and the memory ordering.
+ *
+ * No DPDK here: this is part of the core.
+ */
+
+#ifndef UROCE_SHM_H
+#define UROCE_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uroce_limits.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+#define UROCE_SHM_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define UROCE_SHM_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/** Assert the size of an ABI struct. */
+#define UROCE_SHM_SIZE(type, n) \
+	UROCE_SHM_STATIC_ASSERT(sizeof(type) == (n), #type " size is ABI")
+/** Assert the offset of a field of an ABI struct. */
+#define UROCE_SHM_OFF(type, field, n) \
+	UROCE_SHM_STATIC_ASSERT(offsetof(type, field) == (n), #type "." #field " offset is ABI")
+
+/*
+ * ---------------------------------------------------------------------------
+ * Version
+ * ---------------------------------------------------------------------------
+ */
+
+/** ABI major version. A peer with a different major is refused. */
+#define UROCE_SHM_ABI_MAJOR 1
+/** ABI minor version. Minors of one major interoperate (see doc/shm-abi.md). */
+#define UROCE_SHM_ABI_MINOR 0
+
+/**
+ * Check a peer's ABI version against ours.
+ *
+ * @return
+ *   0 if compatible, -EPROTONOSUPPORT if the major differs.
+ */
+int uroce_shm_version_check(uint16_t peer_major, uint16_t peer_minor);
+
+/** Cache line size the layout is built around (x86-64 and arm64 servers). */
+#define UROCE_SHM_CACHE_LINE 64
+
+/*
+ * ---------------------------------------------------------------------------
+ * Verbs vocabulary with fixed numeric values (the same numbers as libibverbs,
+ * so that drivers/verbs maps them one to one).
+ * ---------------------------------------------------------------------------
+ */
+
+/** Send work request opcodes (ibv_wr_opcode values). */
+enum uroce_shm_wr_opcode {
+	UROCE_WR_RDMA_WRITE = 0,
+	UROCE_WR_RDMA_WRITE_WITH_IMM = 1,
+	UROCE_WR_SEND = 2,
+	UROCE_WR_SEND_WITH_IMM = 3,
+	UROCE_WR_RDMA_READ = 4,
+	UROCE_WR_ATOMIC_CMP_AND_SWP = 5,
+	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	UROCE_WR_SEND_WITH_INV = 9,
+};
+
+/** Send flags (ibv_send_flags values). */
+enum uroce_shm_send_flags {
+	UROCE_SEND_FENCE = 1u << 0,
+	UROCE_SEND_SIGNALED = 1u << 1,
+	UROCE_SEND_SOLICITED = 1u << 2,
+	UROCE_SEND_INLINE = 1u << 3,
+};
+/** Every send flag the ABI defines; the daemon rejects any other bit. */
+#define UROCE_SEND_FLAGS_ALL \
+	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED | UROCE_SEND_INLINE)
+
+/** Work completion status (ibv_wc_status values). */
+enum uroce_shm_wc_status {
+	UROCE_WC_SUCCESS = 0,
+	UROCE_WC_LOC_LEN_ERR = 1,
+	UROCE_WC_LOC_QP_OP_ERR = 2,
+	UROCE_WC_LOC_EEC_OP_ERR = 3,
+	UROCE_WC_LOC_PROT_ERR = 4,
+	UROCE_WC_WR_FLUSH_ERR = 5,
+	UROCE_WC_MW_BIND_ERR = 6,
+	UROCE_WC_BAD_RESP_ERR = 7,
+	UROCE_WC_LOC_ACCESS_ERR = 8,
+	UROCE_WC_REM_INV_REQ_ERR = 9,
+	UROCE_WC_REM_ACCESS_ERR = 10,
+	UROCE_WC_REM_OP_ERR = 11,
+	UROCE_WC_RETRY_EXC_ERR = 12,
+	UROCE_WC_RNR_RETRY_EXC_ERR = 13,
+	UROCE_WC_LOC_RDD_VIOL_ERR = 14,
+	UROCE_WC_REM_INV_RD_REQ_ERR = 15,
+	UROCE_WC_REM_ABORT_ERR = 16,
+	UROCE_WC_INV_EECN_ERR = 17,
+	UROCE_WC_INV_EEC_STATE_ERR = 18,
+	UROCE_WC_FATAL_ERR = 19,
+	UROCE_WC_RESP_TIMEOUT_ERR = 20,
+	UROCE_WC_GENERAL_ERR = 21,
+};
+
+/** Work completion opcodes (ibv_wc_opcode values). */
+enum uroce_shm_wc_opcode {
+	UROCE_WC_SEND = 0,
+	UROCE_WC_RDMA_WRITE = 1,
+	UROCE_WC_RDMA_READ = 2,
+	UROCE_WC_COMP_SWAP = 3,
+	UROCE_WC_FETCH_ADD = 4,
+	UROCE_WC_RECV = 128,
+	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
+};
+
+/** Work completion flags (ibv_wc_flags values, plus one uroce extension). */
+enum uroce_shm_wc_flags {
+	UROCE_WC_GRH = 1u << 0,
+	UROCE_WC_WITH_IMM = 1u << 1,
+	UROCE_WC_IP_CSUM_OK = 1u << 2,
+	UROCE_WC_WITH_INV = 1u << 3,
+	/** uroce extension: the message had the Solicited Event bit (BTH SE, IBA 9.2);
+	 * used by solicited-only CQ arming. drivers/verbs masks it off. */
+	UROCE_WC_SOLICITED = 1u << 15,
+};
+
+/** QP types (ibv_qp_type values). */
+enum uroce_shm_qp_type {
+	UROCE_QPT_RC = 2,
+	UROCE_QPT_UC = 3,
+	UROCE_QPT_UD = 4,
+};
+
+/** QP states (ibv_qp_state values). */
+enum uroce_shm_qp_state {
+	UROCE_QPS_RESET = 0,
+	UROCE_QPS_INIT = 1,
+	UROCE_QPS_RTR = 2,
+	UROCE_QPS_RTS = 3,
+	UROCE_QPS_SQD = 4,
+	UROCE_QPS_SQE = 5,
+	UROCE_QPS_ERR = 6,
+};
+
+/** MODIFY_QP / QUERY_QP attribute mask (ibv_qp_attr_mask values). */
+enum uroce_shm_qp_attr_mask {
+	UROCE_QP_STATE = 1u << 0,
+	UROCE_QP_CUR_STATE = 1u << 1,
+	UROCE_QP_ACCESS_FLAGS = 1u << 3,
+	UROCE_QP_PKEY_INDEX = 1u << 4,
+	UROCE_QP_PORT = 1u << 5,
+	UROCE_QP_QKEY = 1u << 6,
+	UROCE_QP_AV = 1u << 7,
+	UROCE_QP_PATH_MTU = 1u << 8,
+	UROCE_QP_TIMEOUT = 1u << 9,
+	UROCE_QP_RETRY_CNT = 1u << 10,
+	UROCE_QP_RNR_RETRY = 1u << 11,
+	UROCE_QP_RQ_PSN = 1u << 12,
+	UROCE_QP_MAX_QP_RD_ATOMIC = 1u << 13,
+	UROCE_QP_MIN_RNR_TIMER = 1u << 15,
+	UROCE_QP_SQ_PSN = 1u << 16,
+	UROCE_QP_MAX_DEST_RD_ATOMIC = 1u << 17,
+	UROCE_QP_CAP = 1u << 19,
+	UROCE_QP_DEST_QPN = 1u << 20,
+};
+
+/** Memory access flags (ibv_access_flags values). */
+enum uroce_shm_access_flags {
+	UROCE_ACCESS_LOCAL_WRITE = 1u << 0,
+	UROCE_ACCESS_REMOTE_WRITE = 1u << 1,
+	UROCE_ACCESS_REMOTE_READ = 1u << 2,
+	UROCE_ACCESS_REMOTE_ATOMIC = 1u << 3,
+};
+
+/*
+ * ---------------------------------------------------------------------------
+ * Work queue and completion queue entries
+ * ---------------------------------------------------------------------------
+ */
+
+/** One scatter/gather element: a range of the client's registered memory. */
+struct uroce_shm_sge {
+	uint64_t addr;   /**< client virtual address (the MR's iova space) */
+	uint32_t length; /**< bytes */
+	uint32_t lkey;   /**< local key of the MR that covers the range */
+};
+UROCE_SHM_SIZE(struct uroce_shm_sge, 16);
+UROCE_SHM_OFF(struct uroce_shm_sge, length, 8);
+UROCE_SHM_OFF(struct uroce_shm_sge, lkey, 12);
+
+/** Send WQE, 320 bytes: a 64-byte control part, then SGEs or inline bytes. */
+struct uroce_shm_send_wqe {
+	uint64_t wr_id;       /**< returned unchanged in the CQE */
+	uint8_t opcode;       /**< enum uroce_shm_wr_opcode */
+	uint8_t num_sge;      /**< SGEs used (0..UROCE_MAX_SGE), ignored if inline */
+	uint16_t send_flags;  /**< enum uroce_shm_send_flags */
+	/** SEND/WRITE_WITH_IMM: immediate data as a host-order integer (the wire
+	 * carries it big-endian); SEND_WITH_INV: the rkey to invalidate. */
+	uint32_t imm_data;
+	uint32_t inline_len;  /**< bytes of inline_data, if UROCE_SEND_INLINE */
+	uint32_t reserved0;   /**< must be 0 */
+	union {
+		/** RDMA WRITE / WRITE_WITH_IMM / READ. */
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+			uint32_t reserved;
+		} rdma;
+		/** ATOMIC CMP_AND_SWP / FETCH_AND_ADD (64-bit, 8-byte aligned). */
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add; /**< compare (CMP_AND_SWP) or add value */
+			uint64_t swap;        /**< swap value (CMP_AND_SWP only) */
+			uint32_t rkey;
+			uint32_t reserved;
+		} atomic;
+		/** UD: address handle issued by CREATE_AH, destination QP and Q_Key. */
+		struct {
+			uint32_t ah_handle;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+			uint32_t reserved;
+		} ud;
+	} wr;
+	uint64_t reserved1;   /**< must be 0 */
+	union {
+		struct uroce_shm_sge sg_list[UROCE_MAX_SGE];
+		uint8_t inline_data[UROCE_MAX_INLINE];
+	} data;
+};
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, opcode, 8);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, num_sge, 9);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, send_flags, 10);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, imm_data, 12);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, inline_len, 16);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.rdma.remote_addr, 24);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.rdma.rkey, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.compare_add, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.swap, 40);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.rkey, 48);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.ah_handle, 24);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qpn, 28);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qkey, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, data, 64);
+UROCE_SHM_STATIC_ASSERT(UROCE_MAX_SGE * 16 <= UROCE_MAX_INLINE,
+			"SGE list fits in the inline area");
+UROCE_SHM_SIZE(struct uroce_shm_send_wqe, 64 + UROCE_MAX_INLINE);
+
+/** Receive WQE, 144 bytes. */
+struct uroce_shm_recv_wqe {
+	uint64_t wr_id;     /**< returned unchanged in the CQE */
+	uint32_t num_sge;   /**< SGEs used (0..UROCE_MAX_SGE) */
+	uint32_t reserved0; /**< must be 0 */
+	struct uroce_shm_sge sg_list[UROCE_MAX_SGE];
+};
+UROCE_SHM_OFF(struct uroce_shm_recv_wqe, num_sge, 8);
+UROCE_SHM_OFF(struct uroce_shm_recv_wqe, sg_list, 16);
+UROCE_SHM_SIZE(struct uroce_shm_recv_wqe, 16 + 16 * UROCE_MAX_SGE);
+
+/** Completion queue entry, one cache line. */
+struct uroce_shm_cqe {
+	uint64_t wr_id;          /**< from the WQE */
+	uint8_t status;          /**< enum uroce_shm_wc_status */
+	uint8_t opcode;          /**< enum uroce_shm_wc_opcode */
+	uint16_t wc_flags;       /**< enum uroce_shm_wc_flags */
+	uint32_t vendor_err;     /**< uroce detail code for an error status, else 0 */
+	uint32_t byte_len;       /**< bytes received (receive completions) */
+	/** Immediate data (host order) if WITH_IMM, invalidated rkey if WITH_INV. */
+	uint32_t imm_data;
+	uint32_t qp_num;         /**< local QPN */
+	uint32_t src_qp;         /**< remote QPN (UD receives) */
+	uint16_t pkey_index;
+	uint16_t slid;           /**< always 0 on RoCE */
+	uint8_t sl;
+	uint8_t dlid_path_bits;  /**< always 0 on RoCE */
+	uint16_t reserved0;
+	uint64_t reserved1[3];
+};
+UROCE_SHM_OFF(struct uroce_shm_cqe, status, 8);
+UROCE_SHM_OFF(struct uroce_shm_cqe, opcode, 9);
+UROCE_SHM_OFF(struct uroce_shm_cqe, wc_flags, 10);
+UROCE_SHM_OFF(struct uroce_shm_cqe, vendor_err, 12);
+UROCE_SHM_OFF(struct uroce_shm_cqe, byte_len, 16);
+UROCE_SHM_OFF(struct uroce_shm_cqe, imm_data, 20);
+UROCE_SHM_OFF(struct uroce_shm_cqe, qp_num, 24);
+UROCE_SHM_OFF(struct uroce_shm_cqe, src_qp, 28);
+UROCE_SHM_OFF(struct uroce_shm_cqe, pkey_index, 32);
+UROCE_SHM_OFF(struct uroce_shm_cqe, slid, 34);
+UROCE_SHM_OFF(struct uroce_shm_cqe, sl, 36);
+UROCE_SHM_OFF(struct uroce_shm_cqe, dlid_path_bits, 37);
+UROCE_SHM_SIZE(struct uroce_shm_cqe, 64);
+
+/**
+ * Structural check of a send WQE the daemon has already copied out of shared
+ * memory (never call it on the shared slot itself). It checks what the ABI
+ * alone defines: opcode, flags, reserved fields, SGE count, inline length,
+ * atomic operand size and the total length; keys and addresses are the
+ * daemon's to check against its MRs, and the opcode against the QP type.
+ *
+ * @param w  private copy of the WQE
+ * @param max_sge  the QP's max_send_sge (clamped to UROCE_MAX_SGE)
+ * @param max_inline  the QP's max_inline_data (clamped to UROCE_MAX_INLINE)
+ * @param total_len  set to the message length on success (may be NULL)
+ * @return
+ *   UROCE_WC_SUCCESS, or the completion status to fail the WQE with:
+ *   UROCE_WC_LOC_QP_OP_ERR (unknown opcode or flag, reserved field set, inline
+ *   on an opcode that carries no payload, too many SGEs),
+ *   UROCE_WC_LOC_LEN_ERR (inline length too large, atomic SGE not 8 bytes,
+ *   total length above UROCE_MAX_MSG_SIZE).
+ */
+enum uroce_shm_wc_status uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w,
+						  uint32_t max_sge, uint32_t max_inline,
+						  uint64_t *total_len);
+
+/**
+ * Structural check of a receive WQE copied out of shared memory.
+ *
+ * @return UROCE_WC_SUCCESS, UROCE_WC_LOC_QP_OP_ERR (reserved field set or too
+ *   many SGEs), or UROCE_WC_LOC_LEN_ERR (total length above UROCE_MAX_MSG_SIZE).
+ */
+enum uroce_shm_wc_status uroce_shm_recv_wqe_check(const struct uroce_shm_recv_wqe *w,
+						  uint32_t max_sge, uint64_t *total_len);
+
+/*
+ * ---------------------------------------------------------------------------
+ * Single-producer / single-consumer ring over shared memory
+ * ---------------------------------------------------------------------------
+ */
+
+/** "URNG", first word of every ring header. */
+#define UROCE_SHM_RING_MAGIC 0x474e5255u
+/** Largest ring, in entries. */
+#define UROCE_SHM_RING_MAX_SIZE (1u << 24)
+/** Largest entry, in bytes. */
+#define UROCE_SHM_RING_MAX_ENTRY 4096u
+
+/**
+ * Shared ring header, four cache lines; the entries follow at entries_offset.
+ * Line 0 is written once by the creator (the daemon) before the segment is
+ * handed out. Line 1 is written only by the producer, line 2 only by the
+ * consumer, so neither side's stores invalidate the other's line. Line 3 holds
+ * per-kind words (the CQ arm word). The daemon never reads line 0 back, nor
+ * its own index: it keeps them in struct uroce_shm_ring.
+ */
+struct uroce_shm_ring_hdr {
+	uint32_t magic;          /**< UROCE_SHM_RING_MAGIC */
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t size;           /**< entries, a power of two */
+	uint32_t entry_size;     /**< bytes, a multiple of 8 */
+	uint32_t entries_offset; /**< from the start of this header */
+	uint32_t reserved0[11];
+	/** Producer index, free-running modulo 2^32. Owner: the producer. */
+	uint32_t prod;
+	uint32_t reserved1[15];
+	/** Consumer index, free-running modulo 2^32. Owner: the consumer. */
+	uint32_t cons;
+	uint32_t reserved2[15];
+	/** CQ only: arm word (see uroce_shm_cq_arm()). Written by the client to
+	 * arm, cleared by whichever side claims the event, with a CAS. */
+	uint64_t cq_arm;
+	uint64_t reserved3[7];
+};
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, size, 8);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, entry_size, 12);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, entries_offset, 16);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, prod, 64);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, cons, 128);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, cq_arm, 192);
+UROCE_SHM_SIZE(struct uroce_shm_ring_hdr, 256);
+
+/** Which side of a ring a handle is. */
+enum uroce_shm_ring_role {
+	UROCE_SHM_RING_PRODUCER = 1,
+	UROCE_SHM_RING_CONSUMER = 2,
+};
+
+/** Ring handle flag: the other side is not trusted (the daemon's view). The
+ * zero-copy consumer API is refused; entries can only be copied out. */
+#define UROCE_SHM_RING_F_UNTRUSTED (1u << 0)
+
+/**
+ * One side's private handle on a shared ring. It lives in the process's own
+ * memory; geometry and this side's index are never re-read from the segment.
+ * Fields are read-only for users.
+ */
+struct uroce_shm_ring {
+	struct uroce_shm_ring_hdr *hdr; /**< shared header */
+	uint8_t *entries;               /**< shared entry array */
+	uint32_t size;                  /**< entries (power of two) */
+	uint32_t mask;                  /**< size - 1 */
+	uint32_t entry_size;            /**< bytes per entry */
+	uint32_t head;                  /**< this side's index (private copy) */
+	uint32_t peer;                  /**< last validated index of the other side */
+	uint32_t flags;                 /**< UROCE_SHM_RING_F_* */
+	uint8_t role;                   /**< enum uroce_shm_ring_role */
+	uint8_t corrupt;                /**< sticky: peer index was invalid */
+	uint16_t reserved;
+	uint32_t cq_arm_seq;            /**< CQ consumer: arm sequence */
+	uint64_t bad_index;             /**< invalid peer indices seen */
+	uint64_t bad_arm;               /**< CQ producer: invalid arm words seen */
+};
+
+/**
+ * Bytes of shared memory a ring needs (header plus entries, rounded to a cache
+ * line).
+ *
+ * @return
+ *   Byte count, or 0 if size is not a power of two in [1, UROCE_SHM_RING_MAX_SIZE]
+ *   or entry_size is not a multiple of 8 in [8, UROCE_SHM_RING_MAX_ENTRY].
+ */
+size_t uroce_shm_ring_mem_size(uint32_t size, uint32_t entry_size);
+
+/**
+ * Format a ring in shared memory and open the creator's side of it. The
+ * daemon creates every ring; start_index lets tests begin near 2^32.
+ *
+ * @param r      handle to fill
+ * @param mem    shared memory, 64-byte aligned
+ * @param len    bytes available at mem
+ * @param size   entries, a power of two
+ * @param entry_size bytes per entry, a multiple of 8
+ * @param start_index initial producer and consumer index
+ * @param role   the creator's side
+ * @param flags  UROCE_SHM_RING_F_*
+ * @return
+ *   0, or -EINVAL (bad geometry, alignment, role or flags), -ENOSPC (len too small).
+ */
+int uroce_shm_ring_init(struct uroce_shm_ring *r, void *mem, size_t len, uint32_t size,
+			uint32_t entry_size, uint32_t start_index, enum uroce_shm_ring_role role,
+			uint32_t flags);
+
+/**
+ * Open the other side of a ring that uroce_shm_ring_init() formatted, reading
+ * its geometry and indices from the header (the client trusts the daemon, but
+ * everything is still checked against len).
+ *
+ * @return
+ *   0, or -EINVAL (bad alignment, role or flags), -EPROTO (bad magic or geometry),
+ *   -EPROTONOSUPPORT (ABI major differs), -ENOSPC (ring larger than len),
+ *   -EIO (indices further apart than the ring size).
+ */
+int uroce_shm_ring_attach(struct uroce_shm_ring *r, void *mem, size_t len,
+			  enum uroce_shm_ring_role role, uint32_t flags);
+
+/** Entries the producer can write now (0 if the ring is corrupt). */
+uint32_t uroce_shm_ring_free_count(struct uroce_shm_ring *r);
+/** Entries the consumer can read now (0 if the ring is corrupt). */
+uint32_t uroce_shm_ring_used_count(struct uroce_shm_ring *r);
+
+/**
+ * Copy up to n entries (entry_size bytes each, contiguous in src) into the ring
+ * and publish them with one release store.
+ *
+ * @return number enqueued (0 if full, corrupt or not the producer).
+ */
+uint32_t uroce_shm_ring_enqueue_burst(struct uroce_shm_ring *r, const void *src, uint32_t n);
+
+/**
+ * Copy up to n entries out of the ring into dst (the daemon's API: the copy is
+ * taken before anything looks at it), then release the slots.
+ *
+ * @return number dequeued (0 if empty, corrupt or not the consumer).
+ */
+uint32_t uroce_shm_ring_dequeue_burst(struct uroce_shm_ring *r, void *dst, uint32_t n);
+
+/**
+ * Zero-copy producer: reserve up to n free slots.
+ *
+ * @return slots reserved (may be fewer than n); fill them with
+ *   uroce_shm_ring_prod_slot() and publish with uroce_shm_ring_prod_commit().
+ */
+uint32_t uroce_shm_ring_prod_reserve(struct uroce_shm_ring *r, uint32_t n);
+/** Pointer to the i-th slot after the producer index (i < reserved count). */
+void *uroce_shm_ring_prod_slot(struct uroce_shm_ring *r, uint32_t i);
+/** Publish n reserved slots (n must not exceed what was reserved). */
+void uroce_shm_ring_prod_commit(struct uroce_shm_ring *r, uint32_t n);
+
+/**
+ * Zero-copy consumer, trusted direction only (the client reading its CQ):
+ * make up to n published entries visible.
+ *
+ * @return entries available (may be fewer than n); 0 if empty, corrupt, or the
+ *   handle has UROCE_SHM_RING_F_UNTRUSTED.
+ */
+uint32_t uroce_shm_ring_cons_peek(struct uroce_shm_ring *r, uint32_t n);
+/** Pointer to the i-th entry after the consumer index (i < peeked count). */
+const void *uroce_shm_ring_cons_slot(struct uroce_shm_ring *r, uint32_t i);
+/** Release n peeked entries to the producer. */
+void uroce_shm_ring_cons_release(struct uroce_shm_ring *r, uint32_t n);
+
+/** True once an invalid peer index was seen; the ring is then never used again. */
+static inline bool
+uroce_shm_ring_is_corrupt(const struct uroce_shm_ring *r)
+{
+	return r->corrupt != 0;
+}
+
+/*
+ * ---------------------------------------------------------------------------
+ * Doorbells
+ * ---------------------------------------------------------------------------
+ */
+
+/** Slots (QPs) in one doorbell block. */
+#define UROCE_SHM_DB_SLOTS 4096u
+/** Words in the doorbell bitmap. */
+#define UROCE_SHM_DB_WORDS (UROCE_SHM_DB_SLOTS / 64)
+
+/**
+ * Doorbell block, one 4 KiB page per (client, daemon worker). The daemon gives
+ * each QP a slot in the block of the worker that owns it. To ring, the client
+ * sets the slot's bit in words[] and, if the word was zero, the word's bit in
+ * summary (two atomic ORs at most; no system call). The worker finds rung
+ * slots with two find-first-set operations per QP, never scanning idle QPs.
+ */
+struct uroce_shm_db_block {
+	/** Bit w set: words[w] may be non-zero. Client ORs, worker exchanges. */
+	uint64_t summary;
+	uint64_t reserved0[7];
+	/** Bit b of words[w] set: slot 64*w+b has work. Client ORs, worker exchanges. */
+	uint64_t words[UROCE_SHM_DB_WORDS];
+	uint64_t reserved1[(4096 - 64 - UROCE_SHM_DB_WORDS * 8) / 8];
+};
+UROCE_SHM_OFF(struct uroce_shm_db_block, words, 64);
+UROCE_SHM_SIZE(struct uroce_shm_db_block, 4096);
+
+/**
+ * Client side: ring the doorbell of one slot, after publishing the SQ producer
+ * index. Lock-free, safe from several client threads at once.
+ */
+void uroce_shm_db_ring(struct uroce_shm_db_block *db, uint32_t slot);
+
+/** Daemon worker's private view of one doorbell block. */
+struct uroce_shm_db_reader {
+	struct uroce_shm_db_block *db;         /**< shared block */
+	uint32_t nslots;                       /**< slots this client may use (daemon's own) */
+	uint32_t reserved;
+	uint64_t pending_summary;              /**< harvested, not yet returned */
+	uint64_t pending[UROCE_SHM_DB_WORDS];
+	uint64_t harvests;                     /**< exchanges of the summary word */
+	uint64_t bad_slot;                     /**< bits at or above nslots, dropped */
+	uint64_t spurious;                     /**< summary bits with an empty word */
+};
+
+/** Initialise a reader over a block; nslots comes from the daemon's own records. */
+void uroce_shm_db_reader_init(struct uroce_shm_db_reader *rd, struct uroce_shm_db_block *db,
+			      uint32_t nslots);
+
+/**
+ * Next slot with work, in O(1) per slot. Harvests the shared bits only when the
+ * private set is empty, so every rung QP is served before any is served twice.
+ *
+ * @return slot in [0, nslots), or -EAGAIN if none is pending.
+ */
+int uroce_shm_db_next(struct uroce_shm_db_reader *rd);
+
+/** Put a slot back in the private pending set (work left after a budget). */
+void uroce_shm_db_requeue(struct uroce_shm_db_reader *rd, uint32_t slot);
+
+/*
+ * ---------------------------------------------------------------------------
+ * CQ arming
+ * ---------------------------------------------------------------------------
+ */
+
+/** Arm word: bits 0..31 consumer index at arming, 32..39 mode, 40..63 sequence. */
+enum uroce_shm_cq_arm_mode {
+	UROCE_SHM_CQ_DISARMED = 0,
+	UROCE_SHM_CQ_ARM_NEXT = 1,      /**< any next completion */
+	UROCE_SHM_CQ_ARM_SOLICITED = 2, /**< next solicited or unsuccessful one */
+};
+
+/**
+ * Client side: arm the CQ for one event (ibv_req_notify_cq). The arm word is
+ * published, then the ring is re-read: if a qualifying CQE was already written
+ * that the daemon may have missed, this call tries to claim the event itself.
+ *
+ * @param cq  the client's consumer handle on the CQ ring
+ * @param solicited_only  arm for solicited or error completions only
+ * @return
+ *   0: armed; the daemon will signal the CQ's eventfd.
+ *   1: a qualifying CQE is already there and this call claimed the event: the
+ *      caller must deliver it (write the eventfd or return without blocking).
+ *   -EINVAL: not a consumer handle; -EIO: the ring is corrupt.
+ */
+int uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only);
+
+/**
+ * Daemon side: after publishing CQEs on cq (the daemon's producer handle),
+ * decide whether the CQ's eventfd must be signalled. Disarms the CQ when it
+ * says yes, so there is one event per arm. The arm word is client-written and
+ * only ever affects the client's own events.
+ *
+ * @param qualifies  some CQE just published is solicited or unsuccessful
+ * @return true if the caller must write the eventfd.
+ */
+bool uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies);
+
+/*
+ * ---------------------------------------------------------------------------
+ * Segments
+ * ---------------------------------------------------------------------------
+ */
+
+/** Segment flag (request): back with hugetlbfs if possible. */
+#define UROCE_SHM_SEG_WANT_HUGETLB (1u << 0)
+/** Segment flag (result): the segment is backed by huge pages. */
+#define UROCE_SHM_SEG_HUGETLB (1u << 1)
+
+/** A mapped shared segment. */
+struct uroce_shm_segment {
+	int fd;          /**< memfd, or -1 */
+	uint32_t flags;  /**< UROCE_SHM_SEG_HUGETLB if huge-page backed */
+	void *addr;      /**< mapping, or NULL */
+	size_t size;     /**< mapped bytes (rounded to the page size) */
+	size_t page_size;
+};
+
+/**
+ * Round size up to a multiple of page_size (a power of two).
+ *
+ * @return rounded size, or 0 on overflow or if size is 0.
+ */
+size_t uroce_shm_segment_round(size_t size, size_t page_size);
+
+/**
+ * Create, size, seal (no shrink, no grow) and map a shared segment. With
+ * UROCE_SHM_SEG_WANT_HUGETLB, a hugetlbfs memfd is tried first and plain memfd
+ * is the fallback; seg->flags says which one was used.
+ *
+ * @return 0, or -EINVAL (size 0 or unknown flag), -EOVERFLOW (size too large),
+ *   or the -errno of memfd_create, ftruncate, fcntl or mmap.
+ */
+int uroce_shm_segment_create(struct uroce_shm_segment *seg, const char *name, size_t size,
+			     uint32_t flags);
+
+/**
+ * Map a segment received from a peer. The fd must be a sealed memfd
+ * (F_SEAL_SHRINK, so the peer cannot truncate it under the mapping) of at
+ * least min_size bytes. On success seg owns fd, and seg->flags has
+ * UROCE_SHM_SEG_HUGETLB if the file is huge-page backed; on failure fd is not
+ * closed.
+ *
+ * @return 0, or -EBADF (fd < 0), -EPERM (not sealed against shrinking),
+ *   -ENOSPC (smaller than min_size), -EINVAL (min_size 0), or the -errno of
+ *   fstat, fcntl or mmap.
+ */
+int uroce_shm_segment_map(struct uroce_shm_segment *seg, int fd, size_t min_size);
+
+/** Unmap and close a segment; safe on a zeroed or already unmapped one. */
+void uroce_shm_segment_unmap(struct uroce_shm_segment *seg);
+
+/** Layout of a QP's queue segment: SQ ring, then RQ ring (absent with an SRQ). */
+struct uroce_shm_qp_layout {
+	uint32_t sq_offset;
+	uint32_t rq_offset; /**< 0 if rq_size is 0 */
+	size_t sq_bytes;
+	size_t rq_bytes;
+	size_t total;       /**< rounded to 4 KiB */
+};
+
+/**
+ * Compute a QP segment layout; each ring starts on a 4 KiB boundary.
+ *
+ * @return 0, or -EINVAL (sq_size or a non-zero rq_size not a power of two in range).
+ */
+int uroce_shm_qp_layout(uint32_t sq_size, uint32_t rq_size, struct uroce_shm_qp_layout *out);
+
+/*
+ * ---------------------------------------------------------------------------
+ * Control protocol (UNIX SOCK_SEQPACKET socket, one message per record)
+ * ---------------------------------------------------------------------------
+ */
+
+/** "UROC", first word of every control message. */
+#define UROCE_SHM_MSG_MAGIC 0x434f5255u
+/** Largest control message, header included. */
+#define UROCE_SHM_MSG_MAX 512u
+/** Handle value meaning "none" (e.g. no SRQ). */
+#define UROCE_SHM_HANDLE_NONE 0xffffffffu
+
+/** Message types. Values are ABI; a new type needs a new minor. */
+enum uroce_shm_msg_type {
+	UROCE_SHM_MSG_HELLO = 1,
+	UROCE_SHM_MSG_ALLOC_SEGMENT = 2,
+	UROCE_SHM_MSG_FREE_SEGMENT = 3,
+	UROCE_SHM_MSG_ALLOC_PD = 4,
+	UROCE_SHM_MSG_DEALLOC_PD = 5,
+	UROCE_SHM_MSG_REG_MR = 6,
+	UROCE_SHM_MSG_DEREG_MR = 7,
+	UROCE_SHM_MSG_CREATE_CQ = 8,
+	UROCE_SHM_MSG_DESTROY_CQ = 9,
+	UROCE_SHM_MSG_CREATE_QP = 10,
+	UROCE_SHM_MSG_DESTROY_QP = 11,
+	UROCE_SHM_MSG_MODIFY_QP = 12,
+	UROCE_SHM_MSG_QUERY_QP = 13,
+	UROCE_SHM_MSG_CREATE_SRQ = 14,
+	UROCE_SHM_MSG_DESTROY_SRQ = 15,
+	UROCE_SHM_MSG_MODIFY_SRQ = 16,
+	UROCE_SHM_MSG_QUERY_SRQ = 17,
+	UROCE_SHM_MSG_CREATE_AH = 18,
+	UROCE_SHM_MSG_DESTROY_AH = 19,
+	UROCE_SHM_MSG_QUERY_DEVICE = 20,
+	UROCE_SHM_MSG_QUERY_PORT = 21,
+	UROCE_SHM_MSG_QUERY_GID = 22,
+	UROCE_SHM_MSG_ASYNC_EVENT = 23, /**< daemon to client only, seq 0 */
+	UROCE_SHM_MSG_TYPE_MAX = 23,
+};
+
+/** Header flag: the message comes from the daemon (a response or an event). */
+#define UROCE_SHM_MSG_F_FROM_DAEMON (1u << 0)
+
+/**
+ * Header of every control message. magic, abi_major, type and length keep
+ * these offsets in every major version, so a peer can always tell "wrong
+ * version" from "garbage".
+ */
+struct uroce_shm_msg_hdr {
+	uint32_t magic;     /**< UROCE_SHM_MSG_MAGIC */
+	uint16_t abi_major; /**< UROCE_SHM_ABI_MAJOR of the sender */
+	uint16_t type;      /**< enum uroce_shm_msg_type */
+	uint32_t length;    /**< whole message, header included */
+	uint32_t seq;       /**< request sequence; a response echoes it */
+	int32_t status;     /**< response: 0 or -errno; request: 0 */
+	uint16_t flags;     /**< UROCE_SHM_MSG_F_* */
+	uint16_t reserved;  /**< must be 0 */
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, abi_major, 4);
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, type, 6);
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, length, 8);
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, seq, 12);
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, status, 16);
+UROCE_SHM_OFF(struct uroce_shm_msg_hdr, flags, 20);
+UROCE_SHM_SIZE(struct uroce_shm_msg_hdr, 24);
+
+/** Body that carries only a handle (DESTROY_*, DEALLOC_PD, DEREG_MR, ...). */
+struct uroce_shm_msg_handle {
+	uint32_t handle;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_handle, 8);
+
+/** HELLO request. The first 4 bytes are frozen in every major. */
+struct uroce_shm_msg_hello_req {
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t flags;     /**< must be 0 */
+	char name[32];      /**< client's name for uroce-ctl, NUL-padded */
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_hello_req, name, 8);
+UROCE_SHM_SIZE(struct uroce_shm_msg_hello_req, 40);
+
+/** HELLO response; carries the doorbell segment fd on success. The first
+ * 4 bytes are frozen in every major, so a refused client can print them. */
+struct uroce_shm_msg_hello_resp {
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t client_id;
+	uint32_t n_db_blocks;  /**< doorbell blocks in the segment (one per worker) */
+	uint32_t db_seg_size;  /**< bytes of the doorbell segment */
+	uint32_t max_inline;   /**< UROCE_MAX_INLINE of the daemon */
+	uint32_t max_sge;      /**< UROCE_MAX_SGE of the daemon */
+	uint32_t max_qp_wr;
+	uint32_t max_cqe;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_hello_resp, 32);
+
+/** ALLOC_SEGMENT request: adopt the attached sealed memfd. */
+struct uroce_shm_msg_alloc_segment_req {
+	uint64_t size;
+	uint32_t flags;     /**< UROCE_SHM_SEG_HUGETLB if huge-page backed */
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_segment_req, 16);
+
+/** ALLOC_SEGMENT response. */
+struct uroce_shm_msg_alloc_segment_resp {
+	uint32_t seg_handle;
+	uint32_t reserved;
+	uint64_t size;      /**< bytes the daemon mapped */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_segment_resp, 16);
+
+/** REG_MR request: a window [seg_offset, seg_offset + length) of a segment. */
+struct uroce_shm_msg_reg_mr_req {
+	uint32_t pd_handle;
+	uint32_t seg_handle;
+	uint64_t seg_offset;
+	uint64_t length;
+	uint64_t iova;      /**< client address of the first byte */
+	uint32_t access;    /**< enum uroce_shm_access_flags */
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_reg_mr_req, iova, 24);
+UROCE_SHM_SIZE(struct uroce_shm_msg_reg_mr_req, 40);
+
+/** REG_MR response. */
+struct uroce_shm_msg_reg_mr_resp {
+	uint32_t mr_handle;
+	uint32_t lkey;
+	uint32_t rkey;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_reg_mr_resp, 16);
+
+/** CQ flag: the request carries an eventfd for blocking completions. */
+#define UROCE_SHM_CQ_F_EVENTFD (1u << 0)
+
+/** CREATE_CQ request; may carry an eventfd. */
+struct uroce_shm_msg_create_cq_req {
+	uint32_t cqe;         /**< minimum entries */
+	uint32_t comp_vector;
+	uint32_t flags;       /**< UROCE_SHM_CQ_F_* */
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_cq_req, 16);
+
+/** CREATE_CQ response; carries the CQ segment fd on success. */
+struct uroce_shm_msg_create_cq_resp {
+	uint32_t cq_handle;
+	uint32_t cqe;         /**< ring entries (power of two) */
+	uint64_t seg_size;
+	uint32_t ring_offset;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_cq_resp, 24);
+
+/** QP capabilities (ibv_qp_cap). */
+struct uroce_shm_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_qp_cap, 24);
+
+/** Address vector (ibv_ah_attr with its GRH; RoCE is always global). */
+struct uroce_shm_ah_attr {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t sgid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint8_t port_num;
+	uint8_t static_rate;
+	uint8_t is_global;
+	uint8_t reserved0;
+	uint32_t reserved1;
+};
+UROCE_SHM_OFF(struct uroce_shm_ah_attr, flow_label, 16);
+UROCE_SHM_OFF(struct uroce_shm_ah_attr, port_num, 24);
+UROCE_SHM_SIZE(struct uroce_shm_ah_attr, 32);
+
+/** QP attributes (ibv_qp_attr subset uroce supports). */
+struct uroce_shm_qp_attr {
+	uint32_t qp_state;        /**< enum uroce_shm_qp_state */
+	uint32_t cur_qp_state;
+	uint32_t path_mtu;        /**< IBA MTU enum, 1 (256) .. 5 (4096) */
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags; /**< enum uroce_shm_access_flags */
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t sq_draining;
+	uint16_t reserved0;
+	uint32_t reserved1;
+	struct uroce_shm_ah_attr ah_attr;
+};
+UROCE_SHM_OFF(struct uroce_shm_qp_attr, pkey_index, 32);
+UROCE_SHM_OFF(struct uroce_shm_qp_attr, rnr_retry, 40);
+UROCE_SHM_OFF(struct uroce_shm_qp_attr, ah_attr, 48);
+UROCE_SHM_SIZE(struct uroce_shm_qp_attr, 80);
+
+/** CREATE_QP request. */
+struct uroce_shm_msg_create_qp_req {
+	uint32_t pd_handle;
+	uint32_t send_cq;
+	uint32_t recv_cq;
+	uint32_t srq_handle;  /**< or UROCE_SHM_HANDLE_NONE */
+	uint32_t qp_type;     /**< enum uroce_shm_qp_type */
+	uint32_t sq_sig_all;
+	struct uroce_shm_qp_cap cap;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_create_qp_req, cap, 24);
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_qp_req, 48);
+
+/** CREATE_QP response; carries the QP segment fd (SQ and RQ rings) on success. */
+struct uroce_shm_msg_create_qp_resp {
+	uint32_t qp_handle;
+	uint32_t qp_num;
+	struct uroce_shm_qp_cap cap; /**< actual capabilities */
+	uint64_t seg_size;
+	uint32_t sq_offset;
+	uint32_t rq_offset;
+	uint32_t db_block;           /**< doorbell block index in the HELLO segment */
+	uint32_t db_slot;            /**< slot within that block */
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_create_qp_resp, seg_size, 32);
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_qp_resp, 56);
+
+/** MODIFY_QP request. */
+struct uroce_shm_msg_modify_qp_req {
+	uint32_t qp_handle;
+	uint32_t attr_mask;          /**< enum uroce_shm_qp_attr_mask */
+	struct uroce_shm_qp_attr attr;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_modify_qp_req, 88);
+
+/** QUERY_QP request. */
+struct uroce_shm_msg_query_qp_req {
+	uint32_t qp_handle;
+	uint32_t attr_mask;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_qp_req, 8);
+
+/** QUERY_QP response. */
+struct uroce_shm_msg_query_qp_resp {
+	struct uroce_shm_qp_attr attr;
+	struct uroce_shm_qp_cap cap;
+	uint32_t qp_type;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_qp_resp, 112);
+
+/** CREATE_SRQ request. */
+struct uroce_shm_msg_create_srq_req {
+	uint32_t pd_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_srq_req, 16);
+
+/** CREATE_SRQ response; carries the SRQ segment fd on success. */
+struct uroce_shm_msg_create_srq_resp {
+	uint32_t srq_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t reserved0;
+	uint64_t seg_size;
+	uint32_t ring_offset;
+	uint32_t reserved1;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_srq_resp, 32);
+
+/** MODIFY_SRQ mask bits (ibv_srq_attr_mask values). */
+#define UROCE_SRQ_MAX_WR (1u << 0)
+#define UROCE_SRQ_LIMIT (1u << 1)
+
+/** MODIFY_SRQ request. */
+struct uroce_shm_msg_modify_srq_req {
+	uint32_t srq_handle;
+	uint32_t attr_mask;
+	uint32_t max_wr;
+	uint32_t srq_limit;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_modify_srq_req, 16);
+
+/** QUERY_SRQ response. */
+struct uroce_shm_msg_query_srq_resp {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_srq_resp, 16);
+
+/** CREATE_AH request. */
+struct uroce_shm_msg_create_ah_req {
+	uint32_t pd_handle;
+	uint32_t reserved;
+	struct uroce_shm_ah_attr attr;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_ah_req, 40);
+
+/** QUERY_DEVICE response (ibv_device_attr subset). */
+struct uroce_shm_msg_query_device_resp {
+	uint64_t node_guid;
+	uint64_t sys_image_guid;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t device_cap_flags;
+	uint32_t max_sge;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_srq;
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
+	uint32_t max_ah;
+	uint32_t max_inline_data;
+	uint8_t atomic_cap;
+	uint8_t phys_port_cnt;
+	uint16_t max_pkeys;
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_query_device_resp, vendor_id, 32);
+UROCE_SHM_OFF(struct uroce_shm_msg_query_device_resp, atomic_cap, 104);
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_device_resp, 112);
+
+/** QUERY_PORT request. */
+struct uroce_shm_msg_query_port_req {
+	uint8_t port_num;
+	uint8_t reserved[7];
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_port_req, 8);
+
+/** QUERY_PORT response (ibv_port_attr subset). */
+struct uroce_shm_msg_query_port_resp {
+	uint32_t state;
+	uint32_t max_mtu;
+	uint32_t active_mtu;
+	uint32_t gid_tbl_len;
+	uint32_t port_cap_flags;
+	uint32_t max_msg_sz;
+	uint16_t pkey_tbl_len;
+	uint8_t active_speed;
+	uint8_t active_width;
+	uint8_t phys_state;
+	uint8_t link_layer;
+	uint16_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_port_resp, 32);
+
+/** QUERY_GID request. */
+struct uroce_shm_msg_query_gid_req {
+	uint8_t port_num;
+	uint8_t reserved[3];
+	uint32_t index;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_gid_req, 8);
+
+/** QUERY_GID response. */
+struct uroce_shm_msg_query_gid_resp {
+	uint8_t gid[16];
+	uint32_t gid_type;  /**< 0: IB/RoCEv1, 1: RoCEv2 (as ibv_gid_type) */
+	uint32_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_gid_resp, 24);
+
+/** ASYNC_EVENT (daemon to client). */
+struct uroce_shm_msg_async_event {
+	uint32_t event_type; /**< ibv_event_type value */
+	uint32_t handle;     /**< QP, CQ or SRQ handle, or UROCE_SHM_HANDLE_NONE */
+	uint64_t reserved;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_async_event, 16);
+
+/** Whether a message carries a file descriptor (SCM_RIGHTS). */
+enum uroce_shm_msg_fd_rule {
+	UROCE_SHM_FD_NONE = 0,     /**< never */
+	UROCE_SHM_FD_REQUIRED = 1, /**< always (on responses: when status is 0) */
+	UROCE_SHM_FD_OPTIONAL = 2, /**< may */
+};
+
+/**
+ * Body length of a message type in one direction.
+ *
+ * @return bytes (0 for an empty body), -EOPNOTSUPP (unknown type), or
+ *   -EBADMSG (the type does not exist in that direction).
+ */
+int uroce_shm_msg_body_len(uint16_t type, bool from_daemon);
+
+/** File-descriptor rule of a type in one direction (UROCE_SHM_FD_NONE if unknown). */
+enum uroce_shm_msg_fd_rule uroce_shm_msg_fd_rule(uint16_t type, bool from_daemon);
+
+/** Name of a message type ("HELLO"), or "UNKNOWN". */
+const char *uroce_shm_msg_type_name(uint16_t type);
+
+/**
+ * Write a header and a zeroed body for a message.
+ *
+ * @return total length, or -EOPNOTSUPP / -EBADMSG as uroce_shm_msg_body_len(),
+ *   -ENOSPC (cap too small), -EINVAL (non-zero status on a request).
+ */
+int uroce_shm_msg_init(void *buf, size_t cap, uint16_t type, uint32_t seq, bool from_daemon,
+		       int32_t status);
+
+/**
+ * Validate a received message before any field of its body is used. Checks, in
+ * this order: header present, magic, ABI major, reserved header bits, direction
+ * flag, type, length, status, file descriptor presence. Body fields (handles,
+ * sizes, reserved words) are the daemon's to check against its own records.
+ *
+ * @param buf  the message (any alignment)
+ * @param len  bytes received
+ * @param from_daemon  true where the client receives, false where the daemon does
+ * @param has_fd  a descriptor came with it
+ * @return
+ *   0 if valid;
+ *   -EMSGSIZE: shorter than a header, or length field or size wrong for the type;
+ *   -EPROTO: bad magic, reserved header bits set, status set on a request or
+ *   positive on a response;
+ *   -EPROTONOSUPPORT: ABI major differs (read the peer's version with
+ *   uroce_shm_msg_peer_version());
+ *   -EBADMSG: direction flag wrong, or type not valid in that direction;
+ *   -EOPNOTSUPP: unknown type;
+ *   -EBADF: descriptor missing or unexpected.
+ */
+int uroce_shm_msg_validate(const void *buf, size_t len, bool from_daemon, bool has_fd);
+
+/**
+ * Read the peer's ABI version from any message's frozen prefix (header
+ * abi_major, and the minor from a HELLO body), even one that failed validation
+ * with -EPROTONOSUPPORT.
+ *
+ * @return 0, -EMSGSIZE (too short) or -EPROTO (bad magic). minor is set to
+ *   0xffff when the message is not a HELLO.
+ */
+int uroce_shm_msg_peer_version(const void *buf, size_t len, uint16_t *major, uint16_t *minor);
+
+/**
+ * Send one message with at most one descriptor (SCM_RIGHTS), MSG_NOSIGNAL.
+ *
+ * @param fd  descriptor to pass, or -1
+ * @return bytes sent, or -EINVAL (len 0 or > UROCE_SHM_MSG_MAX), -EMSGSIZE
+ *   (partial send), or the -errno of sendmsg (-EAGAIN, -EPIPE, ...).
+ */
+ssize_t uroce_shm_sock_send(int sock, const void *buf, size_t len, int fd);
+
+/**
+ * Receive one message and at most one descriptor (close-on-exec).
+ *
+ * @param fd  set to the received descriptor or -1
+ * @return bytes received (0 at end of stream), or -EMSGSIZE (message longer
+ *   than cap; truncated), -ENOBUFS (control data truncated), -EBADMSG (more
+ *   than one descriptor, or an unexpected control message), or the -errno of
+ *   recvmsg. On every error no descriptor is left open.
+ */
+ssize_t uroce_shm_sock_recv(int sock, void *buf, size_t cap, int *fd);
+
+/**
+ * The peer's credentials (SO_PEERCRED), which is how the daemon learns a
+ * client's pid and uid; the HELLO message does not carry them.
+ *
+ * @return 0, or the -errno of getsockopt.
+ */
+int uroce_shm_sock_peercred(int sock, pid_t *pid, uid_t *uid, gid_t *gid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UROCE_SHM_H */

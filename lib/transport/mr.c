@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Memory regions: registration, keys, and the overflow-safe bounds and
+ * rights checks every local and remote access goes through (IBA 10.6).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport_internal.h"
+
+/* A small PRNG for the first variant of each MR slot, so keys are not
+ * trivially guessable; afterwards the variant is incremented on every
+ * registration that reuses the slot, so a stale key never matches. */
+static uint8_t
+variant_seed(struct uroce_engine *eng, uint32_t idx)
+{
+	uint64_t x = (uint64_t)(uintptr_t)eng ^ ((uint64_t)idx * 0x9E3779B97F4A7C15ull) ^
+		     eng_now(eng);
+
+	x ^= x >> 33;
+	x *= 0xFF51AFD7ED558CCDull;
+	x ^= x >> 33;
+	return (uint8_t)x;
+}
+
+struct uroce_mr *
+uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
+{
+	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+	struct uroce_engine *eng;
+	struct uroce_mr *mr;
+	uint32_t i, idx;
+
+	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
+	    iova + length < iova) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* IBA 10.6.3.1 (as verbs): remote write/atomic need local write. */
+	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & UROCE_ACCESS_LOCAL_WRITE)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eng = pd->eng;
+	/* Round-robin over slots (index 0 is never used, so key 0 is invalid). */
+	idx = 0;
+	for (i = 0; i < UROCE_MAX_MR; i++) {
+		uint32_t c = (eng->mr_next + i) % UROCE_MAX_MR;
+
+		if (c != 0 && eng->mrs[c] == NULL) {
+			idx = c;
+			break;
+		}
+	}
+	if (idx == 0) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	eng->mr_next = idx + 1;
+	eng->mr_variant[idx]++;
+	if (eng->mr_variant[idx] == 1)
+		eng->mr_variant[idx] = variant_seed(eng, idx) | 1;
+	mr->eng = eng;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->key = idx << 8 | eng->mr_variant[idx];
+	mr->valid = true;
+	eng->mrs[idx] = mr;
+	pd->refs++;
+	return mr;
+}
+
+int
+uroce_mr_dereg(struct uroce_mr *mr)
+{
+	if (mr == NULL)
+		return -EINVAL;
+	mr->eng->mrs[KEY_INDEX(mr->key)] = NULL;
+	mr->pd->refs--;
+	free(mr);
+	return 0;
+}
+
+uint32_t
+uroce_mr_lkey(const struct uroce_mr *mr)
+{
+	return mr->key;
+}
+
+uint32_t
+uroce_mr_rkey(const struct uroce_mr *mr)
+{
+	return mr->key;
+}
+
+bool
+uroce_mr_valid(const struct uroce_mr *mr)
+{
+	return mr->valid;
+}
+
+struct uroce_mr *
+mr_lookup(struct uroce_engine *eng, uint32_t key)
+{
+	uint32_t idx = KEY_INDEX(key);
+	struct uroce_mr *mr;
+
+	if (idx == 0 || idx >= UROCE_MAX_MR)
+		return NULL;
+	mr = eng->mrs[idx];
+	if (mr == NULL || mr->key != key || !mr->valid)
+		return NULL;
+	return mr;
+}
+
+/* IBA 10.6.3.3 (bounds): [va, va + len) inside [iova, iova + length),
+ * computed without ever forming va + len, so no wrap can fool it. */
+bool
+mr_range_ok(const struct uroce_mr *mr, uint64_t va, uint64_t len)
+{
+	uint64_t off;
+
+	if (va < mr->iova)
+		return false;
+	off = va - mr->iova;
+	if (off > mr->length)
+		return false;
+	return len <= mr->length - off;
+}
+
+bool
+uroce_mr_check(const struct uroce_mr *mr, uint64_t va, uint64_t len, int access)
+{
+	if (mr == NULL || !mr->valid)
+		return false;
+	if ((mr->access & access) != access)
+		return false;
+	return mr_range_ok(mr, va, len);
+}
+
+bool
+sge_list_ok(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+	    uint32_t num_sge, int access)
+{
+	uint32_t i;
+
+	for (i = 0; i < num_sge; i++) {
+		struct uroce_mr *mr;
+
+		if (sge[i].length == 0)
+			continue;
+		mr = mr_lookup(eng, sge[i].lkey);
+		if (mr == NULL || mr->pd != pd || !uroce_mr_check(mr, sge[i].addr,
+								  sge[i].length, access))
+			return false;
+	}
+	return true;
+}
+
+int
+sge_copy(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+	 uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge)
+{
+	uint8_t *p = buf;
+	uint32_t i;
+
+	for (i = 0; i < num_sge && len > 0; i++) {
+		struct uroce_mr *mr;
+		uint32_t n;
+		uint8_t *m;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = UROCE_MIN(sge[i].length - off, len);
+		mr = mr_lookup(eng, sge[i].lkey);
+		if (mr == NULL || mr->pd != pd ||
+		    !uroce_mr_check(mr, sge[i].addr + off, n,
+				    to_sge ? UROCE_ACCESS_LOCAL_WRITE : 0))
+			return -EACCES;
+		m = mr->addr + (sge[i].addr + off - mr->iova);
+		if (to_sge)
+			memcpy(m, p, n);
+		else
+			memcpy(p, m, n);
+		p += n;
+		len -= n;
+		off = 0;
+	}
+	return len == 0 ? 0 : -ERANGE;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The small objects: protection domains and address handles, plus the
+ * counter and status name tables.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport_internal.h"
+
+static const char *const cnt_names[UROCE_CNT_MAX] = {
+#define UROCE_CNT(sym, name, desc) [UROCE_CNT_##sym] = name,
+#include "counters.def"
+#undef UROCE_CNT
+};
+
+static const char *const cnt_descs[UROCE_CNT_MAX] = {
+#define UROCE_CNT(sym, name, desc) [UROCE_CNT_##sym] = desc,
+#include "counters.def"
+#undef UROCE_CNT
+};
+
+const char *
+uroce_counter_name(enum uroce_counter c)
+{
+	return (unsigned int)c < UROCE_CNT_MAX ? cnt_names[c] : NULL;
+}
+
+const char *
+uroce_counter_desc(enum uroce_counter c)
+{
+	return (unsigned int)c < UROCE_CNT_MAX ? cnt_descs[c] : NULL;
+}
+
+struct uroce_pd *
+uroce_pd_alloc(struct uroce_engine *eng)
+{
+	struct uroce_pd *pd;
+
+	if (eng == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pd->eng = eng;
+	TAILQ_INSERT_TAIL(&eng->pds, pd, link);
+	return pd;
+}
+
+int
+uroce_pd_dealloc(struct uroce_pd *pd)
+{
+	if (pd == NULL)
+		return -EINVAL;
+	if (pd->refs != 0)
+		return -EBUSY;
+	TAILQ_REMOVE(&pd->eng->pds, pd, link);
+	free(pd);
+	return 0;
+}
+
+struct uroce_ah *
+uroce_ah_create(struct uroce_pd *pd, const struct uroce_ah_attr *attr)
+{
+	struct uroce_ah *ah;
+
+	if (pd == NULL || attr == NULL || attr->flow_label > 0xFFFFF) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (ah == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ah->pd = pd;
+	ah->attr = *attr;
+	pd->refs++;
+	TAILQ_INSERT_TAIL(&pd->eng->ahs, ah, link);
+	return ah;
+}
+
+int
+uroce_ah_destroy(struct uroce_ah *ah)
+{
+	if (ah == NULL)
+		return -EINVAL;
+	ah->pd->refs--;
+	TAILQ_REMOVE(&ah->pd->eng->ahs, ah, link);
+	free(ah);
+	return 0;
+}
+
+const char *
+uroce_qp_state_str(enum uroce_qp_state s)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+
+	return (unsigned int)s < UROCE_ARRAY_SIZE(names) ? names[s] : "?";
+}
+
+const char *
+uroce_wc_status_str(enum uroce_wc_status s)
+{
+	static const char *const names[] = {
+		[UROCE_WC_SUCCESS] = "success",
+		[UROCE_WC_LOC_LEN_ERR] = "local length error",
+		[UROCE_WC_LOC_QP_OP_ERR] = "local QP operation error",
+		[UROCE_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
+		[UROCE_WC_LOC_PROT_ERR] = "local protection error",
+		[UROCE_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
+		[UROCE_WC_MW_BIND_ERR] = "memory window bind error",
+		[UROCE_WC_BAD_RESP_ERR] = "bad response error",
+		[UROCE_WC_LOC_ACCESS_ERR] = "local access error",
+		[UROCE_WC_REM_INV_REQ_ERR] = "remote invalid request error",
+		[UROCE_WC_REM_ACCESS_ERR] = "remote access error",
+		[UROCE_WC_REM_OP_ERR] = "remote operation error",
+		[UROCE_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+		[UROCE_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+		[UROCE_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
+		[UROCE_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
+		[UROCE_WC_REM_ABORT_ERR] = "aborted error",
+		[UROCE_WC_INV_EECN_ERR] = "invalid EE context number",
+		[UROCE_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
+		[UROCE_WC_FATAL_ERR] = "fatal error",
+		[UROCE_WC_RESP_TIMEOUT_ERR] = "response timeout error",
+		[UROCE_WC_GENERAL_ERR] = "general error",
+	};
+
+	return (unsigned int)s < UROCE_ARRAY_SIZE(names) ? names[s] : "?";
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Receive demultiplexing and the checks common to every packet (IBA 9.6):
+ * destination QP exists, QP state accepts packets, service type matches the
+ * QP, P_Key matches. Then the packet goes to the responder (requests) or
+ * the completer (responses).
+ */
+
+#include "transport_internal.h"
+
+static enum uroce_qp_type
+svc_type(uint8_t opcode)
+{
+	switch (opcode & 0xE0) {
+	case UROCE_SVC_RC:
+		return UROCE_QPT_RC;
+	case UROCE_SVC_UC:
+		return UROCE_QPT_UC;
+	case UROCE_SVC_UD:
+		return UROCE_QPT_UD;
+	default:
+		return 0;
+	}
+}
+
+void
+uroce_engine_rx(struct uroce_engine *eng, const struct uroce_pkt *pkt,
+		const struct uroce_frame *frame)
+{
+	enum uroce_qp_state st;
+	struct uroce_qp *qp;
+	uint32_t mask;
+
+	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL))
+		return;
+	ENG_CNT(eng, RX_PACKETS);
+	mask = pkt->info->mask;
+	/* RoCEv2 A17.9.3: a CNP is congestion feedback, never an error. */
+	if (mask & UROCE_F_CNP) {
+		ENG_CNT(eng, RX_CNP);
+		return;
+	}
+	/* IBA 9.6.1: the destination QP must exist. */
+	if (pkt->dqpn >= UROCE_MAX_QP || (qp = eng->qps[pkt->dqpn]) == NULL) {
+		ENG_CNT(eng, RX_BAD_QPN);
+		return;
+	}
+	/* IBA 9.6.1.1: the opcode's service must match the QP's. */
+	if (svc_type(pkt->opcode) != qp->init.qp_type) {
+		QP_CNT(qp, RX_BAD_SERVICE);
+		return;
+	}
+	/* IBA 9.6.1.2 / 10.9: P_Key check; uroce has the default P_Key only. The
+	 * membership bit is ignored as RoCE implementations do. */
+	if ((uroce_bth_pkey(pkt->bth) & 0x7FFF) != (UROCE_DEFAULT_PKEY & 0x7FFF)) {
+		QP_CNT(qp, RX_BAD_PKEY);
+		return;
+	}
+	st = qp->attr.qp_state;
+	if (mask & UROCE_F_REQ) {
+		/* IBA 10.3.1: RTR, RTS, SQD and SQE receive; RESET/INIT/ERR drop. */
+		if (st != UROCE_QPS_RTR && st != UROCE_QPS_RTS && st != UROCE_QPS_SQD &&
+		    st != UROCE_QPS_SQE) {
+			QP_CNT(qp, RX_BAD_STATE);
+			return;
+		}
+		QP_CNT(qp, RX_PACKETS);
+		resp_rx(qp, pkt, frame);
+	} else if (mask & UROCE_F_RESP) {
+		if (qp->init.qp_type != UROCE_QPT_RC ||
+		    (st != UROCE_QPS_RTS && st != UROCE_QPS_SQD)) {
+			QP_CNT(qp, RX_BAD_STATE);
+			return;
+		}
+		QP_CNT(qp, RX_PACKETS);
+		comp_rx(qp, pkt);
+	} else {
+		QP_CNT(qp, RX_BAD_SERVICE);
+	}
+}

@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The requester: posting send WRs, segmentation by path MTU into
+ * FIRST/MIDDLE/LAST/ONLY packets, PSN assignment (IBA 9.7.1), AckReq
+ * (IBA 9.7.2), the max_rd_atomic and fence rules, and go-back-N rewinds
+ * ordered by the completer (IBA 9.7.5.2 retry).
+ *
+ * The requester of one QP is a small state machine run by req_run(): each
+ * step returns the next state, and a state that cannot progress ends the
+ * run (the QP leaves the engine's work list until something kicks it).
+ */
+
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+
+#include "transport_internal.h"
+
+static bool
+is_rd_atomic(enum uroce_wr_opcode op)
+{
+	return op == UROCE_WR_RDMA_READ || op == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool
+is_atomic(enum uroce_wr_opcode op)
+{
+	return op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool
+opcode_allowed(enum uroce_qp_type t, enum uroce_wr_opcode op)
+{
+	switch (op) {
+	case UROCE_WR_SEND:
+	case UROCE_WR_SEND_WITH_IMM:
+		return true;
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		return t != UROCE_QPT_UD;
+	case UROCE_WR_RDMA_READ:
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+	case UROCE_WR_SEND_WITH_INV:
+		return t == UROCE_QPT_RC;
+	}
+	return false;
+}
+
+static enum uroce_wc_opcode
+wc_opcode(enum uroce_wr_opcode op)
+{
+	switch (op) {
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		return UROCE_WC_RDMA_WRITE;
+	case UROCE_WR_RDMA_READ:
+		return UROCE_WC_RDMA_READ;
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+		return UROCE_WC_COMP_SWAP;
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return UROCE_WC_FETCH_ADD;
+	default:
+		return UROCE_WC_SEND;
+	}
+}
+
+void
+req_complete_wqe(struct uroce_qp *qp, struct swqe *w, enum uroce_wc_status st)
+{
+	bool signaled = (w->flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all;
+
+	assert(w == sq_at(qp, qp->sq_head));
+	/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
+	if (signaled || st != UROCE_WC_SUCCESS) {
+		struct uroce_wc wc;
+
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = w->wr_id;
+		wc.status = st;
+		wc.opcode = wc_opcode(w->opcode);
+		wc.qp_num = qp->qpn;
+		wc.byte_len = w->length;
+		cq_push(qp->init.send_cq, &wc);
+	}
+	if (w->rd_counted) {
+		w->rd_counted = false;
+		qp->req.rd_outstanding--;
+	}
+	w->state = SWQE_DONE;
+	qp->sq_head++;
+	if ((int32_t)(qp->req.cur - qp->sq_head) < 0) {
+		qp->req.cur = qp->sq_head;
+		qp->req.off = 0;
+	}
+}
+
+/* Post-time validation of one WR (IBA 10.8.2 / 11.4.1.1 checks that are the
+ * caller's fault return -EINVAL; key problems complete in error later). */
+static int
+post_one(struct uroce_qp *qp, const struct uroce_send_wr *wr)
+{
+	enum uroce_qp_type t = qp->init.qp_type;
+	uint64_t total = 0;
+	struct swqe *w;
+	int i;
+
+	if (!opcode_allowed(t, wr->opcode) || wr->num_sge < 0 ||
+	    (uint32_t)wr->num_sge > qp->init.cap.max_send_sge ||
+	    (wr->num_sge > 0 && wr->sg_list == NULL))
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		total += wr->sg_list[i].length;
+	if (total > UROCE_MAX_MSG_SIZE)
+		return -EINVAL;
+	if ((wr->send_flags & UROCE_SEND_INLINE) &&
+	    (total > qp->init.cap.max_inline_data || is_rd_atomic(wr->opcode)))
+		return -EINVAL;
+	/* IBA 9.4.5: atomics are 8 bytes. */
+	if (is_atomic(wr->opcode) && total != 8)
+		return -EINVAL;
+	if (t == UROCE_QPT_UD && (wr->wr.ud.ah == NULL || total > qp->mtu))
+		return -EINVAL;
+	/* Keep one message within a quarter of the PSN space, so modular PSN
+	 * comparisons over it stay unambiguous (IBA 9.7.1: 2^23 window). This
+	 * only bites 2 GB messages at a 256-byte path MTU. */
+	if (t != UROCE_QPT_UD && uroce_num_pkts(total, qp->mtu) > (1u << 22))
+		return -EINVAL;
+	if (qp->sq_tail - qp->sq_head >= qp->sq_size)
+		return -ENOMEM;
+
+	w = sq_at(qp, qp->sq_tail);
+	memset(w, 0, sizeof(*w));
+	w->wr_id = wr->wr_id;
+	w->opcode = wr->opcode;
+	w->flags = wr->send_flags;
+	w->imm = wr->imm_data;
+	w->inv_rkey = wr->invalidate_rkey;
+	w->length = (uint32_t)total;
+	if (is_atomic(wr->opcode)) {
+		w->remote_addr = wr->wr.atomic.remote_addr;
+		w->rkey = wr->wr.atomic.rkey;
+		w->compare_add = wr->wr.atomic.compare_add;
+		w->swap = wr->wr.atomic.swap;
+	} else if (t == UROCE_QPT_UD) {
+		w->ah = wr->wr.ud.ah->attr;
+		w->remote_qpn = wr->wr.ud.remote_qpn;
+		w->remote_qkey = wr->wr.ud.remote_qkey;
+	} else {
+		w->remote_addr = wr->wr.rdma.remote_addr;
+		w->rkey = wr->wr.rdma.rkey;
+	}
+	if (wr->send_flags & UROCE_SEND_INLINE) {
+		uint8_t *p = qp->sq_inline + (size_t)(qp->sq_tail % qp->sq_size) * UROCE_MAX_INLINE;
+
+		w->inline_data = p;
+		/* Inline SGE addresses are pointers in this process (copied now). */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		w->num_sge = (uint32_t)wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++)
+			w->sge[i] = wr->sg_list[i];
+	}
+	w->state = SWQE_POSTED;
+	qp->sq_tail++;
+	return 0;
+}
+
+int
+uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr)
+{
+	enum uroce_qp_state st;
+	int rc = 0;
+
+	if (qp == NULL)
+		return -EINVAL;
+	st = qp->attr.qp_state;
+	for (; wr != NULL; wr = wr->next) {
+		if (st == UROCE_QPS_RESET || st == UROCE_QPS_INIT || st == UROCE_QPS_RTR) {
+			rc = -EINVAL; /* IBA 10.8.2: SQ not ready */
+		} else {
+			rc = post_one(qp, wr);
+			/* IBA 10.3.1: WRs posted in ERR/SQE complete with a flush error. */
+			if (rc == 0 && (st == UROCE_QPS_ERR || st == UROCE_QPS_SQE)) {
+				qp->req.cur = qp->sq_tail;
+				req_complete_wqe(qp, sq_at(qp, qp->sq_head),
+						 UROCE_WC_WR_FLUSH_ERR);
+			}
+		}
+		if (rc != 0) {
+			if (bad_wr != NULL)
+				*bad_wr = wr;
+			break;
+		}
+	}
+	if (qp_can_send(qp))
+		eng_req_kick(qp);
+	return rc;
+}
+
+/* Requester states (each step returns the next). */
+enum req_state_e {
+	REQ_GET_WQE,
+	REQ_START_WQE,
+	REQ_SEND_PKT,
+	REQ_WQE_ERROR,
+	REQ_BLOCKED,   /* waits for a kick: window, rd_atomic, fence, SQD, RNR */
+	REQ_MORE,      /* budget or TX buffers exhausted */
+	REQ_EXIT,
+};
+
+static const char *const req_state_names[] __attribute__((unused)) = {
+	[REQ_GET_WQE] = "GET_WQE", [REQ_START_WQE] = "START_WQE",
+	[REQ_SEND_PKT] = "SEND_PKT", [REQ_WQE_ERROR] = "WQE_ERROR",
+	[REQ_BLOCKED] = "BLOCKED", [REQ_MORE] = "MORE", [REQ_EXIT] = "EXIT",
+};
+
+/* Opcode of the packet at byte @off of a SEND/WRITE message (IBA 9.2.1). */
+static uint8_t
+seg_opcode(const struct uroce_qp *qp, const struct swqe *w, bool first, bool last)
+{
+	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
+	uint8_t op;
+
+	switch (w->opcode) {
+	case UROCE_WR_RDMA_WRITE:
+		op = first && last ? UROCE_OP_RDMA_WRITE_ONLY :
+		     first ? UROCE_OP_RDMA_WRITE_FIRST :
+		     last ? UROCE_OP_RDMA_WRITE_LAST : UROCE_OP_RDMA_WRITE_MIDDLE;
+		break;
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		op = first && last ? UROCE_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
+		     first ? UROCE_OP_RDMA_WRITE_FIRST :
+		     last ? UROCE_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE : UROCE_OP_RDMA_WRITE_MIDDLE;
+		break;
+	case UROCE_WR_SEND_WITH_IMM:
+		op = first && last ? UROCE_OP_SEND_ONLY_WITH_IMMEDIATE :
+		     first ? UROCE_OP_SEND_FIRST :
+		     last ? UROCE_OP_SEND_LAST_WITH_IMMEDIATE : UROCE_OP_SEND_MIDDLE;
+		break;
+	case UROCE_WR_SEND_WITH_INV:
+		op = first && last ? UROCE_OP_SEND_ONLY_WITH_INVALIDATE :
+		     first ? UROCE_OP_SEND_FIRST :
+		     last ? UROCE_OP_SEND_LAST_WITH_INVALIDATE : UROCE_OP_SEND_MIDDLE;
+		break;
+	default:
+		op = first && last ? UROCE_OP_SEND_ONLY :
+		     first ? UROCE_OP_SEND_FIRST :
+		     last ? UROCE_OP_SEND_LAST : UROCE_OP_SEND_MIDDLE;
+		break;
+	}
+	return UROCE_OPCODE(svc, op);
+}
+
+static void
+arm_rto(struct uroce_qp *qp)
+{
+	uint64_t rto = comp_rto_us(qp);
+
+	if (rto != 0 && qp->comp.rto_deadline == 0) {
+		qp->comp.rto_deadline = eng_now(qp->eng) + rto;
+		eng_timer_update(qp);
+	}
+}
+
+/* Build and send the next packet of WQE @w. Returns false if no TX buffer
+ * (or a local protection error, with *err set). */
+static bool
+send_pkt(struct uroce_qp *qp, struct swqe *w, bool *err)
+{
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+	uint32_t psn = qp->req.psn, paylen = 0, consumed = 1, hdr_len;
+	bool first = false, last = true;
+	const struct uroce_ah_attr *ah = &qp->attr.ah_attr;
+	uint8_t *buf;
+
+	memset(&bth, 0, sizeof(bth));
+	memset(&ext, 0, sizeof(ext));
+	bth.pkey = UROCE_DEFAULT_PKEY;
+	bth.migreq = true;
+	bth.dqpn = qp->attr.dest_qp_num;
+	bth.psn = psn;
+
+	if (qp->init.qp_type == UROCE_QPT_UD) {
+		/* IBA 9.8.2: UD is one SEND_ONLY packet with a DETH. */
+		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->opcode == UROCE_WR_SEND_WITH_IMM ?
+					  UROCE_OP_SEND_ONLY_WITH_IMMEDIATE : UROCE_OP_SEND_ONLY);
+		bth.dqpn = w->remote_qpn;
+		bth.se = w->flags & UROCE_SEND_SOLICITED;
+		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
+		ext.qkey = (w->remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
+								     w->remote_qkey;
+		ext.src_qp = qp->qpn;
+		ext.imm = w->imm;
+		paylen = w->length;
+		first = true;
+		ah = &w->ah;
+	} else if (w->opcode == UROCE_WR_RDMA_READ) {
+		/* IBA 9.7.4.1.3: a READ request consumes one PSN per response
+		 * packet; a restart asks for the remaining sub-range. */
+		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_REQUEST);
+		bth.ackreq = true;
+		ext.va = w->remote_addr + qp->req.off;
+		ext.rkey = w->rkey;
+		ext.dma_len = w->length - qp->req.off;
+		consumed = uroce_num_pkts(ext.dma_len, qp->mtu);
+	} else if (is_atomic(w->opcode)) {
+		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC,
+					  w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
+					  UROCE_OP_COMPARE_SWAP : UROCE_OP_FETCH_ADD);
+		bth.ackreq = true;
+		ext.va = w->remote_addr;
+		ext.rkey = w->rkey;
+		ext.swap_add = w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->swap : w->compare_add;
+		ext.compare = w->compare_add;
+	} else {
+		first = qp->req.off == 0;
+		paylen = UROCE_MIN(qp->mtu, w->length - qp->req.off);
+		last = qp->req.off + paylen == w->length;
+		bth.opcode = seg_opcode(qp, w, first, last);
+		ext.va = w->remote_addr;
+		ext.rkey = w->rkey;
+		ext.dma_len = w->length;
+		ext.imm = w->imm;
+		ext.inv_rkey = w->inv_rkey;
+		bth.se = last && (w->flags & UROCE_SEND_SOLICITED);
+		/* IBA 9.7.2: AckReq on the last packet and periodically. */
+		bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
+			     (last || (uroce_psn_diff(psn, w->first_psn) + 1) %
+					      UROCE_ACKREQ_INTERVAL == 0);
+	}
+
+	buf = eng_tx_prepare(qp, &bth, &ext, paylen, &hdr_len);
+	if (buf == NULL)
+		return false;
+	if (paylen > 0) {
+		uint32_t off = qp->init.qp_type == UROCE_QPT_UD ? 0 : qp->req.off;
+
+		if (w->inline_data != NULL) {
+			memcpy(buf + hdr_len, w->inline_data + off, paylen);
+		} else if (sge_copy(qp->eng, qp->pd, w->sge, w->num_sge, off, buf + hdr_len,
+				    paylen, false) != 0) {
+			/* The MR went away under a message in progress. */
+			qp->eng->ops.tx_free(qp->eng->ctx, buf);
+			*err = true;
+			return false;
+		}
+	}
+	eng_tx_send(qp, buf, &bth, hdr_len, paylen, ah);
+
+	if (uroce_psn_before(psn, qp->req.psn_hi))
+		QP_CNT(qp, RETRANSMITS);
+	qp->req.psn = uroce_psn_add(psn, consumed);
+	if (uroce_psn_before(qp->req.psn_hi, qp->req.psn))
+		qp->req.psn_hi = qp->req.psn;
+	if (qp->init.qp_type == UROCE_QPT_RC)
+		arm_rto(qp);
+
+	if (w->opcode == UROCE_WR_RDMA_READ || is_atomic(w->opcode) || last) {
+		qp->req.cur++;
+		qp->req.off = 0;
+		/* UC and UD have no ACK: a WQE is complete once sent (IBA 9.8). */
+		if (qp->init.qp_type != UROCE_QPT_RC)
+			req_complete_wqe(qp, w, UROCE_WC_SUCCESS);
+	} else {
+		qp->req.off += paylen;
+	}
+	return true;
+}
+
+static enum req_state_e
+req_get_wqe(struct uroce_qp *qp, struct swqe **wp)
+{
+	struct swqe *w;
+
+	if (qp->req.cur == qp->sq_tail)
+		return REQ_EXIT;
+	w = sq_at(qp, qp->req.cur);
+	*wp = w;
+	if (qp->init.qp_type == UROCE_QPT_RC &&
+	    uroce_psn_diff(qp->req.psn, qp->comp.psn) >= UROCE_MAX_INFLIGHT_PKTS)
+		return REQ_BLOCKED;
+	if (w->state == SWQE_POSTED)
+		return REQ_START_WQE;
+	return REQ_SEND_PKT;
+}
+
+static enum req_state_e
+req_start_wqe(struct uroce_qp *qp, struct swqe *w)
+{
+	int access = 0;
+
+	/* IBA 10.3.1: in SQD no new WQE starts; those in progress finish. */
+	if (qp->attr.qp_state == UROCE_QPS_SQD)
+		return REQ_BLOCKED;
+	/* IBA 10.8.3.3 (fence): wait for every prior READ/ATOMIC. */
+	if ((w->flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
+		return REQ_BLOCKED;
+	/* IBA 9.7.4.1.x: never more than max_rd_atomic READ/ATOMIC outstanding. */
+	if (is_rd_atomic(w->opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
+		return REQ_BLOCKED;
+	if (is_rd_atomic(w->opcode))
+		access = UROCE_ACCESS_LOCAL_WRITE;
+	if (w->inline_data == NULL &&
+	    !sge_list_ok(qp->eng, qp->pd, w->sge, w->num_sge, access))
+		return REQ_WQE_ERROR;
+	w->first_psn = qp->req.psn;
+	if (w->opcode == UROCE_WR_RDMA_READ)
+		w->npkts = uroce_num_pkts(w->length, qp->mtu);
+	else if (is_atomic(w->opcode) || qp->init.qp_type == UROCE_QPT_UD)
+		w->npkts = 1;
+	else
+		w->npkts = uroce_num_pkts(w->length, qp->mtu);
+	w->last_psn = uroce_psn_add(w->first_psn, w->npkts - 1);
+	w->state = SWQE_SENT;
+	if (is_rd_atomic(w->opcode)) {
+		w->rd_counted = true;
+		qp->req.rd_outstanding++;
+	}
+	return REQ_SEND_PKT;
+}
+
+unsigned int
+req_run(struct uroce_qp *qp, unsigned int budget, bool *more)
+{
+	enum req_state_e st = REQ_GET_WQE;
+	struct swqe *w = NULL;
+	unsigned int sent = 0;
+	bool err = false;
+
+	*more = false;
+	if (!qp_can_send(qp) || qp->req.rnr_wait)
+		return 0;
+	for (;;) {
+		switch (st) {
+		case REQ_GET_WQE:
+			st = sent < budget ? req_get_wqe(qp, &w) : REQ_MORE;
+			break;
+		case REQ_START_WQE:
+			st = req_start_wqe(qp, w);
+			break;
+		case REQ_SEND_PKT:
+			if (send_pkt(qp, w, &err)) {
+				sent++;
+				st = REQ_GET_WQE;
+			} else {
+				st = err ? REQ_WQE_ERROR : REQ_MORE;
+			}
+			break;
+		case REQ_WQE_ERROR:
+			/* IBA 10.8.3.1: local protection error. RC QPs go to ERR;
+			 * UC/UD go to SQE (IBA 10.3.1). */
+			if (qp->init.qp_type == UROCE_QPT_RC) {
+				/* Completions are in order: if earlier WQEs are
+				 * still in flight, wait for them (the WQE stays
+				 * POSTED and is checked again on the next kick). */
+				if (qp->sq_head != qp->req.cur) {
+					if (w->state == SWQE_SENT)
+						w->state = SWQE_POSTED;
+					return sent;
+				}
+				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
+				qp_to_err(qp);
+			} else {
+				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
+				qp->attr.qp_state = UROCE_QPS_SQE;
+				sq_flush(qp);
+			}
+			return sent;
+		case REQ_MORE:
+			*more = true;
+			return sent;
+		case REQ_BLOCKED:
+		case REQ_EXIT:
+			return sent;
+		}
+	}
+}
+
+void
+req_rewind(struct uroce_qp *qp, uint32_t psn)
+{
+	uint32_t idx;
+
+	qp->req.psn = psn;
+	qp->req.off = 0;
+	for (idx = qp->sq_head; idx != qp->sq_tail; idx++) {
+		struct swqe *w = sq_at(qp, idx);
+
+		if (w->state != SWQE_SENT)
+			break;
+		if (uroce_psn_diff(psn, w->last_psn) <= 0) {
+			int32_t d = uroce_psn_diff(psn, w->first_psn);
+
+			if (d < 0) {
+				/* Before this WQE: restart it whole. */
+				d = 0;
+				qp->req.psn = w->first_psn;
+			}
+			if (!is_atomic(w->opcode))
+				qp->req.off = (uint32_t)d * qp->mtu;
+			break;
+		}
+	}
+	qp->req.cur = idx;
+	eng_req_kick(qp);
+}

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Private definitions of the transport engine: the object structs behind the
+ * opaque handles of uroce_transport.h, the per-role sub-structs of a QP
+ * (requester, completer, responder), and the functions the role files call
+ * in each other. Nothing here is part of the public API.
+ */
+
+#ifndef TRANSPORT_INTERNAL_H
+#define TRANSPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+/* glibc's sys/queue.h lacks the _SAFE iterators. */
+#ifndef TAILQ_FOREACH_SAFE
+#define TAILQ_FOREACH_SAFE(var, head, field, tvar) \
+	for ((var) = TAILQ_FIRST(head); (var) && ((tvar) = TAILQ_NEXT(var, field), 1); \
+	     (var) = (tvar))
+#endif
+
+#include "uroce_limits.h"
+#include "uroce_transport.h"
+
+/* Keys are index << 8 | variant (IBA 10.6.3.4 leaves the format to the CI). */
+#define KEY_INDEX(k) ((k) >> 8)
+#define KEY_VARIANT(k) ((k) & 0xFFu)
+
+struct uroce_pd {
+	struct uroce_engine *eng;
+	TAILQ_ENTRY(uroce_pd) link;
+	uint32_t refs; /* MRs, QPs, SRQs and AHs using it */
+};
+
+struct uroce_mr {
+	struct uroce_engine *eng;
+	struct uroce_pd *pd;
+	uint8_t *addr;      /* daemon-side pointer of iova */
+	uint64_t iova;
+	uint64_t length;
+	int access;
+	uint32_t key;
+	bool valid;         /* false after SEND_WITH_INV */
+};
+
+struct uroce_ah {
+	struct uroce_pd *pd;
+	TAILQ_ENTRY(uroce_ah) link;
+	struct uroce_ah_attr attr;
+};
+
+struct uroce_cq {
+	struct uroce_engine *eng;
+	TAILQ_ENTRY(uroce_cq) link;
+	struct uroce_wc *ring;
+	uint32_t size;
+	uint32_t head;      /* oldest entry */
+	uint32_t count;
+	uint32_t refs;
+	bool overflow;
+	void *context;
+};
+
+/* A receive WQE, copied out of the post call. */
+struct rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;    /* sum of the SGE lengths */
+	struct uroce_sge sge[UROCE_MAX_SGE];
+};
+
+/* A receive queue: ring of rwqe, used by a QP's RQ and by an SRQ. */
+struct rq {
+	struct rwqe *ring;
+	uint32_t size;
+	uint32_t head;
+	uint32_t count;
+	uint32_t max_sge;
+};
+
+struct uroce_srq {
+	struct uroce_pd *pd;
+	TAILQ_ENTRY(uroce_srq) link;
+	struct rq rq;
+	uint32_t refs;
+	void *context;
+};
+
+/* Send WQE state. */
+enum swqe_state {
+	SWQE_POSTED = 0,    /* nothing sent yet */
+	SWQE_SENT,          /* PSNs assigned, at least one packet sent */
+	SWQE_DONE,          /* completed (kept only until the head passes) */
+};
+
+/* A send WQE, copied out of the post call (no TOCTOU on client memory). */
+struct swqe {
+	uint64_t wr_id;
+	enum uroce_wr_opcode opcode;
+	unsigned int flags;
+	uint32_t imm;
+	uint32_t inv_rkey;
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add;
+	uint64_t swap;
+	struct uroce_ah_attr ah;     /* UD: copy of the AH */
+	uint32_t remote_qpn;         /* UD */
+	uint32_t remote_qkey;        /* UD */
+	uint32_t num_sge;
+	uint32_t length;
+	struct uroce_sge sge[UROCE_MAX_SGE];
+	uint8_t *inline_data;        /* points into the SQ's inline area, or NULL */
+	/* requester/completer state */
+	enum swqe_state state;
+	uint32_t first_psn;
+	uint32_t last_psn;
+	uint32_t npkts;
+	bool rd_counted;             /* holds one of max_rd_atomic */
+};
+
+/* Requester (req.c) */
+struct req_state {
+	uint32_t psn;       /* next PSN to send */
+	uint32_t psn_hi;    /* one past the highest PSN ever sent */
+	uint32_t cur;       /* SQ index of the WQE being sent */
+	uint32_t off;       /* bytes of cur already sent (restart offset) */
+	uint32_t rd_outstanding;
+	bool rnr_wait;
+	bool on_list;
+	TAILQ_ENTRY(uroce_qp) link;
+};
+
+/* Completer (comp.c) */
+struct comp_state {
+	uint32_t psn;           /* oldest PSN not yet acknowledged */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	uint64_t rto_deadline;  /* 0: not armed */
+	uint64_t rnr_deadline;  /* 0: not armed */
+	uint32_t rnr_psn;
+	/* A NAK (explicit or implied) already rewound to this PSN: further
+	 * implied NAKs for it are the stale tail of the same loss and must not
+	 * rewind again or spend retries until progress or a timeout. */
+	bool nak_rewound;
+	uint32_t nak_rewind_psn;
+	bool on_timer_list;
+	TAILQ_ENTRY(uroce_qp) timer_link;
+};
+
+/* Responder READ/ATOMIC resource (IBA 9.7.5.1.2, saved for duplicates). */
+enum res_type { RES_NONE = 0, RES_READ, RES_ATOMIC };
+
+struct rd_res {
+	enum res_type type;
+	uint32_t first_psn;     /* of the original request */
+	uint32_t last_psn;
+	uint64_t va;            /* of the original request */
+	uint32_t rkey;
+	uint32_t len;
+	uint64_t orig;          /* ATOMIC: value before the operation */
+	bool queued;            /* response still (partly) to be sent */
+	bool replay;            /* queued again for a duplicate request */
+	/* cursor of the response being sent (a replay may restart mid-way) */
+	uint32_t start_psn;
+	uint32_t cur_psn;
+	uint64_t cur_va;
+	uint32_t resid;
+	uint32_t sub_len;       /* length of the (sub-)request being answered */
+};
+
+enum resp_nak_state {
+	NAK_NONE = 0,
+	NAK_SEQ_SENT,           /* one PSN sequence NAK per gap (IBA 9.7.5.1.3) */
+	NAK_RNR_SENT,           /* waiting for the retried PSN */
+};
+
+/* Responder (resp.c) */
+struct resp_state {
+	uint32_t epsn;
+	uint32_t msn;
+	enum resp_nak_state nak_state;
+	uint32_t in_msg;        /* UROCE_F_SEND or UROCE_F_WRITE while a message is open */
+	bool uc_drop;           /* UC: dropping until the next FIRST/ONLY */
+	/* current SEND */
+	bool has_wqe;
+	bool wqe_from_srq;
+	struct rwqe wqe;
+	uint32_t offset;
+	/* current WRITE */
+	uint32_t w_rkey;
+	uint64_t w_va;
+	uint32_t w_resid;
+	uint32_t w_len;
+	/* ACK coalescing */
+	bool ack_pending;
+	uint32_t ack_psn;
+	bool nak_pending;
+	uint8_t nak_syn;
+	uint32_t nak_psn;
+	/* READ/ATOMIC resources and the in-order response queue */
+	struct rd_res res[UROCE_MAX_DEST_RD_ATOMIC];
+	uint8_t fifo[UROCE_MAX_DEST_RD_ATOMIC];
+	uint32_t fifo_head;
+	uint32_t fifo_count;
+	bool on_list;
+	TAILQ_ENTRY(uroce_qp) link;
+};
+
+struct uroce_qp {
+	struct uroce_engine *eng;
+	struct uroce_pd *pd;
+	struct uroce_qp_init_attr init;
+	struct uroce_qp_attr attr;   /* current attributes, attr.qp_state is the state */
+	uint32_t qpn;
+	uint32_t mtu;                /* path MTU in bytes */
+	bool sqd_notify;             /* raise SQ_DRAINED once SQD has drained */
+	/* send queue */
+	struct swqe *sq;
+	uint8_t *sq_inline;
+	uint32_t sq_size;
+	uint32_t sq_head;            /* oldest not completed */
+	uint32_t sq_tail;            /* next to post */
+	/* own receive queue (when no SRQ) */
+	struct rq rq;
+	struct req_state req;
+	struct comp_state comp;
+	struct resp_state resp;
+	uint64_t cnt[UROCE_CNT_MAX];
+};
+
+TAILQ_HEAD(qp_list, uroce_qp);
+
+struct uroce_engine {
+	struct uroce_engine_ops ops;
+	void *ctx;
+	uint8_t gid[16];
+	uint8_t port;
+	uint32_t budget;
+	uint32_t ud_mtu;
+	struct uroce_qp *qps[UROCE_MAX_QP];
+	uint32_t qpn_next;
+	struct uroce_mr *mrs[UROCE_MAX_MR];
+	uint8_t mr_variant[UROCE_MAX_MR];
+	uint32_t mr_next;
+	struct qp_list req_list;     /* requesters with work */
+	struct qp_list resp_list;    /* responders with responses or ACKs to send */
+	struct qp_list timer_list;   /* QPs with an armed timer */
+	uint64_t next_deadline;      /* earliest deadline on timer_list (lower bound) */
+	uint64_t cnt[UROCE_CNT_MAX]; /* engine-level events (no QP) */
+	/* every PD, CQ, SRQ and AH, so uroce_engine_destroy() frees them */
+	TAILQ_HEAD(, uroce_pd) pds;
+	TAILQ_HEAD(, uroce_cq) cqs;
+	TAILQ_HEAD(, uroce_srq) srqs;
+	TAILQ_HEAD(, uroce_ah) ahs;
+};
+
+/* Per-QP counter bump. Engine totals are the sum (uroce_engine_counter). */
+#define QP_CNT(qp, c) ((qp)->cnt[UROCE_CNT_##c]++)
+#define ENG_CNT(eng, c) ((eng)->cnt[UROCE_CNT_##c]++)
+
+static inline uint64_t
+eng_now(const struct uroce_engine *eng)
+{
+	return eng->ops.now_us(eng->ctx);
+}
+
+/* engine.c */
+uint8_t *eng_tx_prepare(struct uroce_qp *qp, const struct uroce_bth_fields *bth,
+			const struct uroce_ext_fields *ext, uint32_t paylen, uint32_t *hdr_len);
+void eng_tx_send(struct uroce_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
+		 uint32_t hdr_len, uint32_t paylen, const struct uroce_ah_attr *ah);
+void eng_req_kick(struct uroce_qp *qp);
+void eng_resp_kick(struct uroce_qp *qp);
+void eng_timer_update(struct uroce_qp *qp);
+void eng_async(struct uroce_engine *eng, enum uroce_event_type t, void *obj);
+void eng_unlink_qp(struct uroce_qp *qp);
+
+/* mr.c */
+struct uroce_mr *mr_lookup(struct uroce_engine *eng, uint32_t key);
+bool mr_range_ok(const struct uroce_mr *mr, uint64_t va, uint64_t len);
+/* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
+int sge_copy(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
+bool sge_list_ok(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+		 uint32_t num_sge, int access);
+
+/* cq.c */
+void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc);
+
+/* srq.c (receive queues) */
+int rq_init(struct rq *rq, uint32_t size, uint32_t max_sge);
+void rq_fini(struct rq *rq);
+int rq_post(struct rq *rq, const struct uroce_recv_wr *wr);
+struct rwqe *rq_peek(struct rq *rq);
+void rq_pop(struct rq *rq);
+
+/* qp.c */
+void qp_to_err(struct uroce_qp *qp);
+void qp_flush(struct uroce_qp *qp);
+void sq_flush(struct uroce_qp *qp);
+void qp_check_drained(struct uroce_qp *qp);
+static inline bool
+qp_can_send(const struct uroce_qp *qp)
+{
+	return qp->attr.qp_state == UROCE_QPS_RTS || qp->attr.qp_state == UROCE_QPS_SQD;
+}
+
+/* req.c */
+unsigned int req_run(struct uroce_qp *qp, unsigned int budget, bool *more);
+void req_rewind(struct uroce_qp *qp, uint32_t psn);
+void req_complete_wqe(struct uroce_qp *qp, struct swqe *w, enum uroce_wc_status st);
+static inline struct swqe *
+sq_at(const struct uroce_qp *qp, uint32_t idx)
+{
+	return &qp->sq[idx % qp->sq_size];
+}
+
+/* comp.c */
+void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt);
+unsigned int comp_timers(struct uroce_qp *qp, uint64_t now);
+uint64_t comp_rto_us(const struct uroce_qp *qp);
+
+/* resp.c */
+void resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+unsigned int resp_run(struct uroce_qp *qp, unsigned int budget, bool *more);
+void resp_reset(struct uroce_qp *qp);
+
+#endif /* TRANSPORT_INTERNAL_H */

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Transmit-side header construction: the BTH and its extension headers from
+ * the opcode table, and the Ethernet/VLAN/IP/UDP encapsulation RoCEv2 wraps
+ * them in. Bytes match what Linux rxe and ConnectX put on the wire: IPv4 with
+ * DF and no options, UDP checksum 0, ICRC appended by the caller.
+ */
+
+#include <string.h>
+
+#include "uroce_wire.h"
+
+uint32_t
+uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
+		const struct uroce_ext_fields *ext, uint32_t paylen)
+{
+	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
+	uint8_t pad;
+
+	if (oi == NULL || cap < oi->hdr_len)
+		return 0;
+	if (!(oi->mask & UROCE_F_PAYLOAD) && paylen != 0)
+		return 0;
+	if (paylen > UROCE_MAX_PMTU)
+		return 0;
+	pad = uroce_pad(paylen);
+
+	/* BTH (IBA 9.2): TVer is always 0. */
+	buf[0] = bth->opcode;
+	buf[1] = (uint8_t)((bth->se ? 0x80 : 0) | (bth->migreq ? 0x40 : 0) | (pad << 4));
+	uroce_put_be16(buf + 2, bth->pkey);
+	buf[4] = (uint8_t)((bth->fecn ? 0x80 : 0) | (bth->becn ? 0x40 : 0));
+	uroce_put_be24(buf + 5, bth->dqpn & UROCE_QPN_MASK);
+	buf[8] = bth->ackreq ? 0x80 : 0;
+	uroce_put_be24(buf + 9, bth->psn & UROCE_PSN_MASK);
+
+	if (oi->mask & UROCE_HDR_DETH) {
+		uint8_t *h = buf + oi->off_deth;
+
+		uroce_put_be32(h, ext->qkey);
+		h[4] = 0;
+		uroce_put_be24(h + 5, ext->src_qp & UROCE_QPN_MASK);
+	}
+	if (oi->mask & UROCE_HDR_RETH) {
+		uint8_t *h = buf + oi->off_reth;
+
+		uroce_put_be64(h, ext->va);
+		uroce_put_be32(h + 8, ext->rkey);
+		uroce_put_be32(h + 12, ext->dma_len);
+	}
+	if (oi->mask & UROCE_HDR_AETH) {
+		uint8_t *h = buf + oi->off_aeth;
+
+		h[0] = ext->syndrome;
+		uroce_put_be24(h + 1, ext->msn & 0xFFFFFF);
+	}
+	if (oi->mask & UROCE_HDR_ATMETH) {
+		uint8_t *h = buf + oi->off_atmeth;
+
+		uroce_put_be64(h, ext->va);
+		uroce_put_be32(h + 8, ext->rkey);
+		uroce_put_be64(h + 12, ext->swap_add);
+		uroce_put_be64(h + 20, ext->compare);
+	}
+	if (oi->mask & UROCE_HDR_ATMACK)
+		uroce_put_be64(buf + oi->off_atmack, ext->orig);
+	if (oi->mask & UROCE_HDR_IMMDT)
+		uroce_put_be32(buf + oi->off_immdt, ext->imm);
+	if (oi->mask & UROCE_HDR_IETH)
+		uroce_put_be32(buf + oi->off_ieth, ext->inv_rkey);
+	if (oi->mask & UROCE_HDR_CNPRSVD)
+		memset(buf + oi->hdr_len - UROCE_CNP_RSVD_LEN, 0, UROCE_CNP_RSVD_LEN);
+	return oi->hdr_len;
+}
+
+uint32_t
+uroce_encap_len(const struct uroce_encap *e)
+{
+	uint32_t l3 = e->family == UROCE_IP_V6 ? UROCE_IPV6_LEN : UROCE_IPV4_LEN;
+
+	return UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0) + l3 + UROCE_UDP_LEN;
+}
+
+static uint16_t
+ipv4_csum(const uint8_t *h)
+{
+	uint32_t sum = 0;
+	int i;
+
+	for (i = 0; i < UROCE_IPV4_LEN; i += 2)
+		sum += uroce_get_be16(h + i);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+uint32_t
+uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap *e, uint32_t ib_len)
+{
+	uint32_t len = uroce_encap_len(e);
+	uint32_t udp_len = UROCE_UDP_LEN + ib_len;
+	uint8_t hop = e->hop_limit ? e->hop_limit : 64;
+	uint8_t *p = buf;
+
+	if (e->family != UROCE_IP_V4 && e->family != UROCE_IP_V6)
+		return 0;
+	if (cap < len || udp_len > 0xFFFF - UROCE_IPV4_LEN)
+		return 0;
+
+	memcpy(p, e->dmac, 6);
+	memcpy(p + 6, e->smac, 6);
+	p += 12;
+	if (e->has_vlan) {
+		uroce_put_be16(p, UROCE_ETHERTYPE_VLAN);
+		uroce_put_be16(p + 2, e->vlan_tci);
+		p += UROCE_VLAN_LEN;
+	}
+	if (e->family == UROCE_IP_V4) {
+		uroce_put_be16(p, UROCE_ETHERTYPE_IPV4);
+		p += 2;
+		p[0] = 0x45;
+		p[1] = e->tclass;
+		uroce_put_be16(p + 2, (uint16_t)(UROCE_IPV4_LEN + udp_len));
+		uroce_put_be16(p + 4, e->ip_id);
+		uroce_put_be16(p + 6, 0x4000); /* DF: RoCEv2 is never fragmented */
+		p[8] = hop;
+		p[9] = UROCE_IPPROTO_UDP;
+		uroce_put_be16(p + 10, 0);
+		memcpy(p + 12, e->sgid + 12, 4);
+		memcpy(p + 16, e->dgid + 12, 4);
+		uroce_put_be16(p + 10, ipv4_csum(p));
+		p += UROCE_IPV4_LEN;
+	} else {
+		uroce_put_be16(p, UROCE_ETHERTYPE_IPV6);
+		p += 2;
+		uroce_put_be32(p, (6u << 28) | ((uint32_t)e->tclass << 20) |
+				  (e->flow_label & 0xFFFFF));
+		uroce_put_be16(p + 4, (uint16_t)udp_len);
+		p[6] = UROCE_IPPROTO_UDP;
+		p[7] = hop;
+		memcpy(p + 8, e->sgid, 16);
+		memcpy(p + 24, e->dgid, 16);
+		p += UROCE_IPV6_LEN;
+	}
+	uroce_put_be16(p, e->sport);
+	uroce_put_be16(p + 2, UROCE_UDP_PORT);
+	uroce_put_be16(p + 4, (uint16_t)udp_len);
+	uroce_put_be16(p + 6, 0); /* RoCEv2: UDP checksum 0, the ICRC covers the data */
+	return len;
+}
+
+uint16_t
+uroce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
+{
+	uint32_t fl = flow_label & 0xFFFFF;
+	uint32_t low;
+
+	if (fl == 0) {
+		/* No label given: derive one from the QPN pair so each connection
+		 * hashes to its own ECMP path, yet both ends agree. */
+		uint64_t v = (uint64_t)lqpn * rqpn;
+
+		v ^= v >> 20;
+		v ^= v >> 40;
+		fl = (uint32_t)v & 0xFFFFF;
+	}
+	/* Fold 20 bits into the 14 free bits of the 0xC000-0xFFFF range. */
+	low = (fl & 0x3FFF) ^ ((fl & 0xFC000) >> 14);
+	return (uint16_t)(UROCE_SPORT_MIN | low);
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The RoCEv2 invariant CRC (IBA 7.8.1, RoCEv2 annex A17.4.1) and the CRC-32
+ * under it.
+ *
+ * The ICRC is CRC-32 over a pseudo packet: 8 bytes of ones in place of the
+ * LRH, the IP header, the UDP header and the InfiniBand headers and payload,
+ * with every field that a router or switch may change on the way replaced by
+ * ones. Nothing is copied but the small headers: they are masked in a buffer
+ * on the stack and the CRC then continues in place over the rest.
+ *
+ * uroce_crc32() is ISA-L's crc32_gzip_refl() when the build found ISA-L (by
+ * far the fastest on x86; see doc/benchmarks.md) and otherwise a portable
+ * slice-by-8 table CRC written here. The slice-by-8 code is always compiled
+ * so that tests and the benchmark can compare the two.
+ */
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef UROCE_HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
+
+#include "uroce_common.h"
+#include "uroce_wire.h"
+#include "wire_internal.h"
+
+/* ------------------------------------------------------------------------ */
+/* Portable CRC-32, slice-by-8                                               */
+/* ------------------------------------------------------------------------ */
+
+#define CRC32_POLY_REFL 0xEDB88320u
+
+/*
+ * crc_tab[k][b] is the CRC register after feeding byte b into an all-zero
+ * register and then k zero bytes. With those eight tables, eight input bytes
+ * are folded into the register with eight lookups and no dependency between
+ * them. Filled once, at first use.
+ */
+static uint32_t crc_tab[8][256];
+static pthread_once_t crc_tab_once = PTHREAD_ONCE_INIT;
+
+static void
+crc_tab_init(void)
+{
+	uint32_t b, c;
+	int k;
+
+	for (b = 0; b < 256; b++) {
+		c = b;
+		for (k = 0; k < 8; k++)
+			c = (c >> 1) ^ ((c & 1) ? CRC32_POLY_REFL : 0);
+		crc_tab[0][b] = c;
+	}
+	for (b = 0; b < 256; b++) {
+		c = crc_tab[0][b];
+		for (k = 1; k < 8; k++) {
+			c = (c >> 8) ^ crc_tab[0][c & 0xFF];
+			crc_tab[k][b] = c;
+		}
+	}
+}
+
+uint32_t
+wire_crc32_slice8(uint32_t crc, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t v;
+
+	pthread_once(&crc_tab_once, crc_tab_init);
+	crc = ~crc;
+
+	/* Align to 8 so that the wide loads below do not straddle lines. */
+	while (len > 0 && ((uintptr_t)p & 7) != 0) {
+		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
+		len--;
+	}
+	while (len >= 8) {
+		memcpy(&v, p, sizeof(v));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		v = __builtin_bswap64(v);
+#endif
+		/* Byte 0 of the input is the low byte of v on every host now. */
+		v ^= crc;
+		crc = crc_tab[7][v & 0xFF] ^
+		      crc_tab[6][(v >> 8) & 0xFF] ^
+		      crc_tab[5][(v >> 16) & 0xFF] ^
+		      crc_tab[4][(v >> 24) & 0xFF] ^
+		      crc_tab[3][(v >> 32) & 0xFF] ^
+		      crc_tab[2][(v >> 40) & 0xFF] ^
+		      crc_tab[1][(v >> 48) & 0xFF] ^
+		      crc_tab[0][v >> 56];
+		p += 8;
+		len -= 8;
+	}
+	while (len > 0) {
+		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
+		len--;
+	}
+	return ~crc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CRC-32 used by uroce                                                      */
+/* ------------------------------------------------------------------------ */
+
+uint32_t
+uroce_crc32(uint32_t crc, const void *buf, size_t len)
+{
+#ifdef UROCE_HAVE_ISAL
+	/* Same contract as zlib's crc32(): seed 0, result chains; test_icrc checks it. */
+	return crc32_gzip_refl(crc, (const unsigned char *)buf, len);
+#else
+	return wire_crc32_slice8(crc, buf, len);
+#endif
+}
+
+const char *
+uroce_crc32_impl(void)
+{
+#ifdef UROCE_HAVE_ISAL
+	return "isal";
+#else
+	return "slice8";
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* ICRC                                                                      */
+/* ------------------------------------------------------------------------ */
+
+#define IPV4_MAX_HLEN 60        /* IHL is 4 bits of 32-bit words */
+#define LRH_ONES_LEN  8         /* the LRH replaced by ones (IBA A17.4.1) */
+#define PSEUDO_MAX    (LRH_ONES_LEN + IPV4_MAX_HLEN + UROCE_UDP_LEN + UROCE_BTH_LEN)
+
+/*
+ * Copy the IP, UDP and BTH headers after 8 bytes of ones into @p ps and set
+ * every variant field to ones. Returns the number of bytes of @p l3 covered
+ * by the copy (IP + UDP + BTH), or 0 if the headers do not fit in @p l3_len
+ * or the IP header is not valid enough to know its length.
+ */
+static uint32_t
+icrc_pseudo_hdr(uint8_t ps[PSEUDO_MAX], const uint8_t *l3, uint32_t l3_len,
+		enum uroce_ip_family family)
+{
+	uint8_t *ip = ps + LRH_ONES_LEN;
+	uint32_t ip_len, hdrs;
+	uint8_t *udp, *bth;
+
+	if (family == UROCE_IP_V4) {
+		if (l3_len < UROCE_IPV4_LEN)
+			return 0;
+		/* The ICRC covers the whole IPv4 header, options included. */
+		ip_len = (uint32_t)(l3[0] & 0x0F) * 4;
+		if (ip_len < UROCE_IPV4_LEN)
+			return 0;
+	} else if (family == UROCE_IP_V6) {
+		ip_len = UROCE_IPV6_LEN;
+	} else {
+		return 0;
+	}
+	hdrs = ip_len + UROCE_UDP_LEN + UROCE_BTH_LEN;
+	if (l3_len < hdrs)
+		return 0;
+
+	memset(ps, 0xFF, LRH_ONES_LEN);
+	memcpy(ip, l3, hdrs);
+	if (family == UROCE_IP_V4) {
+		ip[1] = 0xFF;                   /* type of service (DSCP, ECN) */
+		ip[8] = 0xFF;                   /* time to live */
+		ip[10] = 0xFF;                  /* header checksum */
+		ip[11] = 0xFF;
+	} else {
+		ip[0] |= 0x0F;                  /* traffic class, high nibble */
+		ip[1] = 0xFF;                   /* traffic class low, flow label */
+		ip[2] = 0xFF;
+		ip[3] = 0xFF;
+		ip[7] = 0xFF;                   /* hop limit */
+	}
+	udp = ip + ip_len;
+	udp[6] = 0xFF;                          /* UDP checksum */
+	udp[7] = 0xFF;
+	bth = udp + UROCE_UDP_LEN;
+	bth[4] = 0xFF;                          /* FECN, BECN, reserved */
+	return hdrs;
+}
+
+/*
+ * CRC of the pseudo packet, or false if the headers are not all there. The
+ * IP header's own idea of the length is not used: @p l3_len is what the
+ * caller (uroce_frame_parse()) validated.
+ */
+static bool
+icrc_calc(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family, uint32_t *out)
+{
+	uint8_t ps[PSEUDO_MAX];
+	uint32_t hdrs, crc;
+
+	hdrs = icrc_pseudo_hdr(ps, l3, l3_len, family);
+	if (hdrs == 0)
+		return false;
+	crc = uroce_crc32(0, ps, LRH_ONES_LEN + hdrs);
+	crc = uroce_crc32(crc, l3 + hdrs, l3_len - hdrs);
+	*out = crc;
+	return true;
+}
+
+uint32_t
+uroce_icrc_compute(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
+{
+	uint32_t crc;
+
+	if (!icrc_calc(l3, l3_len, family, &crc))
+		return 0;
+	return crc;
+}
+
+void
+uroce_icrc_fill(uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
+{
+	uint32_t crc = uroce_icrc_compute(l3, l3_len, family);
+	uint8_t *w = l3 + l3_len;
+
+	/* The ICRC goes on the wire least significant byte first (as rxe and
+	 * every RoCE NIC send it). */
+	w[0] = (uint8_t)crc;
+	w[1] = (uint8_t)(crc >> 8);
+	w[2] = (uint8_t)(crc >> 16);
+	w[3] = (uint8_t)(crc >> 24);
+}
+
+bool
+uroce_icrc_check(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
+{
+	const uint8_t *w = l3 + l3_len;
+	uint32_t crc, got;
+
+	if (!icrc_calc(l3, l3_len, family, &crc))
+		return false;
+	got = (uint32_t)w[0] | ((uint32_t)w[1] << 8) | ((uint32_t)w[2] << 16) |
+	      ((uint32_t)w[3] << 24);
+	return crc == got;
+}

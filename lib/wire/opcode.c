@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The declarative opcode table (IBA 9.2.1, table 35; RoCEv2 annex A17.9.3 for
+ * the CNP). Each entry lists which extension headers follow the BTH; their
+ * offsets and the total header length are derived from that list at compile
+ * time, in the fixed order IBA gives them (9.2: DETH, RETH, AETH, AtomicETH,
+ * AtomicAckETH, ImmDt, IETH). Parsing, building and the transport's
+ * opcode-sequence checks all read this table; nothing else knows a layout.
+ */
+
+#include "uroce_wire.h"
+
+#define LEN_IF(m, bit, len) (((m) & (bit)) ? (len) : 0)
+
+#define OFF_DETH(m)    UROCE_BTH_LEN
+#define OFF_RETH(m)    (OFF_DETH(m) + LEN_IF(m, UROCE_HDR_DETH, UROCE_DETH_LEN))
+#define OFF_AETH(m)    (OFF_RETH(m) + LEN_IF(m, UROCE_HDR_RETH, UROCE_RETH_LEN))
+#define OFF_ATMETH(m)  (OFF_AETH(m) + LEN_IF(m, UROCE_HDR_AETH, UROCE_AETH_LEN))
+#define OFF_ATMACK(m)  (OFF_ATMETH(m) + LEN_IF(m, UROCE_HDR_ATMETH, UROCE_ATMETH_LEN))
+#define OFF_IMMDT(m)   (OFF_ATMACK(m) + LEN_IF(m, UROCE_HDR_ATMACK, UROCE_ATMACK_LEN))
+#define OFF_IETH(m)    (OFF_IMMDT(m) + LEN_IF(m, UROCE_HDR_IMMDT, UROCE_IMMDT_LEN))
+#define OFF_CNPRSVD(m) (OFF_IETH(m) + LEN_IF(m, UROCE_HDR_IETH, UROCE_IETH_LEN))
+#define HDR_LEN(m)     (OFF_CNPRSVD(m) + LEN_IF(m, UROCE_HDR_CNPRSVD, UROCE_CNP_RSVD_LEN))
+
+#define OFF(m, bit, off) (((m) & (bit)) ? (off) : 0)
+
+#define ENTRY(opc, nm, m) \
+	[opc] = { \
+		.name = (nm), \
+		.mask = (m), \
+		.hdr_len = HDR_LEN(m), \
+		.off_deth = OFF(m, UROCE_HDR_DETH, OFF_DETH(m)), \
+		.off_reth = OFF(m, UROCE_HDR_RETH, OFF_RETH(m)), \
+		.off_aeth = OFF(m, UROCE_HDR_AETH, OFF_AETH(m)), \
+		.off_atmeth = OFF(m, UROCE_HDR_ATMETH, OFF_ATMETH(m)), \
+		.off_atmack = OFF(m, UROCE_HDR_ATMACK, OFF_ATMACK(m)), \
+		.off_immdt = OFF(m, UROCE_HDR_IMMDT, OFF_IMMDT(m)), \
+		.off_ieth = OFF(m, UROCE_HDR_IETH, OFF_IETH(m)), \
+	}
+
+/* Packet-position flags. FIRST and MIDDLE carry exactly one PMTU, LAST and ONLY
+ * at most one (IBA C9-92; the transport checks against the QP's PMTU). */
+#define FIRST  (UROCE_F_START | UROCE_F_PAYLOAD | UROCE_F_FULL_PMTU)
+#define MIDDLE (UROCE_F_MIDDLE | UROCE_F_PAYLOAD | UROCE_F_FULL_PMTU)
+#define LAST   (UROCE_F_END | UROCE_F_PAYLOAD)
+#define ONLY   (UROCE_F_START | UROCE_F_END | UROCE_F_PAYLOAD)
+#define ONLY_NODATA (UROCE_F_START | UROCE_F_END)
+
+/* Operation shapes, shared by RC and UC (and UD for SEND ONLY). */
+#define SEND_FIRST       (UROCE_F_REQ | UROCE_F_SEND | FIRST)
+#define SEND_MIDDLE      (UROCE_F_REQ | UROCE_F_SEND | MIDDLE)
+#define SEND_LAST        (UROCE_F_REQ | UROCE_F_SEND | LAST)
+#define SEND_LAST_IMM    (SEND_LAST | UROCE_HDR_IMMDT)
+#define SEND_LAST_INV    (SEND_LAST | UROCE_HDR_IETH)
+#define SEND_ONLY        (UROCE_F_REQ | UROCE_F_SEND | ONLY)
+#define SEND_ONLY_IMM    (SEND_ONLY | UROCE_HDR_IMMDT)
+#define SEND_ONLY_INV    (SEND_ONLY | UROCE_HDR_IETH)
+#define WRITE_FIRST      (UROCE_F_REQ | UROCE_F_WRITE | FIRST | UROCE_HDR_RETH)
+#define WRITE_MIDDLE     (UROCE_F_REQ | UROCE_F_WRITE | MIDDLE)
+#define WRITE_LAST       (UROCE_F_REQ | UROCE_F_WRITE | LAST)
+#define WRITE_LAST_IMM   (WRITE_LAST | UROCE_HDR_IMMDT)
+#define WRITE_ONLY       (UROCE_F_REQ | UROCE_F_WRITE | ONLY | UROCE_HDR_RETH)
+#define WRITE_ONLY_IMM   (WRITE_ONLY | UROCE_HDR_IMMDT)
+#define READ_REQUEST     (UROCE_F_REQ | UROCE_F_READ | ONLY_NODATA | UROCE_HDR_RETH)
+#define READ_RESP_FIRST  (UROCE_F_RESP | UROCE_F_READ | FIRST | UROCE_HDR_AETH)
+#define READ_RESP_MIDDLE (UROCE_F_RESP | UROCE_F_READ | MIDDLE)
+#define READ_RESP_LAST   (UROCE_F_RESP | UROCE_F_READ | LAST | UROCE_HDR_AETH)
+#define READ_RESP_ONLY   (UROCE_F_RESP | UROCE_F_READ | ONLY | UROCE_HDR_AETH)
+#define ACKNOWLEDGE      (UROCE_F_RESP | ONLY_NODATA | UROCE_HDR_AETH)
+#define ATOMIC_ACK       (UROCE_F_RESP | UROCE_F_ATOMIC | ONLY_NODATA | UROCE_HDR_AETH | \
+			  UROCE_HDR_ATMACK)
+#define ATOMIC_REQ       (UROCE_F_REQ | UROCE_F_ATOMIC | ONLY_NODATA | UROCE_HDR_ATMETH)
+#define UD_SEND_ONLY     (SEND_ONLY | UROCE_HDR_DETH)
+#define UD_SEND_ONLY_IMM (SEND_ONLY_IMM | UROCE_HDR_DETH)
+#define CNP              (UROCE_F_CNP | UROCE_HDR_CNPRSVD)
+
+/* Lengths add up as IBA's header sizes say (9.2-9.3). */
+_Static_assert(HDR_LEN(SEND_FIRST) == 12, "BTH only");
+_Static_assert(HDR_LEN(WRITE_ONLY_IMM) == 12 + 16 + 4, "BTH+RETH+ImmDt");
+_Static_assert(OFF_IMMDT(WRITE_ONLY_IMM) == 28, "ImmDt follows RETH");
+_Static_assert(HDR_LEN(READ_REQUEST) == 28, "BTH+RETH");
+_Static_assert(HDR_LEN(ACKNOWLEDGE) == 16, "BTH+AETH");
+_Static_assert(HDR_LEN(ATOMIC_ACK) == 12 + 4 + 8, "BTH+AETH+AtomicAckETH");
+_Static_assert(OFF_ATMACK(ATOMIC_ACK) == 16, "AtomicAckETH follows AETH");
+_Static_assert(HDR_LEN(ATOMIC_REQ) == 12 + 28, "BTH+AtomicETH");
+_Static_assert(HDR_LEN(SEND_ONLY_INV) == 16, "BTH+IETH");
+_Static_assert(HDR_LEN(UD_SEND_ONLY_IMM) == 12 + 8 + 4, "BTH+DETH+ImmDt");
+_Static_assert(OFF_IMMDT(UD_SEND_ONLY_IMM) == 20, "ImmDt follows DETH");
+_Static_assert(HDR_LEN(CNP) == 28, "BTH+16 reserved");
+
+#define RC(op) UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_##op)
+#define UC(op) UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_##op)
+#define UD(op) UROCE_OPCODE(UROCE_SVC_UD, UROCE_OP_##op)
+
+const struct uroce_opcode_info uroce_opcode_table[256] = {
+	ENTRY(RC(SEND_FIRST), "RC SEND First", SEND_FIRST),
+	ENTRY(RC(SEND_MIDDLE), "RC SEND Middle", SEND_MIDDLE),
+	ENTRY(RC(SEND_LAST), "RC SEND Last", SEND_LAST),
+	ENTRY(RC(SEND_LAST_WITH_IMMEDIATE), "RC SEND Last with Immediate", SEND_LAST_IMM),
+	ENTRY(RC(SEND_ONLY), "RC SEND Only", SEND_ONLY),
+	ENTRY(RC(SEND_ONLY_WITH_IMMEDIATE), "RC SEND Only with Immediate", SEND_ONLY_IMM),
+	ENTRY(RC(RDMA_WRITE_FIRST), "RC RDMA WRITE First", WRITE_FIRST),
+	ENTRY(RC(RDMA_WRITE_MIDDLE), "RC RDMA WRITE Middle", WRITE_MIDDLE),
+	ENTRY(RC(RDMA_WRITE_LAST), "RC RDMA WRITE Last", WRITE_LAST),
+	ENTRY(RC(RDMA_WRITE_LAST_WITH_IMMEDIATE), "RC RDMA WRITE Last with Immediate",
+	      WRITE_LAST_IMM),
+	ENTRY(RC(RDMA_WRITE_ONLY), "RC RDMA WRITE Only", WRITE_ONLY),
+	ENTRY(RC(RDMA_WRITE_ONLY_WITH_IMMEDIATE), "RC RDMA WRITE Only with Immediate",
+	      WRITE_ONLY_IMM),
+	ENTRY(RC(RDMA_READ_REQUEST), "RC RDMA READ Request", READ_REQUEST),
+	ENTRY(RC(RDMA_READ_RESPONSE_FIRST), "RC RDMA READ Response First", READ_RESP_FIRST),
+	ENTRY(RC(RDMA_READ_RESPONSE_MIDDLE), "RC RDMA READ Response Middle", READ_RESP_MIDDLE),
+	ENTRY(RC(RDMA_READ_RESPONSE_LAST), "RC RDMA READ Response Last", READ_RESP_LAST),
+	ENTRY(RC(RDMA_READ_RESPONSE_ONLY), "RC RDMA READ Response Only", READ_RESP_ONLY),
+	ENTRY(RC(ACKNOWLEDGE), "RC Acknowledge", ACKNOWLEDGE),
+	ENTRY(RC(ATOMIC_ACKNOWLEDGE), "RC ATOMIC Acknowledge", ATOMIC_ACK),
+	ENTRY(RC(COMPARE_SWAP), "RC CmpSwap", ATOMIC_REQ),
+	ENTRY(RC(FETCH_ADD), "RC FetchAdd", ATOMIC_REQ),
+	ENTRY(RC(SEND_LAST_WITH_INVALIDATE), "RC SEND Last with Invalidate", SEND_LAST_INV),
+	ENTRY(RC(SEND_ONLY_WITH_INVALIDATE), "RC SEND Only with Invalidate", SEND_ONLY_INV),
+
+	/* UC carries SEND and RDMA WRITE only (IBA 9.8.1). */
+	ENTRY(UC(SEND_FIRST), "UC SEND First", SEND_FIRST),
+	ENTRY(UC(SEND_MIDDLE), "UC SEND Middle", SEND_MIDDLE),
+	ENTRY(UC(SEND_LAST), "UC SEND Last", SEND_LAST),
+	ENTRY(UC(SEND_LAST_WITH_IMMEDIATE), "UC SEND Last with Immediate", SEND_LAST_IMM),
+	ENTRY(UC(SEND_ONLY), "UC SEND Only", SEND_ONLY),
+	ENTRY(UC(SEND_ONLY_WITH_IMMEDIATE), "UC SEND Only with Immediate", SEND_ONLY_IMM),
+	ENTRY(UC(RDMA_WRITE_FIRST), "UC RDMA WRITE First", WRITE_FIRST),
+	ENTRY(UC(RDMA_WRITE_MIDDLE), "UC RDMA WRITE Middle", WRITE_MIDDLE),
+	ENTRY(UC(RDMA_WRITE_LAST), "UC RDMA WRITE Last", WRITE_LAST),
+	ENTRY(UC(RDMA_WRITE_LAST_WITH_IMMEDIATE), "UC RDMA WRITE Last with Immediate",
+	      WRITE_LAST_IMM),
+	ENTRY(UC(RDMA_WRITE_ONLY), "UC RDMA WRITE Only", WRITE_ONLY),
+	ENTRY(UC(RDMA_WRITE_ONLY_WITH_IMMEDIATE), "UC RDMA WRITE Only with Immediate",
+	      WRITE_ONLY_IMM),
+
+	/* UD carries single-packet SENDs only (IBA 9.8.2). */
+	ENTRY(UD(SEND_ONLY), "UD SEND Only", UD_SEND_ONLY),
+	ENTRY(UD(SEND_ONLY_WITH_IMMEDIATE), "UD SEND Only with Immediate", UD_SEND_ONLY_IMM),
+
+	ENTRY(UROCE_OPCODE_CNP, "CNP", CNP),
+};

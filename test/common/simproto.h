@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Helpers shared by the protocol tests: a connected RC pair on the simulated
+ * wire with both sides capturing, so a test injects packets into one side
+ * and asserts on what that side sent (the `Expect:` steps).
+ */
+
+#ifndef TEST_TRANSPORT_PROTO_H
+#define TEST_TRANSPORT_PROTO_H
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simwire.h"
+
+#define PBUF (64 * 1024)
+#define IOVA(side) (0x40000000ull * ((side) + 1))
+
+struct proto {
+	struct simwire *sw;
+	struct sim_side s[2];
+	uint8_t *buf[2];
+	struct uroce_mr *mr[2];
+	uint32_t mtu;
+};
+
+static inline void
+proto_init(struct proto *p, const struct sim_qp_opts *o)
+{
+	int i;
+
+	memset(p, 0, sizeof(*p));
+	p->sw = simwire_create(NULL);
+	cr_assert_not_null(p->sw);
+	cr_assert_eq(sim_pair_create(p->sw, p->s, o, 64, 256), 0);
+	for (i = 0; i < 2; i++) {
+		p->buf[i] = calloc(1, PBUF);
+		p->mr[i] = uroce_mr_reg(p->s[i].pd, p->buf[i], IOVA(i), PBUF,
+					UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+					UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
+		cr_assert_not_null(p->mr[i]);
+		simwire_set_capture(p->sw, i, true);
+	}
+	p->mtu = uroce_mtu_bytes((uint8_t)(o->mtu ? o->mtu : UROCE_MTU_1024));
+}
+
+static inline void
+proto_fini(struct proto *p)
+{
+	simwire_destroy(p->sw);
+	free(p->buf[0]);
+	free(p->buf[1]);
+}
+
+/* Inject an RC packet into side @to, addressed to its QP. */
+static inline void
+inj(struct proto *p, int to, uint8_t op, uint32_t psn, bool ackreq,
+    const struct uroce_ext_fields *ext, const void *pay, uint32_t len)
+{
+	struct uroce_bth_fields b;
+
+	memset(&b, 0, sizeof(b));
+	b.opcode = UROCE_OPCODE(UROCE_SVC_RC, op);
+	b.pkey = UROCE_DEFAULT_PKEY;
+	b.dqpn = uroce_qp_num(p->s[to].qp);
+	b.psn = psn;
+	b.ackreq = ackreq;
+	cr_assert_eq(simwire_inject(p->sw, to, &b, ext, pay, len), 0, "inject op %#x", op);
+}
+
+/* Let @side's engine send what it has queued (ACKs, responses, requests). */
+static inline void
+flush(struct proto *p, int side)
+{
+	while (uroce_engine_poll(simwire_engine(p->sw, side)) != 0)
+		;
+}
+
+static inline uint32_t
+ntx(struct proto *p, int side)
+{
+	return simwire_ncap(p->sw, side);
+}
+
+static inline const struct uroce_pkt *
+tx(struct proto *p, int side, uint32_t i)
+{
+	const struct sim_cap *c = simwire_cap(p->sw, side, i);
+
+	cr_assert_not_null(c, "no packet %u from side %d", i, side);
+	return &c->p;
+}
+
+static inline uint8_t
+tx_syndrome(const struct uroce_pkt *k)
+{
+	return uroce_aeth_syndrome(k->bth + k->info->off_aeth);
+}
+
+/* Assert packet @i of @side is an ACK-family packet with this syndrome type. */
+static inline void
+expect_ack(struct proto *p, int side, uint32_t i, enum uroce_aeth_type type, uint8_t value,
+	   uint32_t psn)
+{
+	const struct uroce_pkt *k = tx(p, side, i);
+
+	cr_expect_eq(k->opcode & 0x1F, UROCE_OP_ACKNOWLEDGE, "pkt %u opcode %#x", i, k->opcode);
+	cr_expect_eq(uroce_aeth_type(tx_syndrome(k)), type, "pkt %u syndrome %#x", i,
+		     tx_syndrome(k));
+	if (type != UROCE_AETH_ACK)
+		cr_expect_eq(uroce_aeth_value(tx_syndrome(k)), value, "pkt %u syndrome %#x", i,
+			     tx_syndrome(k));
+	cr_expect_eq(k->psn, psn, "pkt %u psn %#x want %#x", i, k->psn, psn);
+}
+
+static inline void
+post_recv_buf(struct proto *p, int side, uint32_t off, uint32_t len, uint64_t id)
+{
+	struct uroce_sge sge = { IOVA(side) + off, len, uroce_mr_lkey(p->mr[side]) };
+	struct uroce_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+
+	cr_assert_eq(uroce_post_recv(p->s[side].qp, &wr, NULL), 0);
+}
+
+static inline void
+post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
+	uint64_t id, unsigned int flags)
+{
+	struct uroce_sge sge = { IOVA(0) + loff, len, uroce_mr_lkey(p->mr[0]) };
+	struct uroce_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = op;
+	wr.send_flags = flags | UROCE_SEND_SIGNALED;
+	if (op == UROCE_WR_ATOMIC_FETCH_AND_ADD || op == UROCE_WR_ATOMIC_CMP_AND_SWP) {
+		wr.wr.atomic.remote_addr = IOVA(1) + roff;
+		wr.wr.atomic.rkey = uroce_mr_rkey(p->mr[1]);
+		wr.wr.atomic.compare_add = 1;
+	} else {
+		wr.wr.rdma.remote_addr = IOVA(1) + roff;
+		wr.wr.rdma.rkey = uroce_mr_rkey(p->mr[1]);
+	}
+	cr_assert_eq(uroce_post_send(p->s[0].qp, &wr, NULL), 0);
+}
+
+#endif

@@ -1,0 +1,758 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The simulated wire: see simwire.h. Packets in flight sit in a binary heap
+ * ordered by (delivery time, sequence number), so equal times keep sending
+ * order and a run is a pure function of the seed.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simwire.h"
+
+#define HEADROOM (UROCE_ETH_LEN + UROCE_IPV6_LEN + UROCE_UDP_LEN)
+
+struct flight {
+	uint64_t at;
+	uint64_t seq;
+	int to;
+	uint8_t *base;      /* malloc'd block */
+	uint8_t *frame;
+	uint32_t len;
+};
+
+struct sim_ep {
+	struct simwire *sw;
+	int side;
+	struct uroce_engine *eng;
+	uint8_t gid[16];
+	uint8_t mac[6];
+	bool capture;
+	struct sim_cap *caps;
+	uint32_t ncap;
+	uint32_t capcap;
+	uint32_t events[16];
+};
+
+struct simwire {
+	struct simwire_conf conf;
+	uint64_t now;
+	uint64_t rng;
+	uint64_t seq;
+	struct sim_ep ep[2];
+	struct flight *heap;
+	uint32_t nheap;
+	uint32_t capheap;
+	struct simwire_stats st;
+};
+
+static uint64_t
+rnd(struct simwire *sw)
+{
+	/* xorshift64* */
+	sw->rng ^= sw->rng >> 12;
+	sw->rng ^= sw->rng << 25;
+	sw->rng ^= sw->rng >> 27;
+	return sw->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static bool
+chance(struct simwire *sw, uint32_t ppm)
+{
+	return ppm != 0 && rnd(sw) % 1000000 < ppm;
+}
+
+static bool
+flight_less(const struct flight *a, const struct flight *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void
+heap_push(struct simwire *sw, struct flight fl)
+{
+	uint32_t i;
+
+	if (sw->nheap == sw->capheap) {
+		uint32_t n = sw->capheap ? sw->capheap * 2 : 256;
+		struct flight *h = realloc(sw->heap, n * sizeof(*h));
+
+		if (h == NULL) {
+			free(fl.base);
+			return;
+		}
+		sw->heap = h;
+		sw->capheap = n;
+	}
+	i = sw->nheap++;
+	sw->heap[i] = fl;
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		struct flight t;
+
+		if (!flight_less(&sw->heap[i], &sw->heap[p]))
+			break;
+		t = sw->heap[p];
+		sw->heap[p] = sw->heap[i];
+		sw->heap[i] = t;
+		i = p;
+	}
+}
+
+static struct flight
+heap_pop(struct simwire *sw)
+{
+	struct flight top = sw->heap[0];
+	uint32_t i = 0;
+
+	sw->heap[0] = sw->heap[--sw->nheap];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		struct flight t;
+
+		if (l < sw->nheap && flight_less(&sw->heap[l], &sw->heap[m]))
+			m = l;
+		if (r < sw->nheap && flight_less(&sw->heap[r], &sw->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		t = sw->heap[m];
+		sw->heap[m] = sw->heap[i];
+		sw->heap[i] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* SIMWIRE_TRACE=1 prints every packet (debugging aid, off by default). */
+static void
+trace(struct simwire *sw, const char *what, int from, const uint8_t *frame, uint32_t len)
+{
+	static int on = -1;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	if (on < 0)
+		on = getenv("SIMWIRE_TRACE") != NULL;
+	if (!on)
+		return;
+	if (uroce_parse(frame, len, &f, &p) != UROCE_WIRE_OK) {
+		fprintf(stderr, "%8llu %s %d->%d (unparsable)\n", (unsigned long long)sw->now, what,
+			from, 1 - from);
+		return;
+	}
+	fprintf(stderr, "%8llu %-7s %d->%d qp %#x %-32s psn %#08x%s len %u",
+		(unsigned long long)sw->now, what, from, 1 - from, p.dqpn, p.info->name, p.psn,
+		uroce_bth_ackreq(p.bth) ? " A" : "", p.paylen);
+	if (p.info->mask & UROCE_HDR_AETH)
+		fprintf(stderr, " syn %#x msn %u", uroce_aeth_syndrome(p.bth + p.info->off_aeth),
+			uroce_aeth_msn(p.bth + p.info->off_aeth));
+	if (p.info->mask & UROCE_HDR_RETH)
+		fprintf(stderr, " va %#llx len %u",
+			(unsigned long long)uroce_reth_va(p.bth + p.info->off_reth),
+			uroce_reth_dma_len(p.bth + p.info->off_reth));
+	fprintf(stderr, "\n");
+}
+
+static uint64_t
+op_now(void *ctx)
+{
+	struct sim_ep *ep = ctx;
+
+	return ep->sw->now;
+}
+
+static uint8_t *
+op_tx_alloc(void *ctx, uint32_t ib_len)
+{
+	uint8_t *b = malloc(HEADROOM + ib_len);
+
+	(void)ctx;
+	return b == NULL ? NULL : b + HEADROOM;
+}
+
+static void
+op_tx_free(void *ctx, uint8_t *buf)
+{
+	(void)ctx;
+	free(buf - HEADROOM);
+}
+
+/* Wrap the InfiniBand part in Ethernet/IP/UDP and compute the ICRC. */
+static uint8_t *
+encap(struct sim_ep *ep, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *a,
+      uint32_t *len)
+{
+	struct sim_ep *peer = &ep->sw->ep[1 - ep->side];
+	struct uroce_encap e;
+	uint32_t elen;
+	uint8_t *frame;
+
+	memset(&e, 0, sizeof(e));
+	memcpy(e.smac, ep->mac, 6);
+	memcpy(e.dmac, peer->mac, 6);
+	e.family = ep->sw->conf.ipv6 ? UROCE_IP_V6 : UROCE_IP_V4;
+	memcpy(e.sgid, a->sgid, 16);
+	memcpy(e.dgid, a->dgid, 16);
+	e.tclass = a->tclass;
+	e.hop_limit = a->hop_limit;
+	e.flow_label = a->flow_label;
+	e.sport = a->sport;
+	elen = uroce_encap_len(&e);
+	frame = buf - elen;
+	if (uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen)
+		return NULL;
+	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
+			e.family);
+	*len = elen + ib_len;
+	return frame;
+}
+
+static void
+capture(struct sim_ep *ep, uint8_t *frame, uint32_t len, const struct uroce_tx_addr *a)
+{
+	struct sim_cap *c;
+
+	if (ep->ncap == ep->capcap) {
+		uint32_t n = ep->capcap ? ep->capcap * 2 : 64;
+		struct sim_cap *p = realloc(ep->caps, n * sizeof(*p));
+
+		if (p == NULL)
+			return;
+		ep->caps = p;
+		ep->capcap = n;
+	}
+	c = &ep->caps[ep->ncap];
+	c->frame = malloc(len);
+	if (c->frame == NULL)
+		return;
+	memcpy(c->frame, frame, len);
+	c->len = len;
+	c->addr = *a;
+	if (uroce_parse(c->frame, len, &c->f, &c->p) != UROCE_WIRE_OK) {
+		free(c->frame);
+		ep->sw->st.bad_parse++;
+		return;
+	}
+	ep->ncap++;
+}
+
+static void
+op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *a)
+{
+	struct sim_ep *ep = ctx;
+	struct simwire *sw = ep->sw;
+	struct flight fl;
+	uint32_t len;
+	uint8_t *frame = encap(ep, buf, ib_len, a, &len);
+
+	sw->st.sent++;
+	if (frame == NULL) {
+		sw->st.bad_parse++;
+		free(buf - HEADROOM);
+		return;
+	}
+	if (ep->capture) {
+		capture(ep, frame, len, a);
+		free(buf - HEADROOM);
+		return;
+	}
+	if ((sw->conf.drop_only_from == 0 || sw->conf.drop_only_from == ep->side + 1) &&
+	    chance(sw, sw->conf.drop_ppm)) {
+		trace(sw, "DROP", ep->side, frame, len);
+		sw->st.dropped++;
+		free(buf - HEADROOM);
+		return;
+	}
+	if (chance(sw, sw->conf.corrupt_ppm)) {
+		uint32_t off = (uint32_t)(len - ib_len + rnd(sw) % ib_len);
+
+		frame[off] ^= (uint8_t)(1 + rnd(sw) % 255);
+		sw->st.corrupted++;
+	}
+	fl.at = sw->now + sw->conf.delay_us;
+	if (chance(sw, sw->conf.reorder_ppm)) {
+		fl.at += 1 + rnd(sw) % (sw->conf.reorder_us ? sw->conf.reorder_us : 50);
+		sw->st.reordered++;
+	}
+	fl.seq = sw->seq++;
+	fl.to = 1 - ep->side;
+	fl.base = buf - HEADROOM;
+	fl.frame = frame;
+	fl.len = len;
+	if (chance(sw, sw->conf.dup_ppm)) {
+		struct flight d = fl;
+
+		d.base = malloc(HEADROOM + ib_len);
+		if (d.base != NULL) {
+			memcpy(d.base, fl.base, HEADROOM + ib_len);
+			d.frame = d.base + (fl.frame - fl.base);
+			d.seq = sw->seq++;
+			d.at += rnd(sw) % 20;
+			sw->st.duplicated++;
+			heap_push(sw, d);
+		}
+	}
+	heap_push(sw, fl);
+}
+
+static void
+op_event(void *ctx, enum uroce_event_type type, void *obj)
+{
+	struct sim_ep *ep = ctx;
+
+	(void)obj;
+	if ((unsigned int)type < 16)
+		ep->events[type]++;
+}
+
+static const struct uroce_engine_ops sim_ops = {
+	.async_event = op_event,
+	.now_us = op_now,
+	.tx_alloc = op_tx_alloc,
+	.tx_send = op_tx_send,
+	.tx_free = op_tx_free,
+};
+
+struct simwire *
+simwire_create(const struct simwire_conf *conf)
+{
+	struct simwire *sw = calloc(1, sizeof(*sw));
+	int i;
+
+	if (sw == NULL)
+		return NULL;
+	if (conf != NULL)
+		sw->conf = *conf;
+	sw->rng = sw->conf.seed * 0x9E3779B97F4A7C15ull + 0x1234567;
+	if (sw->rng == 0)
+		sw->rng = 1;
+	sw->now = 1000;
+	for (i = 0; i < 2; i++) {
+		struct sim_ep *ep = &sw->ep[i];
+		struct uroce_engine_conf ec;
+
+		ep->sw = sw;
+		ep->side = i;
+		if (sw->conf.ipv6) {
+			/* 2001:2::/48 is the IPv6 benchmarking range (RFC 5180). */
+			ep->gid[0] = 0x20;
+			ep->gid[1] = 0x01;
+			ep->gid[3] = 0x02;
+			ep->gid[15] = (uint8_t)(i + 1);
+		} else {
+			/* ::ffff:198.18.0.1 and .2 (RFC 2544 benchmarking range) */
+			ep->gid[10] = 0xFF;
+			ep->gid[11] = 0xFF;
+			ep->gid[12] = 198;
+			ep->gid[13] = 18;
+			ep->gid[15] = (uint8_t)(i + 1);
+		}
+		ep->mac[0] = 0x02;
+		ep->mac[5] = (uint8_t)(i + 1);
+		memset(&ec, 0, sizeof(ec));
+		ec.ops = &sim_ops;
+		ec.ctx = ep;
+		memcpy(ec.gid, ep->gid, 16);
+		ec.poll_budget = sw->conf.budget;
+		ep->eng = uroce_engine_create(&ec);
+		if (ep->eng == NULL) {
+			simwire_destroy(sw);
+			return NULL;
+		}
+	}
+	return sw;
+}
+
+void
+simwire_destroy(struct simwire *sw)
+{
+	int i;
+
+	if (sw == NULL)
+		return;
+	for (i = 0; i < 2; i++) {
+		uroce_engine_destroy(sw->ep[i].eng);
+		simwire_cap_clear(sw, i);
+		free(sw->ep[i].caps);
+	}
+	while (sw->nheap > 0)
+		free(heap_pop(sw).base);
+	free(sw->heap);
+	free(sw);
+}
+
+struct uroce_engine *
+simwire_engine(struct simwire *sw, int side)
+{
+	return sw->ep[side].eng;
+}
+
+const uint8_t *
+simwire_gid(const struct simwire *sw, int side)
+{
+	return sw->ep[side].gid;
+}
+
+uint64_t
+simwire_now(const struct simwire *sw)
+{
+	return sw->now;
+}
+
+void
+simwire_advance(struct simwire *sw, uint64_t us)
+{
+	sw->now += us;
+}
+
+struct simwire_stats
+simwire_stats(const struct simwire *sw)
+{
+	return sw->st;
+}
+
+void
+simwire_set_loss(struct simwire *sw, uint32_t drop_ppm, uint32_t dup_ppm, uint32_t reorder_ppm,
+		 uint32_t corrupt_ppm)
+{
+	sw->conf.drop_ppm = drop_ppm;
+	sw->conf.dup_ppm = dup_ppm;
+	sw->conf.reorder_ppm = reorder_ppm;
+	sw->conf.corrupt_ppm = corrupt_ppm;
+}
+
+uint32_t
+simwire_event_count(const struct simwire *sw, int side, enum uroce_event_type type)
+{
+	return (unsigned int)type < 16 ? sw->ep[side].events[type] : 0;
+}
+
+void
+simwire_set_capture(struct simwire *sw, int side, bool on)
+{
+	sw->ep[side].capture = on;
+}
+
+uint32_t
+simwire_ncap(const struct simwire *sw, int side)
+{
+	return sw->ep[side].ncap;
+}
+
+const struct sim_cap *
+simwire_cap(const struct simwire *sw, int side, uint32_t i)
+{
+	return i < sw->ep[side].ncap ? &sw->ep[side].caps[i] : NULL;
+}
+
+void
+simwire_cap_clear(struct simwire *sw, int side)
+{
+	struct sim_ep *ep = &sw->ep[side];
+	uint32_t i;
+
+	for (i = 0; i < ep->ncap; i++)
+		free(ep->caps[i].frame);
+	ep->ncap = 0;
+}
+
+void
+simwire_cap_forward(struct simwire *sw, int side, uint32_t i)
+{
+	const struct sim_cap *c = simwire_cap(sw, side, i);
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	if (c == NULL)
+		return;
+	if (uroce_parse(c->frame, c->len, &f, &p) != UROCE_WIRE_OK) {
+		sw->st.bad_parse++;
+		return;
+	}
+	uroce_engine_rx(sw->ep[1 - side].eng, &p, &f);
+}
+
+int
+simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
+	       const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen)
+{
+	struct sim_ep *from = &sw->ep[1 - to_side], *to = &sw->ep[to_side];
+	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
+	struct uroce_ext_fields zero;
+	struct uroce_tx_addr a;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+	uint32_t ib_len, hl, len;
+	uint8_t *buf, *frame;
+	int rc = 0;
+
+	if (oi == NULL)
+		return -EINVAL;
+	if (ext == NULL) {
+		memset(&zero, 0, sizeof(zero));
+		ext = &zero;
+	}
+	ib_len = oi->hdr_len + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN;
+	buf = op_tx_alloc(from, ib_len);
+	if (buf == NULL)
+		return -ENOMEM;
+	hl = uroce_hdr_build(buf, ib_len, bth, ext, paylen);
+	if (hl == 0) {
+		op_tx_free(from, buf);
+		return -EINVAL;
+	}
+	if (paylen > 0)
+		memcpy(buf + hl, payload, paylen);
+	memset(buf + hl + paylen, 0, uroce_pad(paylen) + UROCE_ICRC_LEN);
+	memset(&a, 0, sizeof(a));
+	memcpy(a.sgid, from->gid, 16);
+	memcpy(a.dgid, to->gid, 16);
+	a.sport = 0xC000;
+	frame = encap(from, buf, ib_len, &a, &len);
+	if (frame == NULL || uroce_parse(frame, len, &f, &p) != UROCE_WIRE_OK)
+		rc = -EINVAL;
+	else
+		uroce_engine_rx(to->eng, &p, &f);
+	op_tx_free(from, buf);
+	return rc;
+}
+
+unsigned int
+simwire_step(struct simwire *sw)
+{
+	unsigned int work = 0;
+
+	work += uroce_engine_poll(sw->ep[0].eng);
+	work += uroce_engine_poll(sw->ep[1].eng);
+	while (sw->nheap > 0 && sw->heap[0].at <= sw->now) {
+		struct flight fl = heap_pop(sw);
+		struct uroce_frame f;
+		struct uroce_pkt p;
+
+		trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
+		if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
+			sw->st.delivered++;
+			uroce_engine_rx(sw->ep[fl.to].eng, &p, &f);
+		} else {
+			sw->st.bad_parse++;
+		}
+		free(fl.base);
+		work++;
+	}
+	return work;
+}
+
+static uint64_t
+next_event(struct simwire *sw)
+{
+	uint64_t t = sw->nheap > 0 ? sw->heap[0].at : UINT64_MAX;
+	uint64_t d0 = uroce_engine_next_deadline(sw->ep[0].eng);
+	uint64_t d1 = uroce_engine_next_deadline(sw->ep[1].eng);
+
+	t = d0 < t ? d0 : t;
+	return d1 < t ? d1 : t;
+}
+
+bool
+simwire_run_until(struct simwire *sw, bool (*done)(void *arg), void *arg, uint64_t max_us)
+{
+	uint64_t end = sw->now + max_us;
+
+	for (;;) {
+		if (done(arg))
+			return true;
+		if (sw->now > end)
+			return false;
+		if (simwire_step(sw) == 0) {
+			uint64_t t;
+
+			if (uroce_engine_busy(sw->ep[0].eng) || uroce_engine_busy(sw->ep[1].eng)) {
+				sw->now++;
+				continue;
+			}
+			t = next_event(sw);
+			if (t == UINT64_MAX)
+				return done(arg);
+			sw->now = t > sw->now ? t : sw->now + 1;
+		} else {
+			sw->now++;
+		}
+	}
+}
+
+void
+simwire_settle(struct simwire *sw)
+{
+	unsigned int guard = 0;
+
+	while (guard++ < 1000000) {
+		unsigned int w = simwire_step(sw);
+
+		if (w == 0 && sw->nheap == 0 && !uroce_engine_busy(sw->ep[0].eng) &&
+		    !uroce_engine_busy(sw->ep[1].eng))
+			return;
+		if (w == 0 && sw->nheap > 0 && sw->heap[0].at > sw->now)
+			sw->now = sw->heap[0].at;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+
+struct uroce_qp *
+sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr)
+{
+	struct uroce_qp_init_attr ia;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = t;
+	ia.send_cq = s->scq;
+	ia.recv_cq = s->rcq;
+	ia.cap.max_send_wr = max_wr;
+	ia.cap.max_recv_wr = max_wr;
+	ia.cap.max_send_sge = UROCE_MAX_SGE;
+	ia.cap.max_recv_sge = UROCE_MAX_SGE;
+	ia.cap.max_inline_data = UROCE_MAX_INLINE;
+	return uroce_qp_create(s->pd, &ia);
+}
+
+static int
+bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer,
+	 const struct sim_qp_opts *o, uint32_t sq_psn, uint32_t rq_psn)
+{
+	enum uroce_qp_type t = o->type ? o->type : UROCE_QPT_RC;
+	struct uroce_qp_attr a;
+	int rc, mask;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.pkey_index = 0;
+	a.qp_access_flags = o->access ? o->access :
+			    UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ |
+			    UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_LOCAL_WRITE;
+	a.qkey = o->qkey ? o->qkey : 0x11111111;
+	mask = UROCE_QP_STATE | UROCE_QP_PORT | UROCE_QP_PKEY_INDEX |
+	       (t == UROCE_QPT_UD ? UROCE_QP_QKEY : UROCE_QP_ACCESS_FLAGS);
+	rc = uroce_modify_qp(q, &a, mask);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTR;
+	mask = UROCE_QP_STATE;
+	if (t != UROCE_QPT_UD) {
+		a.path_mtu = o->mtu ? o->mtu : UROCE_MTU_1024;
+		a.dest_qp_num = uroce_qp_num(peer);
+		a.rq_psn = rq_psn;
+		memcpy(a.ah_attr.dgid, simwire_gid(sw, 1 - side), 16);
+		a.ah_attr.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		mask |= UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN;
+		if (t == UROCE_QPT_RC) {
+			a.max_dest_rd_atomic = o->max_dest_rd_atomic ? o->max_dest_rd_atomic :
+					       UROCE_MAX_DEST_RD_ATOMIC;
+			a.min_rnr_timer = o->min_rnr_timer || o->explicit_zero ?
+					  o->min_rnr_timer : 1;
+			mask |= UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
+		}
+	}
+	rc = uroce_modify_qp(q, &a, mask);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = sq_psn;
+	mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN;
+	if (t == UROCE_QPT_RC) {
+		a.timeout = o->timeout || o->explicit_zero ? o->timeout : 10;
+		a.retry_cnt = o->retry_cnt || o->explicit_zero ? o->retry_cnt : 7;
+		a.rnr_retry = o->rnr_retry || o->explicit_zero ? o->rnr_retry : 7;
+		a.max_rd_atomic = o->max_rd_atomic ? o->max_rd_atomic : UROCE_MAX_RD_ATOMIC;
+		mask |= UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+			UROCE_QP_MAX_QP_RD_ATOMIC;
+	}
+	return uroce_modify_qp(q, &a, mask);
+}
+
+int
+sim_connect(struct simwire *sw, struct uroce_qp *a, struct uroce_qp *b,
+	    const struct sim_qp_opts *o)
+{
+	int rc = bring_up(sw, a, 0, b, o, o->psn0, o->psn1);
+
+	if (rc != 0)
+		return rc;
+	return bring_up(sw, b, 1, a, o, o->psn1, o->psn0);
+}
+
+int
+sim_pair_create(struct simwire *sw, struct sim_side s[2], const struct sim_qp_opts *o,
+		uint32_t max_wr, int cqe)
+{
+	enum uroce_qp_type t = o->type ? o->type : UROCE_QPT_RC;
+	int i;
+
+	memset(s, 0, 2 * sizeof(*s));
+	for (i = 0; i < 2; i++) {
+		s[i].pd = uroce_pd_alloc(simwire_engine(sw, i));
+		s[i].scq = uroce_cq_create(simwire_engine(sw, i), cqe, NULL);
+		s[i].rcq = uroce_cq_create(simwire_engine(sw, i), cqe, NULL);
+		if (s[i].pd == NULL || s[i].scq == NULL || s[i].rcq == NULL)
+			return -ENOMEM;
+		s[i].qp = sim_qp_create(&s[i], t, max_wr);
+		if (s[i].qp == NULL)
+			return -errno;
+	}
+	return sim_connect(sw, s[0].qp, s[1].qp, o);
+}
+
+void
+sim_pair_destroy(struct sim_side s[2])
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (s[i].qp != NULL)
+			uroce_qp_destroy(s[i].qp);
+		if (s[i].scq != NULL)
+			uroce_cq_destroy(s[i].scq);
+		if (s[i].rcq != NULL)
+			uroce_cq_destroy(s[i].rcq);
+	}
+}
+
+struct wait_ctx {
+	struct uroce_cq *cq;
+	struct uroce_wc *wc;
+	int n;
+	int got;
+};
+
+static bool
+wait_done(void *arg)
+{
+	struct wait_ctx *w = arg;
+
+	while (w->got < w->n) {
+		int r = uroce_poll_cq(w->cq, w->n - w->got, w->wc + w->got);
+
+		if (r <= 0)
+			break;
+		w->got += r;
+	}
+	return w->got >= w->n;
+}
+
+int
+sim_wait_cq(struct simwire *sw, struct uroce_cq *cq, struct uroce_wc *wc, int n, uint64_t max_us)
+{
+	struct wait_ctx w = { .cq = cq, .wc = wc, .n = n, .got = 0 };
+
+	simwire_run_until(sw, wait_done, &w, max_us);
+	return w.got;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/**
+ * @file
+ * A simulated wire for tests: two transport engines (side 0 and side 1) in
+ * one process, a simulated clock in microseconds, and a link that drops,
+ * duplicates, reorders, delays and corrupts packets, deterministically from
+ * a seed. Packets are real RoCEv2 frames: the wire adds Ethernet/IP/UDP with
+ * uroce_encap_build() and the ICRC with uroce_icrc_fill(), and the receiving
+ * side validates them with uroce_parse() before uroce_engine_rx(), exactly
+ * as the DPDK shell will. Protocol tests can capture what a side sends
+ * instead of delivering it, and inject hand-built packets.
+ */
+
+#ifndef UROCE_SIMWIRE_H
+#define UROCE_SIMWIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uroce_transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Link behaviour. Probabilities are in parts per million, per packet. */
+struct simwire_conf {
+	uint64_t seed;
+	uint32_t drop_ppm;
+	uint32_t dup_ppm;
+	uint32_t reorder_ppm;   /**< packets given an extra random delay */
+	uint32_t corrupt_ppm;   /**< one byte flipped: the ICRC check drops it */
+	uint32_t delay_us;      /**< one-way delay (0: delivered in the same step) */
+	uint32_t reorder_us;    /**< extra delay of a reordered packet, up to (default 50) */
+	uint32_t budget;        /**< engine poll budget (0: engine default) */
+	bool ipv6;              /**< IPv6 GIDs (default IPv4-mapped 198.18.0.1/2) */
+	int drop_only_from;     /**< 0: both ways; 1: only side 0's packets; 2: only side 1's */
+};
+
+/** Link statistics. */
+struct simwire_stats {
+	uint64_t sent;
+	uint64_t delivered;
+	uint64_t dropped;
+	uint64_t duplicated;
+	uint64_t reordered;
+	uint64_t corrupted;
+	uint64_t bad_parse;     /**< frames uroce_parse() rejected */
+};
+
+/** A captured packet: the whole frame and its parsed views. */
+struct sim_cap {
+	uint8_t *frame;
+	uint32_t len;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+	struct uroce_tx_addr addr;
+};
+
+struct simwire;
+
+/** Create a wire with two engines. @return NULL on error. */
+struct simwire *simwire_create(const struct simwire_conf *conf);
+void simwire_destroy(struct simwire *sw);
+struct uroce_engine *simwire_engine(struct simwire *sw, int side);
+const uint8_t *simwire_gid(const struct simwire *sw, int side);
+uint64_t simwire_now(const struct simwire *sw);
+void simwire_advance(struct simwire *sw, uint64_t us);
+struct simwire_stats simwire_stats(const struct simwire *sw);
+/** Change loss parameters on the fly. */
+void simwire_set_loss(struct simwire *sw, uint32_t drop_ppm, uint32_t dup_ppm,
+		      uint32_t reorder_ppm, uint32_t corrupt_ppm);
+
+/** How many async events of @p type @p side's engine raised. */
+uint32_t simwire_event_count(const struct simwire *sw, int side, enum uroce_event_type type);
+
+/** Capture what @p side sends instead of delivering it. */
+void simwire_set_capture(struct simwire *sw, int side, bool on);
+uint32_t simwire_ncap(const struct simwire *sw, int side);
+const struct sim_cap *simwire_cap(const struct simwire *sw, int side, uint32_t i);
+void simwire_cap_clear(struct simwire *sw, int side);
+/** Deliver captured packet @p i of @p side to the other side now. */
+void simwire_cap_forward(struct simwire *sw, int side, uint32_t i);
+
+/**
+ * Build a frame from the other side's GID to @p to_side, carrying the given
+ * headers and payload, validate it with uroce_parse() and give it to the
+ * engine of @p to_side. @return 0, or -EINVAL if the headers do not build
+ * or the frame does not parse.
+ */
+int simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
+		   const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen);
+
+/** One round: poll both engines, deliver every packet due. @return work done. */
+unsigned int simwire_step(struct simwire *sw);
+
+/**
+ * Step until @p done returns true, jumping the clock to the next event when
+ * idle. @return true if done, false if @p max_us of simulated time passed
+ * or nothing was left to happen.
+ */
+bool simwire_run_until(struct simwire *sw, bool (*done)(void *arg), void *arg, uint64_t max_us);
+
+/** Step until no packet is in flight and neither engine is busy (no clock jumps to timers). */
+void simwire_settle(struct simwire *sw);
+
+/* ------------------------------------------------------------------------ */
+/* Test helpers: objects and connected QP pairs                              */
+/* ------------------------------------------------------------------------ */
+
+/** QP parameters for sim_connect(). Zero fields take the defaults noted. */
+struct sim_qp_opts {
+	enum uroce_qp_type type;   /**< default RC */
+	enum uroce_mtu mtu;        /**< default 1024 */
+	uint32_t psn0;             /**< sq_psn of side 0 (= rq_psn of side 1) */
+	uint32_t psn1;
+	uint8_t timeout;           /**< default 10 (4.2 ms) */
+	uint8_t retry_cnt;         /**< default 7 */
+	uint8_t rnr_retry;         /**< default 7 */
+	uint8_t min_rnr_timer;     /**< default 1 (10 µs) */
+	uint8_t max_rd_atomic;     /**< default 16 */
+	uint8_t max_dest_rd_atomic; /**< default 16 */
+	int access;                /**< default all remote rights */
+	uint32_t qkey;             /**< UD, default 0x11111111 */
+	bool explicit_zero;        /**< take timeout/retry/rnr fields as given, even 0 */
+};
+
+/** One side's objects for a connected pair. */
+struct sim_side {
+	struct uroce_pd *pd;
+	struct uroce_cq *scq;
+	struct uroce_cq *rcq;
+	struct uroce_qp *qp;
+};
+
+/** Create PD/CQs/QP on both sides and bring the pair to RTS. @return 0 or -errno. */
+int sim_pair_create(struct simwire *sw, struct sim_side s[2], const struct sim_qp_opts *o,
+		    uint32_t max_wr, int cqe);
+/** Create a QP on @p s (PD/CQs already there). */
+struct uroce_qp *sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr);
+/** Bring @p a and @p b to RTS pointed at each other. */
+int sim_connect(struct simwire *sw, struct uroce_qp *a, struct uroce_qp *b,
+		const struct sim_qp_opts *o);
+void sim_pair_destroy(struct sim_side s[2]);
+
+/**
+ * Run the wire until @p n completions have been polled from @p cq into
+ * @p wc (or @p max_us simulated µs passed). @return completions collected.
+ */
+int sim_wait_cq(struct simwire *sw, struct uroce_cq *cq, struct uroce_wc *wc, int n,
+		uint64_t max_us);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UROCE_SIMWIRE_H */

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The uroce authors
+#
+# Shared helpers for the dpdk suite (sourced, not run). Every test:
+#   - checks its prerequisites and exits 77 (meson: SKIP) with a loud reason
+#     when one is truly missing;
+#   - creates its own network namespaces, uses only 198.18.0.0/15 and
+#     2001:2::/48 (the IPv4 and IPv6 benchmarking ranges), and removes them
+#     in an EXIT trap;
+#   - stops only the uroced processes it started, by PID.
+# UROCED must point at the uroced binary (meson passes it).
+
+set -u
+TAG=$(basename "$0" .sh)
+WORK=$(mktemp -d "/tmp/uroce-$TAG-$$-XXXX")
+PIDS=()
+NETNS=()
+FAILS=0
+
+log() { printf '%s: %s\n' "$TAG" "$*"; }
+fail() { printf '%s: FAIL: %s\n' "$TAG" "$*"; FAILS=$((FAILS + 1)); }
+pass() { printf '%s: ok: %s\n' "$TAG" "$*"; }
+
+skip() {
+	printf '\n%s: SKIP: %s\n\n' "$TAG" "$*" >&2
+	printf '%s: SKIP: %s\n' "$TAG" "$*"
+	exit 77
+}
+
+cleanup() {
+	local pid ns
+	for pid in "${PIDS[@]}"; do
+		if kill -0 "$pid" 2>/dev/null; then
+			kill -TERM "$pid" 2>/dev/null
+			for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+			kill -KILL "$pid" 2>/dev/null
+		fi
+	done
+	for ns in "${NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	if [ "${KEEP_WORK:-0}" = 1 ]; then
+		log "logs kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (EAL, af_packet and network namespaces)"
+}
+
+require_uroced() {
+	[ -n "${UROCED:-}" ] && [ -x "$UROCED" ] || skip "UROCED is not set to the uroced binary"
+}
+
+require_cmd() {
+	command -v "$1" >/dev/null 2>&1 || skip "'$1' not found (Debian package: $2)"
+}
+
+# --no-huge works for every PMD these tests use (af_packet, memif, net_ring);
+# check once that EAL starts that way here (no-huge needs no special kernel).
+require_eal() {
+	local out
+	out=$(timeout 20 "$UROCED" --no-huge -m 64 -l 0 --file-prefix "uroce-probe-$$" \
+		--socket "$WORK/probe.sock" --check 2>&1)
+	echo "$out" | grep -q '^PASS' || skip "EAL cannot start even with --no-huge: $(echo "$out" | tail -3 | tr '\n' ' ')"
+}
+
+require_netns_veth() {
+	local ns="uroce-probe-$$"
+	ip netns add "$ns" 2>/dev/null || skip "cannot create a network namespace (ip netns add)"
+	if ! ip -n "$ns" link add uprobe0 type veth peer name uprobe1 2>/dev/null; then
+		ip netns del "$ns"
+		skip "no veth support in this kernel (ip link add type veth failed)"
+	fi
+	ip netns del "$ns"
+}
+
+new_netns() {
+	local ns="$1"
+	ip netns add "$ns" || { fail "ip netns add $ns"; exit 1; }
+	NETNS+=("$ns")
+	ip -n "$ns" link set lo up
+}
+
+# start_uroced NAME [netns|-] ARGS...: starts uroced in the background, logs to
+# $WORK/NAME.log, waits (bounded) for its "ready" line. Sets $LAST_PID.
+start_uroced() {
+	local name="$1" ns="$2"
+	shift 2
+	if [ "$ns" = "-" ]; then
+		"$UROCED" "$@" >"$WORK/$name.log" 2>&1 &
+	else
+		ip netns exec "$ns" "$UROCED" "$@" >"$WORK/$name.log" 2>&1 &
+	fi
+	LAST_PID=$!
+	PIDS+=("$LAST_PID")
+	for _ in $(seq 100); do
+		grep -q '^uroced: ready' "$WORK/$name.log" && return 0
+		kill -0 "$LAST_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "$name did not become ready; log:"
+	sed 's/^/    /' "$WORK/$name.log"
+	return 1
+}
+
+# stop_uroced PID NAME: SIGTERM, expect a clean exit within 5 s.
+stop_uroced() {
+	local pid="$1" name="$2" rc
+	kill -TERM "$pid"
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then
+		fail "$name did not stop within 5 s of SIGTERM"
+		return 1
+	fi
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q '^uroced: stopped' "$WORK/$name.log"; then
+		pass "$name stopped cleanly on SIGTERM (exit 0)"
+	else
+		fail "$name exit $rc after SIGTERM; log tail:"
+		tail -5 "$WORK/$name.log" | sed 's/^/    /'
+	fi
+}
+
+# tel PREFIX COMMAND: one telemetry query, through DPDK's own client.
+tel() {
+	echo "$2" | timeout 10 dpdk-telemetry.py -f "$1" 2>/dev/null
+}
+
+# counter PREFIX PORT NAME: one counter from /uroce/port/stats.
+counter() {
+	tel "$1" "/uroce/port/stats,$2" | /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(d["/uroce/port/stats"][sys.argv[1]])' "$3"
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		log "$FAILS check(s) failed"
+		KEEP_WORK=1
+		exit 1
+	fi
+	log "all checks passed"
+	exit 0
+}

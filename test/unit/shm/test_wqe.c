@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Tests for lib/shm/wqe.c: the structural checks the daemon runs on its
+ * private copy of a WQE, one rejected field at a time.
+ */
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "uroce_shm.h"
+
+static struct uroce_shm_send_wqe
+send_wqe(uint8_t op, uint32_t nsge)
+{
+	struct uroce_shm_send_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 99;
+	w.opcode = op;
+	w.num_sge = (uint8_t)nsge;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	for (uint32_t i = 0; i < nsge; i++)
+		w.data.sg_list[i] = (struct uroce_shm_sge){0x1000 * (i + 1), 100, 7};
+	return w;
+}
+
+Test(wqe, good_send_wqes)
+{
+	struct uroce_shm_send_wqe w;
+	uint64_t len = 0;
+
+	/* Expect: SEND with 8 SGEs of 100 B -> success, 800 B. */
+	w = send_wqe(UROCE_WR_SEND, 8);
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(len, 800);
+	/* Expect: zero-length SEND is legal. */
+	w = send_wqe(UROCE_WR_SEND, 0);
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(len, 0);
+	/* Expect: inline WRITE of 256 B. */
+	w = send_wqe(UROCE_WR_RDMA_WRITE, 0);
+	w.send_flags |= UROCE_SEND_INLINE;
+	w.inline_len = 256;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(len, 256);
+	/* Expect: atomics with one 8-byte SGE, READ with SGEs. */
+	w = send_wqe(UROCE_WR_ATOMIC_FETCH_AND_ADD, 1);
+	w.data.sg_list[0].length = 8;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	w.opcode = UROCE_WR_ATOMIC_CMP_AND_SWP;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	w = send_wqe(UROCE_WR_RDMA_READ, 2);
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+}
+
+Test(wqe, bad_send_wqes)
+{
+	struct uroce_shm_send_wqe w;
+	uint8_t bad_ops[] = {7, 8, 10, 0x80, 0xff};
+
+	/* Expect: unknown opcodes (LOCAL_INV 7 and BIND_MW 8 are not supported). */
+	for (size_t i = 0; i < sizeof(bad_ops); i++) {
+		w = send_wqe(bad_ops[i], 1);
+		cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR,
+			     "opcode %u", bad_ops[i]);
+	}
+	/* Expect: unknown flag, reserved words. */
+	w = send_wqe(UROCE_WR_SEND, 1);
+	w.send_flags |= 1u << 4;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w = send_wqe(UROCE_WR_SEND, 1);
+	w.reserved0 = 1;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w = send_wqe(UROCE_WR_SEND, 1);
+	w.reserved1 = 1;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	/* Expect: more SGEs than the QP has, or than the ABI has. */
+	w = send_wqe(UROCE_WR_SEND, 4);
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 3, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.num_sge = 200;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 1000, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	/* Expect: inline too long for the QP and for the ABI; inline READ. */
+	w = send_wqe(UROCE_WR_SEND, 0);
+	w.send_flags |= UROCE_SEND_INLINE;
+	w.inline_len = 65;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 64, NULL), UROCE_WC_LOC_LEN_ERR);
+	w.inline_len = UROCE_MAX_INLINE + 1;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 100000, NULL), UROCE_WC_LOC_LEN_ERR);
+	w.opcode = UROCE_WR_RDMA_READ;
+	w.inline_len = 8;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	/* Expect: atomic SGE not exactly one of 8 bytes. */
+	w = send_wqe(UROCE_WR_ATOMIC_FETCH_AND_ADD, 1);
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	w = send_wqe(UROCE_WR_ATOMIC_CMP_AND_SWP, 2);
+	w.data.sg_list[0].length = 8;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	/* Expect: lengths that would overflow 32 bits are summed in 64 and
+	 * rejected above 2^31. */
+	w = send_wqe(UROCE_WR_SEND, 2);
+	w.data.sg_list[0].length = 0xffffffffu;
+	w.data.sg_list[1].length = 2;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	w.data.sg_list[0].length = UROCE_MAX_MSG_SIZE - 2;
+	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+}
+
+Test(wqe, recv_wqes)
+{
+	struct uroce_shm_recv_wqe r;
+	uint64_t len = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.num_sge = 2;
+	r.sg_list[0].length = 4096;
+	r.sg_list[1].length = 100;
+	/* Expect: success and 4196 B; then too many SGEs, reserved, overflow. */
+	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(len, 4196);
+	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 1, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	r.num_sge = 9;
+	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 100, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	r.num_sge = 2;
+	r.reserved0 = 1;
+	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	r.reserved0 = 0;
+	r.sg_list[0].length = 0xffffffffu;
+	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, NULL), UROCE_WC_LOC_LEN_ERR);
+}

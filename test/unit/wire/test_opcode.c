@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/* The opcode table (lib/wire/opcode.c) against IBA 9.2.1 table 35. */
+
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "uroce_wire.h"
+
+struct hdr_desc {
+	uint32_t bit;
+	uint8_t len;
+	size_t off_field;
+};
+
+#define HD(bit, len, field) {bit, len, offsetof(struct uroce_opcode_info, field)}
+
+/* In IBA header order (9.2). */
+static const struct hdr_desc hdrs[] = {
+	HD(UROCE_HDR_DETH, UROCE_DETH_LEN, off_deth),
+	HD(UROCE_HDR_RETH, UROCE_RETH_LEN, off_reth),
+	HD(UROCE_HDR_AETH, UROCE_AETH_LEN, off_aeth),
+	HD(UROCE_HDR_ATMETH, UROCE_ATMETH_LEN, off_atmeth),
+	HD(UROCE_HDR_ATMACK, UROCE_ATMACK_LEN, off_atmack),
+	HD(UROCE_HDR_IMMDT, UROCE_IMMDT_LEN, off_immdt),
+	HD(UROCE_HDR_IETH, UROCE_IETH_LEN, off_ieth),
+};
+
+Test(opcode, count_of_valid_entries)
+{
+	int n = 0, i;
+
+	for (i = 0; i < 256; i++)
+		n += uroce_opcode_get((uint8_t)i) != NULL;
+	/* Expect: 23 RC + 12 UC + 2 UD + CNP = 38 (RD is not supported). */
+	cr_assert_eq(n, 38);
+}
+
+Test(opcode, offsets_follow_iba_order_and_lengths_add_up)
+{
+	int i;
+	size_t h;
+
+	for (i = 0; i < 256; i++) {
+		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)i);
+		uint32_t expect_off = UROCE_BTH_LEN;
+
+		if (oi == NULL)
+			continue;
+		for (h = 0; h < UROCE_ARRAY_SIZE(hdrs); h++) {
+			uint8_t off = *((const uint8_t *)oi + hdrs[h].off_field);
+
+			if (oi->mask & hdrs[h].bit) {
+				cr_assert_eq(off, expect_off, "opcode 0x%02x header %zu at %u, not %u",
+					     i, h, off, expect_off);
+				expect_off += hdrs[h].len;
+			} else {
+				cr_assert_eq(off, 0, "opcode 0x%02x: absent header has offset", i);
+			}
+		}
+		if (oi->mask & UROCE_HDR_CNPRSVD)
+			expect_off += UROCE_CNP_RSVD_LEN;
+		cr_assert_eq(oi->hdr_len, expect_off, "opcode 0x%02x (%s)", i, oi->name);
+	}
+}
+
+Test(opcode, names_carry_the_service_prefix)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)i);
+		const char *prefix;
+
+		if (oi == NULL)
+			continue;
+		switch (i & 0xE0) {
+		case UROCE_SVC_RC: prefix = "RC "; break;
+		case UROCE_SVC_UC: prefix = "UC "; break;
+		case UROCE_SVC_UD: prefix = "UD "; break;
+		default: prefix = "CNP"; break;
+		}
+		cr_assert_eq(strncmp(oi->name, prefix, strlen(prefix)), 0, "0x%02x %s", i, oi->name);
+	}
+}
+
+Test(opcode, reserved_and_rd_opcodes_are_invalid)
+{
+	int i;
+
+	/* IBA table 35: RC 0x15 and 0x18-0x1F reserved here (0x18+ are IBA 1.5
+	 * extensions uroce does not implement); RD (0x40-0x5F) unsupported. */
+	cr_assert_null(uroce_opcode_get(0x15));
+	for (i = 0x18; i <= 0x1F; i++)
+		cr_assert_null(uroce_opcode_get((uint8_t)i));
+	for (i = 0x40; i <= 0x5F; i++)
+		cr_assert_null(uroce_opcode_get((uint8_t)i));
+	/* UC has no READ, ACK or atomic (IBA 9.8.1). */
+	for (i = 0x2C; i <= 0x3F; i++)
+		cr_assert_null(uroce_opcode_get((uint8_t)i));
+	/* UD has only SEND Only (with immediate). */
+	for (i = 0x60; i <= 0x7F; i++)
+		if (i != 0x64 && i != 0x65)
+			cr_assert_null(uroce_opcode_get((uint8_t)i));
+	for (i = 0x82; i <= 0xFF; i++)
+		cr_assert_null(uroce_opcode_get((uint8_t)i));
+}
+
+Test(opcode, known_entries)
+{
+	const struct uroce_opcode_info *oi;
+
+	oi = uroce_opcode_get(0x0A);
+	cr_assert_str_eq(oi->name, "RC RDMA WRITE Only");
+	cr_assert(oi->mask & UROCE_HDR_RETH);
+	cr_assert(oi->mask & UROCE_F_START && oi->mask & UROCE_F_END);
+	cr_assert_eq(oi->hdr_len, 28);
+
+	oi = uroce_opcode_get(0x12);
+	cr_assert_str_eq(oi->name, "RC ATOMIC Acknowledge");
+	cr_assert_eq(oi->off_aeth, 12);
+	cr_assert_eq(oi->off_atmack, 16);
+	cr_assert_not(oi->mask & UROCE_F_PAYLOAD);
+
+	oi = uroce_opcode_get(0x65);
+	cr_assert_str_eq(oi->name, "UD SEND Only with Immediate");
+	cr_assert_eq(oi->off_deth, 12);
+	cr_assert_eq(oi->off_immdt, 20);
+
+	oi = uroce_opcode_get(UROCE_OPCODE_CNP);
+	cr_assert_str_eq(oi->name, "CNP");
+	cr_assert_eq(oi->hdr_len, 28);
+	cr_assert(oi->mask & UROCE_F_CNP);
+}
+
+Test(opcode, roles_are_consistent)
+{
+	int i;
+
+	for (i = 0; i < 256; i++) {
+		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)i);
+		uint32_t m;
+
+		if (oi == NULL)
+			continue;
+		m = oi->mask;
+		/* Exactly one of request, response, CNP. */
+		cr_assert_eq(!!(m & UROCE_F_REQ) + !!(m & UROCE_F_RESP) + !!(m & UROCE_F_CNP), 1,
+			     "0x%02x", i);
+		/* FIRST/MIDDLE must carry a full PMTU; nothing else does. */
+		cr_assert_eq(!!(m & UROCE_F_FULL_PMTU),
+			     !!(m & UROCE_F_MIDDLE) || ((m & UROCE_F_START) && !(m & UROCE_F_END) &&
+							(m & UROCE_F_PAYLOAD)),
+			     "0x%02x", i);
+		/* Immediate only on a message's last packet (IBA 9.4.1). */
+		if (m & UROCE_HDR_IMMDT)
+			cr_assert(m & UROCE_F_END, "0x%02x", i);
+		/* RETH on WRITE FIRST/ONLY and READ request only. */
+		if (m & UROCE_HDR_RETH)
+			cr_assert((m & UROCE_F_START) && (m & (UROCE_F_WRITE | UROCE_F_READ)) &&
+				  (m & UROCE_F_REQ), "0x%02x", i);
+		/* The same operation appears in RC and UC with the same layout. */
+		if (i < 0x20 && (m & (UROCE_F_SEND | UROCE_F_WRITE)) && !(m & UROCE_HDR_IETH)) {
+			const struct uroce_opcode_info *uc = uroce_opcode_get((uint8_t)(i | 0x20));
+
+			cr_assert_not_null(uc, "UC twin of 0x%02x", i);
+			cr_assert_eq(uc->mask, m, "UC twin of 0x%02x", i);
+			cr_assert_eq(uc->hdr_len, oi->hdr_len);
+		}
+	}
+}
