@@ -103,7 +103,7 @@ struct uroce_dp_config {
 	struct uroce_dp_port_cfg ports[UROCE_DP_MAX_PORTS];
 };
 
-/** Fill @p cfg with the defaults documented in doc/operations-dpdk.md. */
+/** Fill @p cfg with the defaults documented in doc/operations.md. */
 void uroce_dp_config_defaults(struct uroce_dp_config *cfg);
 
 /**

@@ -15,6 +15,7 @@ TAG=$(basename "$0" .sh)
 WORK=$(mktemp -d "/tmp/uroce-$TAG-$$-XXXX")
 PIDS=()
 NETNS=()
+PREFIXES=()   # DPDK --file-prefix values, cleaned up at exit
 FAILS=0
 
 log() { printf '%s: %s\n' "$TAG" "$*"; }
@@ -38,6 +39,16 @@ cleanup() {
 	done
 	for ns in "${NETNS[@]}"; do
 		ip netns del "$ns" 2>/dev/null
+	done
+	# A DPDK primary leaves its hugepage files (<prefix>map_N) and runtime
+	# directory behind when it exits; left there they hold the pages, and
+	# the next run finds none free. Remove those of every prefix we used.
+	local prefix mnt
+	for prefix in "${PREFIXES[@]}"; do
+		for mnt in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
+			rm -f "$mnt/${prefix}map_"*
+		done
+		rm -rf "/var/run/dpdk/$prefix"
 	done
 	if [ "${KEEP_WORK:-0}" = 1 ]; then
 		log "logs kept in $WORK"
@@ -63,6 +74,7 @@ require_cmd() {
 # check once that EAL starts that way here (no-huge needs no special kernel).
 require_eal() {
 	local out
+	PREFIXES+=("uroce-probe-$$")
 	out=$(timeout 20 "$UROCED" --no-huge -m 64 -l 0 --file-prefix "uroce-probe-$$" \
 		--socket "$WORK/probe.sock" --check 2>&1)
 	echo "$out" | grep -q '^PASS' || skip "EAL cannot start even with --no-huge: $(echo "$out" | tail -3 | tr '\n' ' ')"

@@ -38,6 +38,7 @@ B="uroce-b-$$"
 VA="ua$$"
 VB="ub$$"
 P="uroce-afp-$$"
+PREFIXES+=("$P" "$P-v")
 MAC_A=02:00:c6:12:01:02
 MAC_B=02:00:c6:12:01:01
 LL_A=fe80::c6ff:fe12:102

@@ -16,6 +16,7 @@ require_cmd timeout coreutils
 require_eal
 
 P="uroce-basic-$$"
+PREFIXES+=("$P" "$P-2")
 SOCK="$WORK/ctl.sock"
 EAL=(--no-huge -m 64 -l 0,1)
 

@@ -24,6 +24,7 @@ for side in a b; do
 	else
 		role=client; n=2
 	fi
+	PREFIXES+=("uroce-memif-$side-$$")
 	cat >"$WORK/$side.conf" <<EOF
 [eal]
 lcores = 0,1

@@ -29,6 +29,7 @@ B="uroce-pb-$$"
 VA="pa$$"
 VB="pb$$"
 P="uroce-pdump-$$"
+PREFIXES+=("$P")
 MAC_A=02:00:c6:12:03:02
 MAC_B=02:00:c6:12:03:01
 

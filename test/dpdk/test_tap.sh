@@ -24,6 +24,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 NS="uroce-t-$$"
 TAP="ut$$"
 P="uroce-tap-$$"
+PREFIXES+=("$P")
 MAC_U=02:00:c6:12:06:02
 
 new_netns "$NS"

@@ -68,7 +68,7 @@ Test(dp_config, defaults)
 	struct uroce_dp_config c;
 
 	uroce_dp_config_defaults(&c);
-	/* Expect: the documented defaults (doc/operations-dpdk.md). */
+	/* Expect: the documented defaults (doc/operations.md). */
 	cr_expect_str_eq(c.file_prefix, "uroced");
 	cr_expect_str_eq(c.socket_path, "/run/uroce/uroced.sock");
 	cr_expect_eq(c.socket_mode, 0660);
