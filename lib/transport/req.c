@@ -223,41 +223,43 @@ static const char *const req_state_names[] __attribute__((unused)) = {
 	[REQ_BLOCKED] = "BLOCKED", [REQ_MORE] = "MORE", [REQ_EXIT] = "EXIT",
 };
 
-/* Opcode of the packet at byte @off of a SEND/WRITE message (IBA 9.2.1). */
+/* Position of a packet in its message, the column of seg_ops[]. */
+enum seg_pos {
+	SEG_ONLY,
+	SEG_FIRST,
+	SEG_MIDDLE,
+	SEG_LAST,
+};
+
+#define SEG_ROW(only, first, middle, last) \
+	{ [SEG_ONLY] = UROCE_OP_##only, [SEG_FIRST] = UROCE_OP_##first, \
+	  [SEG_MIDDLE] = UROCE_OP_##middle, [SEG_LAST] = UROCE_OP_##last }
+
+/* Operation of each packet of a SEND/WRITE message, by WR opcode and
+ * position (IBA 9.2.1, table 35). Immediate data and the invalidate key ride
+ * on the last packet only. */
+static const uint8_t seg_ops[][4] = {
+	[UROCE_WR_RDMA_WRITE] = SEG_ROW(RDMA_WRITE_ONLY, RDMA_WRITE_FIRST,
+					RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST),
+	[UROCE_WR_RDMA_WRITE_WITH_IMM] = SEG_ROW(RDMA_WRITE_ONLY_WITH_IMMEDIATE, RDMA_WRITE_FIRST,
+						 RDMA_WRITE_MIDDLE, RDMA_WRITE_LAST_WITH_IMMEDIATE),
+	[UROCE_WR_SEND] = SEG_ROW(SEND_ONLY, SEND_FIRST, SEND_MIDDLE, SEND_LAST),
+	[UROCE_WR_SEND_WITH_IMM] = SEG_ROW(SEND_ONLY_WITH_IMMEDIATE, SEND_FIRST, SEND_MIDDLE,
+					   SEND_LAST_WITH_IMMEDIATE),
+	[UROCE_WR_SEND_WITH_INV] = SEG_ROW(SEND_ONLY_WITH_INVALIDATE, SEND_FIRST, SEND_MIDDLE,
+					   SEND_LAST_WITH_INVALIDATE),
+};
+
+/* Full opcode of one packet of a SEND/WRITE message. */
 static uint8_t
 seg_opcode(const struct uroce_qp *qp, const struct swqe *w, bool first, bool last)
 {
 	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
-	uint8_t op;
+	enum seg_pos pos = first ? (last ? SEG_ONLY : SEG_FIRST) : (last ? SEG_LAST : SEG_MIDDLE);
 
-	switch (w->opcode) {
-	case UROCE_WR_RDMA_WRITE:
-		op = first && last ? UROCE_OP_RDMA_WRITE_ONLY :
-		     first ? UROCE_OP_RDMA_WRITE_FIRST :
-		     last ? UROCE_OP_RDMA_WRITE_LAST : UROCE_OP_RDMA_WRITE_MIDDLE;
-		break;
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		op = first && last ? UROCE_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE :
-		     first ? UROCE_OP_RDMA_WRITE_FIRST :
-		     last ? UROCE_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE : UROCE_OP_RDMA_WRITE_MIDDLE;
-		break;
-	case UROCE_WR_SEND_WITH_IMM:
-		op = first && last ? UROCE_OP_SEND_ONLY_WITH_IMMEDIATE :
-		     first ? UROCE_OP_SEND_FIRST :
-		     last ? UROCE_OP_SEND_LAST_WITH_IMMEDIATE : UROCE_OP_SEND_MIDDLE;
-		break;
-	case UROCE_WR_SEND_WITH_INV:
-		op = first && last ? UROCE_OP_SEND_ONLY_WITH_INVALIDATE :
-		     first ? UROCE_OP_SEND_FIRST :
-		     last ? UROCE_OP_SEND_LAST_WITH_INVALIDATE : UROCE_OP_SEND_MIDDLE;
-		break;
-	default:
-		op = first && last ? UROCE_OP_SEND_ONLY :
-		     first ? UROCE_OP_SEND_FIRST :
-		     last ? UROCE_OP_SEND_LAST : UROCE_OP_SEND_MIDDLE;
-		break;
-	}
-	return UROCE_OPCODE(svc, op);
+	/* post_one() admits only the opcodes with a row here. */
+	assert(w->opcode < UROCE_ARRAY_SIZE(seg_ops));
+	return UROCE_OPCODE(svc, seg_ops[w->opcode][pos]);
 }
 
 static void
