@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/**
+ * @file
+ * liburoce: the client library of uroce. A process opens the daemon's UNIX
+ * socket with uroce_open_device() and then uses RDMA with the names and
+ * semantics of libibverbs: protection domains, memory regions, completion
+ * queues, RC/UC queue pairs, post_send/post_recv and poll_cq. Resources are
+ * created by control messages on the socket (lib/shm's protocol); the data
+ * path is shared memory only: a post writes a WQE into the QP's send ring and
+ * rings a doorbell with a plain atomic store, and a poll reads CQEs from the
+ * CQ ring, with no system call on either side.
+ *
+ * Differences from libibverbs, all deliberate:
+ *  - Memory the daemon reaches must live in a shared segment: allocate it
+ *    with uroce_alloc_buf() and register any range inside it with
+ *    uroce_reg_mr(). SGE and remote addresses are this process's virtual
+ *    addresses (the MR iova), as in verbs.
+ *  - Functions return 0 or -errno (the uroce convention) rather than a
+ *    positive errno; constructors return NULL and set errno.
+ *  - Each CQ has its own eventfd (uroce_cq_fd()) instead of a completion
+ *    channel.
+ *  - When the daemon goes away the context becomes fatal: every later call
+ *    that needs the daemon fails with -ENOTCONN (never blocks), and blocked
+ *    waits in uroce_get_cq_event() return -ENOTCONN.
+ *
+ * Enumerations (UROCE_WR_*, UROCE_WC_*, UROCE_QPT_*, UROCE_QPS_*, UROCE_QP_*
+ * attribute mask bits, UROCE_ACCESS_*, UROCE_SEND_*) come from uroce_shm.h;
+ * their values are those of libibverbs. A process may not use one context
+ * across fork(): see doc/verbs.md.
+ */
+
+#ifndef UROCE_VERBS_H
+#define UROCE_VERBS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uroce_shm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Socket path used when uroce_open_device() gets NULL and $UROCE_SOCKET is unset. */
+#define UROCE_DEFAULT_SOCKET "/run/uroce/uroced.sock"
+
+struct uroce_context;
+struct uroce_cq;
+
+/** Protection domain. */
+struct uroce_pd {
+	struct uroce_context *context;
+	uint32_t handle; /**< daemon handle */
+};
+
+/** Memory region (read-only for users). */
+struct uroce_mr {
+	struct uroce_context *context;
+	struct uroce_pd *pd;
+	void *addr;
+	size_t length;
+	uint32_t handle;
+	uint32_t lkey;
+	uint32_t rkey;
+};
+
+/** Device attributes (ibv_device_attr subset), from config/uroce_limits.h. */
+struct uroce_device_attr {
+	uint64_t node_guid;
+	uint64_t max_mr_size;
+	uint64_t page_size_cap;
+	uint32_t max_qp;
+	uint32_t max_qp_wr;
+	uint32_t max_sge;
+	uint32_t max_cq;
+	uint32_t max_cqe;
+	uint32_t max_mr;
+	uint32_t max_pd;
+	uint32_t max_qp_rd_atom;
+	uint32_t max_qp_init_rd_atom;
+	uint32_t max_srq;
+	uint32_t max_ah;
+	uint32_t max_inline_data;
+	uint8_t atomic_cap;
+	uint8_t phys_port_cnt;
+	uint16_t max_pkeys;
+};
+
+/** Port attributes (ibv_port_attr subset). */
+struct uroce_port_attr {
+	uint32_t state;        /**< 4: active */
+	uint32_t max_mtu;      /**< IBA MTU enum */
+	uint32_t active_mtu;
+	uint32_t gid_tbl_len;
+	uint32_t max_msg_sz;
+	uint16_t pkey_tbl_len;
+	uint8_t link_layer;    /**< 2: Ethernet */
+	uint8_t phys_state;
+};
+
+/** Work completion (ibv_wc). */
+struct uroce_wc {
+	uint64_t wr_id;
+	uint32_t status;     /**< enum uroce_shm_wc_status */
+	uint32_t opcode;     /**< enum uroce_shm_wc_opcode */
+	uint32_t vendor_err;
+	uint32_t byte_len;
+	uint32_t imm_data;   /**< host order; with WITH_INV the invalidated rkey */
+	uint32_t qp_num;
+	uint32_t src_qp;
+	uint32_t wc_flags;   /**< enum uroce_shm_wc_flags */
+	uint16_t pkey_index;
+	uint8_t sl;
+};
+
+/** Queue capacities (ibv_qp_cap). */
+struct uroce_qp_cap {
+	uint32_t max_send_wr;
+	uint32_t max_recv_wr;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+	uint32_t max_inline_data;
+};
+
+/** QP creation attributes (ibv_qp_init_attr). */
+struct uroce_qp_init_attr {
+	void *qp_context;
+	struct uroce_cq *send_cq;
+	struct uroce_cq *recv_cq;
+	struct uroce_qp_cap cap;   /**< in: requested; out: actual */
+	uint32_t qp_type;          /**< UROCE_QPT_RC or UROCE_QPT_UC */
+	bool sq_sig_all;
+};
+
+/** Address vector (ibv_ah_attr with its GRH; RoCE is always global). */
+struct uroce_ah_attr {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint8_t sl;
+	uint8_t port_num;
+};
+
+/** QP attributes (ibv_qp_attr subset). */
+struct uroce_qp_attr {
+	uint32_t qp_state;
+	uint32_t cur_qp_state;
+	uint32_t path_mtu;        /**< IBA MTU enum, 1 (256) .. 5 (4096) */
+	uint32_t qkey;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qp_num;
+	uint32_t qp_access_flags;
+	struct uroce_qp_cap cap;
+	struct uroce_ah_attr ah_attr;
+	uint16_t pkey_index;
+	uint8_t port_num;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint8_t min_rnr_timer;
+	uint8_t timeout;
+	uint8_t retry_cnt;
+	uint8_t rnr_retry;
+	uint8_t sq_draining;
+};
+
+/** Queue pair (read-only for users). */
+struct uroce_qp {
+	struct uroce_context *context;
+	struct uroce_pd *pd;
+	struct uroce_cq *send_cq;
+	struct uroce_cq *recv_cq;
+	void *qp_context;
+	uint32_t handle;
+	uint32_t qp_num;
+	uint32_t qp_type;
+	struct uroce_qp_cap cap;  /**< actual capacities */
+	struct uroce_qp_priv *priv;
+};
+
+/** Scatter/gather element: addr and length inside the MR of lkey. */
+struct uroce_sge {
+	uint64_t addr;
+	uint32_t length;
+	uint32_t lkey;
+};
+
+/** Send work request (ibv_send_wr). */
+struct uroce_send_wr {
+	struct uroce_send_wr *next;
+	uint64_t wr_id;
+	struct uroce_sge *sg_list;
+	int num_sge;
+	uint32_t opcode;      /**< enum uroce_shm_wr_opcode */
+	uint32_t send_flags;  /**< enum uroce_shm_send_flags */
+	uint32_t imm_data;    /**< host order; SEND_WITH_INV: the rkey to invalidate */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr;
+			uint64_t compare_add;
+			uint64_t swap;
+			uint32_t rkey;
+		} atomic;
+	} wr;
+};
+
+/** Receive work request (ibv_recv_wr). */
+struct uroce_recv_wr {
+	struct uroce_recv_wr *next;
+	uint64_t wr_id;
+	struct uroce_sge *sg_list;
+	int num_sge;
+};
+
+/**
+ * Connect to the daemon and say HELLO.
+ *
+ * @param sock_path  the daemon's socket; NULL: $UROCE_SOCKET, else
+ *   UROCE_DEFAULT_SOCKET
+ * @return a context, or NULL with errno: ENOENT/ECONNREFUSED (no daemon
+ *   there), EACCES (socket permissions), EPROTONOSUPPORT (the daemon speaks
+ *   another shm ABI major; both versions are logged), EPROTO (malformed
+ *   answer), ETIMEDOUT (no answer), ENOMEM.
+ */
+struct uroce_context *uroce_open_device(const char *sock_path);
+
+/**
+ * Close a context. The daemon reclaims everything the context still owns
+ * (QPs go to ERR and are destroyed); buffers from uroce_alloc_buf() are
+ * unmapped. As with ibv_close_device(), PDs, MRs, CQs and QPs should be
+ * destroyed first: their local structures are not freed here.
+ * @return 0, or -EINVAL if NULL.
+ */
+int uroce_close_device(struct uroce_context *ctx);
+
+/** True once the daemon has gone away: every daemon call now fails with -ENOTCONN. */
+bool uroce_context_fatal(const struct uroce_context *ctx);
+
+/** @return 0, -EINVAL, -ENOTCONN (daemon gone), -ETIMEDOUT. */
+int uroce_query_device(struct uroce_context *ctx, struct uroce_device_attr *attr);
+/** @return 0, -EINVAL (no such port: ports are numbered from 1), -ENOTCONN, -ETIMEDOUT. */
+int uroce_query_port(struct uroce_context *ctx, uint8_t port, struct uroce_port_attr *attr);
+/** @return 0, -EINVAL (no such port or index), -ENOTCONN, -ETIMEDOUT. */
+int uroce_query_gid(struct uroce_context *ctx, uint8_t port, int index, uint8_t gid[16]);
+
+/** Allocate a PD. @return the PD, or NULL with errno ENOMEM, ENOTCONN, ETIMEDOUT. */
+struct uroce_pd *uroce_alloc_pd(struct uroce_context *ctx);
+/** @return 0, -EBUSY (MRs or QPs use it), -EINVAL, -ENOTCONN. */
+int uroce_dealloc_pd(struct uroce_pd *pd);
+
+/**
+ * Allocate @p size bytes of zeroed memory shared with the daemon (a sealed
+ * memfd segment, page aligned). Register ranges of it with uroce_reg_mr().
+ * @return the address, or NULL with errno EINVAL (size 0), ENOMEM,
+ *   ENOTCONN, ETIMEDOUT.
+ */
+void *uroce_alloc_buf(struct uroce_context *ctx, size_t size);
+/** Free a buffer from uroce_alloc_buf(). @return 0, -EINVAL (not one), -EBUSY (an MR covers it). */
+int uroce_free_buf(struct uroce_context *ctx, void *addr);
+
+/**
+ * Register [@p addr, @p addr + @p length), which must lie inside one buffer
+ * from uroce_alloc_buf(). Keys are the daemon's (lkey = rkey).
+ * @param access  UROCE_ACCESS_*; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE
+ * @return the MR, or NULL with errno EINVAL (range not in a uroce buffer, bad
+ *   flags), ENOMEM, ENOTCONN, ETIMEDOUT.
+ */
+struct uroce_mr *uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access);
+/** @return 0, -EINVAL, -ENOTCONN (the MR is freed locally anyway). */
+int uroce_dereg_mr(struct uroce_mr *mr);
+
+/**
+ * Create a CQ of at least @p cqe entries (rounded up to a power of two) with
+ * its own eventfd.
+ * @return the CQ, or NULL with errno EINVAL (cqe 0 or above max_cqe),
+ *   ENOMEM, ENOTCONN, ETIMEDOUT.
+ */
+struct uroce_cq *uroce_create_cq(struct uroce_context *ctx, int cqe, void *cq_context);
+/** @return 0, -EBUSY (a QP uses it), -EINVAL, -ENOTCONN. */
+int uroce_destroy_cq(struct uroce_cq *cq);
+/** Entries of the CQ ring. */
+int uroce_cq_size(const struct uroce_cq *cq);
+/** The cq_context given at creation. */
+void *uroce_cq_context(const struct uroce_cq *cq);
+/** The CQ's eventfd (readable once an armed CQ got a completion); for poll/epoll. */
+int uroce_cq_fd(const struct uroce_cq *cq);
+
+/**
+ * Take up to @p num completions, oldest first; no system call while
+ * completions are there.
+ * @return the number taken (0 if none), -EINVAL, -EIO (the CQ ring is
+ *   corrupt), -ENOTCONN (empty and the daemon is gone; checked every 256th
+ *   empty poll).
+ */
+int uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc);
+
+/**
+ * Arm the CQ for one event (ibv_req_notify_cq): the next completion (or, with
+ * @p solicited_only, the next solicited or unsuccessful one) makes the CQ's
+ * eventfd readable. Arm, then poll once more, then wait.
+ * @return 0, -EINVAL, -EIO (corrupt ring).
+ */
+int uroce_req_notify_cq(struct uroce_cq *cq, bool solicited_only);
+
+/**
+ * Wait for an event of an armed CQ and consume it (ibv_get_cq_event and
+ * ibv_ack_cq_events in one).
+ * @param timeout_ms  -1 to wait forever, 0 to check
+ * @return 1 (an event), 0 (timeout), -ENOTCONN (the daemon went away),
+ *   -EINVAL, or the -errno of poll/read.
+ */
+int uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms);
+
+/**
+ * Create a QP in RESET on @p pd.
+ * @param init  in: the request; out: init->cap holds the actual capacities
+ * @return the QP, or NULL with errno EINVAL (caps beyond the device limits,
+ *   CQs of another context), EOPNOTSUPP (UD, SRQ), ENOMEM, ENOTCONN,
+ *   ETIMEDOUT.
+ */
+struct uroce_qp *uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init);
+
+/**
+ * Modify a QP, verbs style (IBA 10.3.1, 11.2.5.2): the state machine and
+ * the required/optional attributes per transition of doc/transport.md.
+ * @return 0, -EINVAL (transition or attribute refused), -EPERM/-ENOENT
+ *   (the handle is not one of this context's QPs), -ENOTCONN, -ETIMEDOUT.
+ */
+int uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *attr, int attr_mask);
+
+/** Read back QP attributes. @return 0, -EINVAL, -ENOTCONN, -ETIMEDOUT. */
+int uroce_query_qp(struct uroce_qp *qp, struct uroce_qp_attr *attr, int attr_mask,
+		   struct uroce_qp_init_attr *init);
+
+/**
+ * Destroy a QP (outstanding WQEs are dropped).
+ * @return 0, -EINVAL, -ENOTCONN (the daemon is gone; freed locally anyway).
+ */
+int uroce_destroy_qp(struct uroce_qp *qp);
+
+/**
+ * Post a chain of send WRs: each is written into the send ring, then the
+ * doorbell is rung once (an atomic store, no system call). Checks done here:
+ * opcode known, num_sge within the QP's max_send_sge, inline data within
+ * max_inline_data and only on SEND/WRITE opcodes, ring not full. The daemon
+ * checks everything else (keys, bounds, state) and reports problems as
+ * error completions.
+ * @param bad_wr  set to the first WR not posted on error
+ * @return 0, -EINVAL (bad WR), -ENOMEM (send ring full), -ENOTCONN (daemon gone).
+ */
+int uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr);
+
+/**
+ * Post a chain of receive WRs into the receive ring, then ring the doorbell.
+ * @return 0, -EINVAL (too many SGEs), -ENOMEM (ring full), -ENOTCONN.
+ */
+int uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UROCE_VERBS_H */

@@ -1,0 +1,1118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * liburoce. Control calls are synchronous request/response exchanges on the
+ * daemon's SOCK_SEQPACKET socket (one at a time per context, under ctx->lock).
+ * The data path writes WQEs straight into the shared send/receive rings (the
+ * client is their producer) and reads CQEs straight from the CQ ring (the
+ * client is its consumer); see doc/shm-abi.md for who owns which index.
+ */
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uroce_common.h"
+#include "uroce_verbs.h"
+
+/* How long a control request may wait for the daemon. */
+#define RPC_TIMEOUT_S 10
+/* poll_cq checks the socket once per this many empty polls. */
+#define LIVENESS_EVERY 256
+
+struct ubuf {
+	struct ubuf *next;
+	struct uroce_shm_segment seg;
+	uint32_t handle;
+	uint32_t mrs;
+};
+
+struct uroce_context {
+	pthread_mutex_t lock; /* control exchanges, buffer list */
+	int sock;
+	uint32_t seq;
+	volatile int fatal;
+	struct uroce_shm_segment db;
+	struct uroce_shm_db_block *dbb;
+	struct ubuf *bufs;
+	uint32_t client_id;
+	uint32_t max_inline;
+	uint32_t max_sge;
+};
+
+struct uroce_cq {
+	struct uroce_context *context;
+	void *cq_context;
+	uint32_t handle;
+	uint32_t size;
+	int evfd;
+	unsigned int empty_polls;
+	pthread_mutex_t lock;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring ring; /* consumer, trusted */
+};
+
+struct uroce_qp_priv {
+	pthread_mutex_t sq_lock;
+	pthread_mutex_t rq_lock;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring sq; /* producer */
+	struct uroce_shm_ring rq; /* producer */
+	uint32_t db_slot;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Control exchange                                                          */
+/* ------------------------------------------------------------------------ */
+
+static void
+set_fatal(struct uroce_context *c)
+{
+	if (!c->fatal)
+		uroce_log(UROCE_LOG_ERR, "liburoce: lost the daemon; the device is fatal");
+	c->fatal = 1;
+}
+
+/*
+ * Send one request and wait for its response. @return the response status
+ * (0 or -errno from the daemon), or -ENOTCONN (daemon gone), -ETIMEDOUT,
+ * -EPROTO (malformed response), -EPROTONOSUPPORT.
+ */
+static int
+rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int fd_in,
+    void *resp, size_t resp_len, int *fd_out)
+{
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	const struct uroce_shm_msg_hdr *h = (const void *)buf;
+	uint32_t seq;
+	ssize_t n;
+	int rc, fd = -1;
+
+	if (fd_out != NULL)
+		*fd_out = -1;
+	pthread_mutex_lock(&c->lock);
+	if (c->fatal) {
+		rc = -ENOTCONN;
+		goto out;
+	}
+	seq = ++c->seq;
+	rc = uroce_shm_msg_init(buf, sizeof(buf), type, seq, false, 0);
+	if (rc < 0 || (size_t)rc != sizeof(*h) + req_len) {
+		rc = -EINVAL;
+		goto out;
+	}
+	if (req_len)
+		memcpy(buf + sizeof(*h), req, req_len);
+	n = uroce_shm_sock_send(c->sock, buf, (size_t)rc, fd_in);
+	if (n < 0) {
+		set_fatal(c);
+		rc = -ENOTCONN;
+		goto out;
+	}
+	for (;;) {
+		n = uroce_shm_sock_recv(c->sock, buf, sizeof(buf), &fd);
+		if (n == 0 || n == -ECONNRESET || n == -EPIPE) {
+			set_fatal(c);
+			rc = -ENOTCONN;
+			goto out;
+		}
+		if (n == -EAGAIN || n == -EWOULDBLOCK) {
+			set_fatal(c);
+			rc = -ETIMEDOUT;
+			goto out;
+		}
+		if (n < 0) {
+			set_fatal(c);
+			rc = -EPROTO;
+			goto out;
+		}
+		rc = uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0);
+		if (rc != 0) {
+			if (fd >= 0)
+				close(fd);
+			fd = -1;
+			if (rc == -EPROTONOSUPPORT) {
+				uint16_t maj = 0, min = 0;
+
+				uroce_shm_msg_peer_version(buf, (size_t)n, &maj, &min);
+				uroce_log(UROCE_LOG_ERR,
+					  "liburoce: uroced speaks shm ABI %u.%u, "
+					  "this liburoce %u.%u", maj, min, UROCE_SHM_ABI_MAJOR,
+					  UROCE_SHM_ABI_MINOR);
+			} else {
+				rc = -EPROTO;
+			}
+			set_fatal(c);
+			goto out;
+		}
+		if (h->type == UROCE_SHM_MSG_ASYNC_EVENT)
+			continue; /* no async event consumer in this version */
+		break;
+	}
+	if (h->seq != seq || h->type != type) {
+		if (fd >= 0)
+			close(fd);
+		set_fatal(c);
+		rc = -EPROTO;
+		goto out;
+	}
+	rc = h->status;
+	if (rc == 0 && resp_len)
+		memcpy(resp, buf + sizeof(*h), resp_len);
+	if (fd_out != NULL)
+		*fd_out = fd;
+	else if (fd >= 0)
+		close(fd);
+out:
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+static int
+rpc_handle(struct uroce_context *c, uint16_t type, uint32_t handle)
+{
+	struct uroce_shm_msg_handle q = {.handle = handle};
+
+	return rpc(c, type, &q, sizeof(q), -1, NULL, 0, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device                                                                    */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_context *
+uroce_open_device(const char *sock_path)
+{
+	struct uroce_shm_msg_hello_req hq;
+	struct uroce_shm_msg_hello_resp hr;
+	struct sockaddr_un sa;
+	struct timeval tv = {.tv_sec = RPC_TIMEOUT_S};
+	struct uroce_context *c;
+	int rc, fd = -1;
+
+	if (sock_path == NULL)
+		sock_path = getenv("UROCE_SOCKET");
+	if (sock_path == NULL)
+		sock_path = UROCE_DEFAULT_SOCKET;
+	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	c->db.fd = -1;
+	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (c->sock < 0)
+		goto fail_errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	if (connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		goto fail_errno;
+	/* A daemon that stops answering turns into ETIMEDOUT, never a hang. */
+	setsockopt(c->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	memset(&hq, 0, sizeof(hq));
+	hq.abi_major = UROCE_SHM_ABI_MAJOR;
+	hq.abi_minor = UROCE_SHM_ABI_MINOR;
+	snprintf(hq.name, sizeof(hq.name), "%s", program_invocation_short_name);
+	rc = rpc(c, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), -1, &hr, sizeof(hr), &fd);
+	if (rc != 0)
+		goto fail_rc;
+	rc = uroce_shm_segment_map(&c->db, fd, sizeof(struct uroce_shm_db_block));
+	if (rc != 0) {
+		close(fd);
+		goto fail_rc;
+	}
+	c->dbb = c->db.addr;
+	c->client_id = hr.client_id;
+	c->max_inline = hr.max_inline;
+	c->max_sge = hr.max_sge;
+	return c;
+fail_errno:
+	rc = -errno;
+fail_rc:
+	if (c->sock >= 0)
+		close(c->sock);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_close_device(struct uroce_context *c)
+{
+	if (c == NULL)
+		return -EINVAL;
+	/* Closing the socket is the whole protocol: the daemon reclaims the rest. */
+	close(c->sock);
+	while (c->bufs != NULL) {
+		struct ubuf *b = c->bufs;
+
+		c->bufs = b->next;
+		uroce_shm_segment_unmap(&b->seg);
+		free(b);
+	}
+	uroce_shm_segment_unmap(&c->db);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+	return 0;
+}
+
+bool
+uroce_context_fatal(const struct uroce_context *c)
+{
+	return c->fatal != 0;
+}
+
+int
+uroce_query_device(struct uroce_context *c, struct uroce_device_attr *a)
+{
+	struct uroce_shm_msg_query_device_resp r;
+	int rc;
+
+	if (c == NULL || a == NULL)
+		return -EINVAL;
+	rc = rpc(c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, -1, &r, sizeof(r), NULL);
+	if (rc != 0)
+		return rc;
+	memset(a, 0, sizeof(*a));
+	a->node_guid = r.node_guid;
+	a->max_mr_size = r.max_mr_size;
+	a->page_size_cap = r.page_size_cap;
+	a->max_qp = r.max_qp;
+	a->max_qp_wr = r.max_qp_wr;
+	a->max_sge = r.max_sge;
+	a->max_cq = r.max_cq;
+	a->max_cqe = r.max_cqe;
+	a->max_mr = r.max_mr;
+	a->max_pd = r.max_pd;
+	a->max_qp_rd_atom = r.max_qp_rd_atom;
+	a->max_qp_init_rd_atom = r.max_qp_init_rd_atom;
+	a->max_srq = r.max_srq;
+	a->max_ah = r.max_ah;
+	a->max_inline_data = r.max_inline_data;
+	a->atomic_cap = r.atomic_cap;
+	a->phys_port_cnt = r.phys_port_cnt;
+	a->max_pkeys = r.max_pkeys;
+	return 0;
+}
+
+int
+uroce_query_port(struct uroce_context *c, uint8_t port, struct uroce_port_attr *a)
+{
+	struct uroce_shm_msg_query_port_req q;
+	struct uroce_shm_msg_query_port_resp r;
+	int rc;
+
+	if (c == NULL || a == NULL)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.port_num = port;
+	rc = rpc(c, UROCE_SHM_MSG_QUERY_PORT, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0)
+		return rc;
+	memset(a, 0, sizeof(*a));
+	a->state = r.state;
+	a->max_mtu = r.max_mtu;
+	a->active_mtu = r.active_mtu;
+	a->gid_tbl_len = r.gid_tbl_len;
+	a->max_msg_sz = r.max_msg_sz;
+	a->pkey_tbl_len = r.pkey_tbl_len;
+	a->link_layer = r.link_layer;
+	a->phys_state = r.phys_state;
+	return 0;
+}
+
+int
+uroce_query_gid(struct uroce_context *c, uint8_t port, int index, uint8_t gid[16])
+{
+	struct uroce_shm_msg_query_gid_req q;
+	struct uroce_shm_msg_query_gid_resp r;
+	int rc;
+
+	if (c == NULL || gid == NULL || index < 0)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.port_num = port;
+	q.index = (uint32_t)index;
+	rc = rpc(c, UROCE_SHM_MSG_QUERY_GID, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc == 0)
+		memcpy(gid, r.gid, 16);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* PD, buffers, MR                                                           */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_pd *
+uroce_alloc_pd(struct uroce_context *c)
+{
+	struct uroce_shm_msg_handle r;
+	struct uroce_pd *pd;
+	int rc;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return NULL;
+	rc = rpc(c, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, -1, &r, sizeof(r), NULL);
+	if (rc != 0) {
+		free(pd);
+		errno = -rc;
+		return NULL;
+	}
+	pd->context = c;
+	pd->handle = r.handle;
+	return pd;
+}
+
+int
+uroce_dealloc_pd(struct uroce_pd *pd)
+{
+	int rc;
+
+	if (pd == NULL)
+		return -EINVAL;
+	rc = rpc_handle(pd->context, UROCE_SHM_MSG_DEALLOC_PD, pd->handle);
+	if (rc == 0 || rc == -ENOTCONN)
+		free(pd);
+	return rc;
+}
+
+void *
+uroce_alloc_buf(struct uroce_context *c, size_t size)
+{
+	struct uroce_shm_msg_alloc_segment_req q;
+	struct uroce_shm_msg_alloc_segment_resp r;
+	struct ubuf *b;
+	int rc;
+
+	if (c == NULL || size == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return NULL;
+	rc = uroce_shm_segment_create(&b->seg, "uroce-buf", size, 0);
+	if (rc != 0)
+		goto fail;
+	memset(&q, 0, sizeof(q));
+	q.size = b->seg.size;
+	q.flags = b->seg.flags & UROCE_SHM_SEG_HUGETLB;
+	rc = rpc(c, UROCE_SHM_MSG_ALLOC_SEGMENT, &q, sizeof(q), b->seg.fd, &r, sizeof(r), NULL);
+	if (rc != 0) {
+		uroce_shm_segment_unmap(&b->seg);
+		goto fail;
+	}
+	b->handle = r.seg_handle;
+	pthread_mutex_lock(&c->lock);
+	b->next = c->bufs;
+	c->bufs = b;
+	pthread_mutex_unlock(&c->lock);
+	return b->seg.addr;
+fail:
+	free(b);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_free_buf(struct uroce_context *c, void *addr)
+{
+	struct ubuf **pp, *b;
+	int rc;
+
+	if (c == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	for (pp = &c->bufs; (b = *pp) != NULL; pp = &b->next)
+		if (b->seg.addr == addr)
+			break;
+	if (b == NULL || b->mrs != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return b == NULL ? -EINVAL : -EBUSY;
+	}
+	*pp = b->next;
+	pthread_mutex_unlock(&c->lock);
+	rc = rpc_handle(c, UROCE_SHM_MSG_FREE_SEGMENT, b->handle);
+	uroce_shm_segment_unmap(&b->seg);
+	free(b);
+	return rc == -ENOTCONN ? 0 : rc;
+}
+
+static struct ubuf *
+buf_find(struct uroce_context *c, const void *addr, size_t length)
+{
+	uintptr_t a = (uintptr_t)addr;
+	struct ubuf *b;
+
+	for (b = c->bufs; b != NULL; b = b->next) {
+		uintptr_t base = (uintptr_t)b->seg.addr;
+
+		if (a >= base && a - base <= b->seg.size && length <= b->seg.size - (a - base))
+			return b;
+	}
+	return NULL;
+}
+
+struct uroce_mr *
+uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
+{
+	struct uroce_shm_msg_reg_mr_req q;
+	struct uroce_shm_msg_reg_mr_resp r;
+	struct uroce_context *c;
+	struct uroce_mr *mr;
+	struct ubuf *b;
+	int rc;
+
+	if (pd == NULL || access < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = pd->context;
+	pthread_mutex_lock(&c->lock);
+	b = buf_find(c, addr, length);
+	if (b != NULL)
+		b->mrs++;
+	pthread_mutex_unlock(&c->lock);
+	if (b == NULL) {
+		errno = EINVAL; /* only uroce_alloc_buf() memory is shared with the daemon */
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = pd->handle;
+	q.seg_handle = b->handle;
+	q.seg_offset = (uint64_t)((uintptr_t)addr - (uintptr_t)b->seg.addr);
+	q.length = length;
+	q.iova = (uint64_t)(uintptr_t)addr;
+	q.access = (uint32_t)access;
+	rc = rpc(c, UROCE_SHM_MSG_REG_MR, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0)
+		goto fail;
+	mr->context = c;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->length = length;
+	mr->handle = r.mr_handle;
+	mr->lkey = r.lkey;
+	mr->rkey = r.rkey;
+	return mr;
+fail:
+	pthread_mutex_lock(&c->lock);
+	b->mrs--;
+	pthread_mutex_unlock(&c->lock);
+	free(mr);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_dereg_mr(struct uroce_mr *mr)
+{
+	struct uroce_context *c;
+	struct ubuf *b;
+	int rc;
+
+	if (mr == NULL)
+		return -EINVAL;
+	c = mr->context;
+	rc = rpc_handle(c, UROCE_SHM_MSG_DEREG_MR, mr->handle);
+	if (rc != 0 && rc != -ENOTCONN)
+		return rc;
+	pthread_mutex_lock(&c->lock);
+	b = buf_find(c, mr->addr, mr->length);
+	if (b != NULL && b->mrs > 0)
+		b->mrs--;
+	pthread_mutex_unlock(&c->lock);
+	free(mr);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CQ                                                                        */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_cq *
+uroce_create_cq(struct uroce_context *c, int cqe, void *cq_context)
+{
+	struct uroce_shm_msg_create_cq_req q;
+	struct uroce_shm_msg_create_cq_resp r;
+	struct uroce_cq *cq;
+	int rc, fd = -1;
+
+	if (c == NULL || cqe <= 0 || cqe > UROCE_MAX_CQE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL)
+		return NULL;
+	cq->seg.fd = -1;
+	cq->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (cq->evfd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	memset(&q, 0, sizeof(q));
+	q.cqe = (uint32_t)cqe;
+	q.flags = UROCE_SHM_CQ_F_EVENTFD;
+	rc = rpc(c, UROCE_SHM_MSG_CREATE_CQ, &q, sizeof(q), cq->evfd, &r, sizeof(r), &fd);
+	if (rc != 0)
+		goto fail;
+	rc = uroce_shm_segment_map(&cq->seg, fd, (size_t)r.seg_size);
+	if (rc != 0) {
+		close(fd);
+		goto fail_daemon;
+	}
+	rc = uroce_shm_ring_attach(&cq->ring, (uint8_t *)cq->seg.addr + r.ring_offset,
+				   cq->seg.size - r.ring_offset, UROCE_SHM_RING_CONSUMER, 0);
+	if (rc != 0) {
+		uroce_shm_segment_unmap(&cq->seg);
+		goto fail_daemon;
+	}
+	pthread_mutex_init(&cq->lock, NULL);
+	cq->context = c;
+	cq->cq_context = cq_context;
+	cq->handle = r.cq_handle;
+	cq->size = r.cqe;
+	return cq;
+fail_daemon:
+	rpc_handle(c, UROCE_SHM_MSG_DESTROY_CQ, r.cq_handle);
+fail:
+	if (cq->evfd >= 0)
+		close(cq->evfd);
+	free(cq);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_destroy_cq(struct uroce_cq *cq)
+{
+	int rc;
+
+	if (cq == NULL)
+		return -EINVAL;
+	rc = rpc_handle(cq->context, UROCE_SHM_MSG_DESTROY_CQ, cq->handle);
+	if (rc != 0 && rc != -ENOTCONN)
+		return rc;
+	uroce_shm_segment_unmap(&cq->seg);
+	close(cq->evfd);
+	pthread_mutex_destroy(&cq->lock);
+	free(cq);
+	return rc;
+}
+
+int
+uroce_cq_size(const struct uroce_cq *cq)
+{
+	return (int)cq->size;
+}
+
+void *
+uroce_cq_context(const struct uroce_cq *cq)
+{
+	return cq->cq_context;
+}
+
+int
+uroce_cq_fd(const struct uroce_cq *cq)
+{
+	return cq->evfd;
+}
+
+/* True if the daemon's end of the socket is gone (no system call if fatal). */
+static bool
+daemon_gone(struct uroce_context *c)
+{
+	struct pollfd p = {.fd = c->sock, .events = POLLIN};
+	char b;
+
+	if (c->fatal)
+		return true;
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	if ((p.revents & (POLLHUP | POLLERR)) ||
+	    recv(c->sock, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+		set_fatal(c);
+		return true;
+	}
+	return false;
+}
+
+int
+uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc)
+{
+	uint32_t n, i;
+
+	if (cq == NULL || num < 0 || (num > 0 && wc == NULL))
+		return -EINVAL;
+	pthread_mutex_lock(&cq->lock);
+	n = uroce_shm_ring_cons_peek(&cq->ring, (uint32_t)num);
+	for (i = 0; i < n; i++) {
+		const struct uroce_shm_cqe *e = uroce_shm_ring_cons_slot(&cq->ring, i);
+
+		wc[i].wr_id = e->wr_id;
+		wc[i].status = e->status;
+		wc[i].opcode = e->opcode;
+		wc[i].vendor_err = e->vendor_err;
+		wc[i].byte_len = e->byte_len;
+		wc[i].imm_data = e->imm_data;
+		wc[i].qp_num = e->qp_num;
+		wc[i].src_qp = e->src_qp;
+		wc[i].wc_flags = e->wc_flags;
+		wc[i].pkey_index = e->pkey_index;
+		wc[i].sl = e->sl;
+	}
+	if (n > 0) {
+		uroce_shm_ring_cons_release(&cq->ring, n);
+		cq->empty_polls = 0;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	if (n > 0)
+		return (int)n;
+	if (uroce_shm_ring_is_corrupt(&cq->ring))
+		return -EIO;
+	if (num > 0 && ++cq->empty_polls % LIVENESS_EVERY == 0 && daemon_gone(cq->context))
+		return -ENOTCONN;
+	return 0;
+}
+
+int
+uroce_req_notify_cq(struct uroce_cq *cq, bool solicited_only)
+{
+	uint64_t one = 1;
+	int rc;
+
+	if (cq == NULL)
+		return -EINVAL;
+	pthread_mutex_lock(&cq->lock);
+	rc = uroce_shm_cq_arm(&cq->ring, solicited_only);
+	pthread_mutex_unlock(&cq->lock);
+	if (rc == 1) {
+		/* A qualifying CQE was already there and we claimed the event:
+		 * deliver it through our own eventfd. */
+		if (write(cq->evfd, &one, sizeof(one)) != (ssize_t)sizeof(one) && errno != EAGAIN)
+			return -errno;
+		rc = 0;
+	}
+	return rc;
+}
+
+int
+uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms)
+{
+	struct pollfd p[2];
+	uint64_t v;
+	int rc;
+
+	if (cq == NULL)
+		return -EINVAL;
+	p[0].fd = cq->evfd;
+	p[0].events = POLLIN;
+	p[1].fd = cq->context->sock;
+	p[1].events = POLLIN;
+	for (;;) {
+		if (cq->context->fatal)
+			return -ENOTCONN;
+		p[0].revents = p[1].revents = 0;
+		rc = poll(p, 2, timeout_ms);
+		if (rc < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (rc == 0)
+			return 0;
+		if (p[0].revents & POLLIN) {
+			if (read(cq->evfd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+				return 1;
+			if (errno != EAGAIN)
+				return -errno;
+		}
+		if (p[1].revents && daemon_gone(cq->context))
+			return -ENOTCONN;
+		if (p[1].revents && !(p[0].revents & POLLIN)) {
+			/* Readable socket but alive: an unsolicited message; do not spin. */
+			struct timespec ts = {.tv_nsec = 1000000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* QP                                                                        */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_qp *
+uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
+{
+	struct uroce_shm_msg_create_qp_req q;
+	struct uroce_shm_msg_create_qp_resp r;
+	struct uroce_context *c;
+	struct uroce_qp *qp;
+	struct uroce_qp_priv *pv;
+	int rc, fd = -1;
+
+	if (pd == NULL || init == NULL || init->send_cq == NULL || init->recv_cq == NULL ||
+	    init->send_cq->context != pd->context || init->recv_cq->context != pd->context) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = pd->context;
+	qp = calloc(1, sizeof(*qp));
+	pv = calloc(1, sizeof(*pv));
+	if (qp == NULL || pv == NULL) {
+		free(qp);
+		free(pv);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = pd->handle;
+	q.send_cq = init->send_cq->handle;
+	q.recv_cq = init->recv_cq->handle;
+	q.srq_handle = UROCE_SHM_HANDLE_NONE;
+	q.qp_type = init->qp_type;
+	q.sq_sig_all = init->sq_sig_all ? 1 : 0;
+	q.cap.max_send_wr = init->cap.max_send_wr;
+	q.cap.max_recv_wr = init->cap.max_recv_wr;
+	q.cap.max_send_sge = init->cap.max_send_sge;
+	q.cap.max_recv_sge = init->cap.max_recv_sge;
+	q.cap.max_inline_data = init->cap.max_inline_data;
+	rc = rpc(c, UROCE_SHM_MSG_CREATE_QP, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (rc != 0)
+		goto fail;
+	rc = uroce_shm_segment_map(&pv->seg, fd, (size_t)r.seg_size);
+	if (rc != 0) {
+		close(fd);
+		goto fail_daemon;
+	}
+	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size || r.rq_offset == 0 ||
+	    r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS) {
+		rc = -EPROTO;
+		goto fail_seg;
+	}
+	rc = uroce_shm_ring_attach(&pv->sq, (uint8_t *)pv->seg.addr + r.sq_offset,
+				   r.rq_offset - r.sq_offset, UROCE_SHM_RING_PRODUCER, 0);
+	if (rc == 0)
+		rc = uroce_shm_ring_attach(&pv->rq, (uint8_t *)pv->seg.addr + r.rq_offset,
+					   pv->seg.size - r.rq_offset, UROCE_SHM_RING_PRODUCER, 0);
+	if (rc != 0)
+		goto fail_seg;
+	pthread_mutex_init(&pv->sq_lock, NULL);
+	pthread_mutex_init(&pv->rq_lock, NULL);
+	pv->db_slot = r.db_slot;
+	qp->context = c;
+	qp->pd = pd;
+	qp->send_cq = init->send_cq;
+	qp->recv_cq = init->recv_cq;
+	qp->qp_context = init->qp_context;
+	qp->handle = r.qp_handle;
+	qp->qp_num = r.qp_num;
+	qp->qp_type = init->qp_type;
+	qp->cap.max_send_wr = r.cap.max_send_wr;
+	qp->cap.max_recv_wr = r.cap.max_recv_wr;
+	qp->cap.max_send_sge = r.cap.max_send_sge;
+	qp->cap.max_recv_sge = r.cap.max_recv_sge;
+	qp->cap.max_inline_data = r.cap.max_inline_data;
+	qp->priv = pv;
+	init->cap = qp->cap;
+	return qp;
+fail_seg:
+	uroce_shm_segment_unmap(&pv->seg);
+fail_daemon:
+	rpc_handle(c, UROCE_SHM_MSG_DESTROY_QP, r.qp_handle);
+fail:
+	free(pv);
+	free(qp);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
+{
+	struct uroce_shm_msg_modify_qp_req q;
+
+	if (qp == NULL || a == NULL)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.qp_handle = qp->handle;
+	q.attr_mask = (uint32_t)mask;
+	q.attr.qp_state = a->qp_state;
+	q.attr.cur_qp_state = a->cur_qp_state;
+	q.attr.path_mtu = a->path_mtu;
+	q.attr.qkey = a->qkey;
+	q.attr.rq_psn = a->rq_psn;
+	q.attr.sq_psn = a->sq_psn;
+	q.attr.dest_qp_num = a->dest_qp_num;
+	q.attr.qp_access_flags = a->qp_access_flags;
+	q.attr.pkey_index = a->pkey_index;
+	q.attr.port_num = a->port_num;
+	q.attr.max_rd_atomic = a->max_rd_atomic;
+	q.attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
+	q.attr.min_rnr_timer = a->min_rnr_timer;
+	q.attr.timeout = a->timeout;
+	q.attr.retry_cnt = a->retry_cnt;
+	q.attr.rnr_retry = a->rnr_retry;
+	memcpy(q.attr.ah_attr.dgid, a->ah_attr.dgid, 16);
+	q.attr.ah_attr.flow_label = a->ah_attr.flow_label;
+	q.attr.ah_attr.hop_limit = a->ah_attr.hop_limit;
+	q.attr.ah_attr.traffic_class = a->ah_attr.traffic_class;
+	q.attr.ah_attr.sl = a->ah_attr.sl;
+	q.attr.ah_attr.port_num = a->ah_attr.port_num;
+	q.attr.ah_attr.is_global = 1;
+	return rpc(qp->context, UROCE_SHM_MSG_MODIFY_QP, &q, sizeof(q), -1, NULL, 0, NULL);
+}
+
+int
+uroce_query_qp(struct uroce_qp *qp, struct uroce_qp_attr *a, int mask,
+	       struct uroce_qp_init_attr *init)
+{
+	struct uroce_shm_msg_query_qp_req q;
+	struct uroce_shm_msg_query_qp_resp r;
+	int rc;
+
+	if (qp == NULL || a == NULL)
+		return -EINVAL;
+	q.qp_handle = qp->handle;
+	q.attr_mask = (uint32_t)mask;
+	rc = rpc(qp->context, UROCE_SHM_MSG_QUERY_QP, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0)
+		return rc;
+	memset(a, 0, sizeof(*a));
+	a->qp_state = r.attr.qp_state;
+	a->cur_qp_state = r.attr.cur_qp_state;
+	a->path_mtu = r.attr.path_mtu;
+	a->qkey = r.attr.qkey;
+	a->rq_psn = r.attr.rq_psn;
+	a->sq_psn = r.attr.sq_psn;
+	a->dest_qp_num = r.attr.dest_qp_num;
+	a->qp_access_flags = r.attr.qp_access_flags;
+	a->pkey_index = r.attr.pkey_index;
+	a->port_num = r.attr.port_num;
+	a->max_rd_atomic = r.attr.max_rd_atomic;
+	a->max_dest_rd_atomic = r.attr.max_dest_rd_atomic;
+	a->min_rnr_timer = r.attr.min_rnr_timer;
+	a->timeout = r.attr.timeout;
+	a->retry_cnt = r.attr.retry_cnt;
+	a->rnr_retry = r.attr.rnr_retry;
+	a->sq_draining = r.attr.sq_draining;
+	memcpy(a->ah_attr.dgid, r.attr.ah_attr.dgid, 16);
+	a->ah_attr.flow_label = r.attr.ah_attr.flow_label;
+	a->ah_attr.hop_limit = r.attr.ah_attr.hop_limit;
+	a->ah_attr.traffic_class = r.attr.ah_attr.traffic_class;
+	a->ah_attr.sl = r.attr.ah_attr.sl;
+	a->ah_attr.port_num = r.attr.ah_attr.port_num;
+	a->cap.max_send_wr = r.cap.max_send_wr;
+	a->cap.max_recv_wr = r.cap.max_recv_wr;
+	a->cap.max_send_sge = r.cap.max_send_sge;
+	a->cap.max_recv_sge = r.cap.max_recv_sge;
+	a->cap.max_inline_data = r.cap.max_inline_data;
+	if (init != NULL) {
+		memset(init, 0, sizeof(*init));
+		init->qp_context = qp->qp_context;
+		init->send_cq = qp->send_cq;
+		init->recv_cq = qp->recv_cq;
+		init->cap = a->cap;
+		init->qp_type = r.qp_type;
+	}
+	return 0;
+}
+
+int
+uroce_destroy_qp(struct uroce_qp *qp)
+{
+	int rc;
+
+	if (qp == NULL)
+		return -EINVAL;
+	rc = rpc_handle(qp->context, UROCE_SHM_MSG_DESTROY_QP, qp->handle);
+	if (rc != 0 && rc != -ENOTCONN)
+		return rc;
+	uroce_shm_segment_unmap(&qp->priv->seg);
+	pthread_mutex_destroy(&qp->priv->sq_lock);
+	pthread_mutex_destroy(&qp->priv->rq_lock);
+	free(qp->priv);
+	free(qp);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data path                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static bool
+opcode_has_payload(uint32_t op)
+{
+	return op == UROCE_WR_SEND || op == UROCE_WR_SEND_WITH_IMM ||
+	       op == UROCE_WR_SEND_WITH_INV || op == UROCE_WR_RDMA_WRITE ||
+	       op == UROCE_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* Fill a zeroed send WQE from @p wr. @return 0 or -EINVAL. */
+static int
+wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce_shm_send_wqe *w)
+{
+	int i;
+
+	if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_send_sge || wr->opcode > 9 ||
+	    wr->opcode == 7 || wr->opcode == 8 || (wr->send_flags & ~UROCE_SEND_FLAGS_ALL))
+		return -EINVAL;
+	w->wr_id = wr->wr_id;
+	w->opcode = (uint8_t)wr->opcode;
+	w->send_flags = (uint16_t)wr->send_flags;
+	w->imm_data = wr->imm_data;
+	if (wr->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	    wr->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
+		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		w->wr.atomic.swap = wr->wr.atomic.swap;
+		w->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else if (wr->opcode != UROCE_WR_SEND && wr->opcode != UROCE_WR_SEND_WITH_IMM &&
+		   wr->opcode != UROCE_WR_SEND_WITH_INV) {
+		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		w->wr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+	if (wr->send_flags & UROCE_SEND_INLINE) {
+		uint32_t len = 0;
+
+		if (!opcode_has_payload(wr->opcode))
+			return -EINVAL;
+		/* Inline: SGE addresses are pointers in this process; copy the bytes. */
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
+				return -EINVAL;
+			memcpy(w->data.inline_data + len,
+			       (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		w->inline_len = len;
+	} else {
+		w->num_sge = (uint8_t)wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->data.sg_list[i].addr = wr->sg_list[i].addr;
+			w->data.sg_list[i].length = wr->sg_list[i].length;
+			w->data.sg_list[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	return 0;
+}
+
+int
+uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr)
+{
+	struct uroce_qp_priv *pv;
+	uint32_t posted = 0;
+	int rc = 0;
+
+	if (qp == NULL || wr == NULL) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return -EINVAL;
+	}
+	if (qp->context->fatal) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return -ENOTCONN;
+	}
+	pv = qp->priv;
+	pthread_mutex_lock(&pv->sq_lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct uroce_shm_send_wqe *w;
+
+		if (uroce_shm_ring_prod_reserve(&pv->sq, 1) != 1) {
+			rc = -ENOMEM;
+			break;
+		}
+		w = uroce_shm_ring_prod_slot(&pv->sq, 0);
+		memset(w, 0, offsetof(struct uroce_shm_send_wqe, data));
+		rc = wqe_fill(qp, wr, w);
+		if (rc != 0)
+			break;
+		/* Publish each WQE: the release store orders its bytes before prod. */
+		uroce_shm_ring_prod_commit(&pv->sq, 1);
+		posted++;
+	}
+	if (posted > 0)
+		uroce_shm_db_ring(qp->context->dbb, pv->db_slot);
+	pthread_mutex_unlock(&pv->sq_lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return rc;
+}
+
+int
+uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr)
+{
+	struct uroce_qp_priv *pv;
+	uint32_t posted = 0;
+	int rc = 0, i;
+
+	if (qp == NULL || wr == NULL) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return -EINVAL;
+	}
+	if (qp->context->fatal) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return -ENOTCONN;
+	}
+	pv = qp->priv;
+	pthread_mutex_lock(&pv->rq_lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct uroce_shm_recv_wqe *w;
+
+		if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_recv_sge) {
+			rc = -EINVAL;
+			break;
+		}
+		if (uroce_shm_ring_prod_reserve(&pv->rq, 1) != 1) {
+			rc = -ENOMEM;
+			break;
+		}
+		w = uroce_shm_ring_prod_slot(&pv->rq, 0);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sg_list[i].addr = wr->sg_list[i].addr;
+			w->sg_list[i].length = wr->sg_list[i].length;
+			w->sg_list[i].lkey = wr->sg_list[i].lkey;
+		}
+		uroce_shm_ring_prod_commit(&pv->rq, 1);
+		posted++;
+	}
+	if (posted > 0)
+		uroce_shm_db_ring(qp->context->dbb, pv->db_slot);
+	pthread_mutex_unlock(&pv->rq_lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return rc;
+}

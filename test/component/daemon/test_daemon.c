@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Component tests of lib/daemon: the daemon core runs in this process
+ * (uroce_daemon_poll() in a loop) and real client processes (daemon_client,
+ * built on liburoce only) connect to it over its UNIX socket and do RDMA
+ * through it, over the loopback port (every packet is a full RoCEv2 frame
+ * with ICRC, parsed again on the way in). One test runs the separate
+ * uroced_lite process instead.
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uroce_daemon.h"
+#include "uroce_shm.h"
+
+#define MAX_CHILD 4
+
+struct child {
+	pid_t pid;
+	int status;
+	bool done;
+};
+
+static char sock_path[108];
+static struct uroce_daemon *dmn;
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+start_daemon(void)
+{
+	struct uroce_daemon_conf conf;
+
+	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-daemon-%d.sock", (int)getpid());
+	memset(&conf, 0, sizeof(conf));
+	conf.sock_path = sock_path;
+	conf.sock_mode = 0600;
+	dmn = uroce_daemon_create(&conf);
+	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
+}
+
+static pid_t
+spawn(const char *mode, const char *path, int a, int b, int c)
+{
+	const char *exe = getenv("DAEMON_CLIENT");
+	char sa[16], sb[16], sc[16];
+	pid_t pid;
+
+	cr_assert_not_null(exe, "DAEMON_CLIENT not set (run through meson test)");
+	snprintf(sa, sizeof(sa), "%d", a);
+	snprintf(sb, sizeof(sb), "%d", b);
+	snprintf(sc, sizeof(sc), "%d", c);
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		if (c >= 0)
+			execl(exe, exe, mode, path, sa, sb, sc, (char *)NULL);
+		else if (b >= 0)
+			execl(exe, exe, mode, path, sa, sb, (char *)NULL);
+		else
+			execl(exe, exe, mode, path, sa, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void
+reap(struct child *ch, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!ch[i].done && ch[i].pid > 0 &&
+		    waitpid(ch[i].pid, &ch[i].status, WNOHANG) == ch[i].pid)
+			ch[i].done = true;
+}
+
+static bool
+all_done(struct child *ch, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!ch[i].done)
+			return false;
+	return true;
+}
+
+static void
+kill_all(struct child *ch, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!ch[i].done && ch[i].pid > 0) {
+			kill(ch[i].pid, SIGKILL);
+			waitpid(ch[i].pid, &ch[i].status, 0);
+			ch[i].done = true;
+		}
+}
+
+static void
+idle_nap(void)
+{
+	struct timespec ts = {.tv_nsec = 20000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Run the daemon until every child has exited (or @p ready_fd is readable,
+ * if >= 0). @return false on timeout. */
+static bool
+run(struct child *ch, int n, int ready_fd, double timeout_s)
+{
+	double end = now_s() + timeout_s;
+
+	while (now_s() < end) {
+		if (uroce_daemon_poll(dmn) == 0)
+			idle_nap();
+		reap(ch, n);
+		if (ready_fd >= 0) {
+			struct pollfd p = {.fd = ready_fd, .events = POLLIN};
+
+			if (poll(&p, 1, 0) == 1)
+				return true;
+		} else if (all_done(ch, n)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Poll until the daemon has reaped every session, then check it owns nothing. */
+static void
+expect_all_reclaimed(void)
+{
+	struct uroce_daemon_stats st;
+	double end = now_s() + 5;
+
+	do {
+		uroce_daemon_poll(dmn);
+		uroce_daemon_stats(dmn, &st);
+	} while (st.sessions != 0 && now_s() < end);
+	/* Expect: every resource of every client is gone. */
+	cr_expect_eq(st.sessions, 0);
+	cr_expect_eq(st.qps, 0);
+	cr_expect_eq(st.cqs, 0);
+	cr_expect_eq(st.mrs, 0);
+	cr_expect_eq(st.pds, 0);
+	cr_expect_eq(st.segments, 0);
+	cr_expect_eq(st.loop_bad, 0);
+}
+
+static void
+expect_exit0(const struct child *c, const char *what)
+{
+	cr_expect(WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0,
+		  "%s: status %#x (exit %d)", what, c->status,
+		  WIFEXITED(c->status) ? WEXITSTATUS(c->status) : -1);
+}
+
+static void
+start_pair(struct child *ch, const char *path, int p01[2], int p10[2])
+{
+	cr_assert(pipe(p01) == 0 && pipe(p10) == 0);
+	ch[0].pid = spawn("pair", path, 0, p01[1], p10[0]);
+	ch[1].pid = spawn("pair", path, 1, p10[1], p01[0]);
+}
+
+static void
+close_pipes(int *a, int *b)
+{
+	close(a[0]);
+	close(a[1]);
+	close(b[0]);
+	close(b[1]);
+}
+
+Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
+{
+	struct child ch[2] = {0};
+	struct uroce_daemon_stats st;
+	int p01[2], p10[2];
+	bool ok;
+
+	start_daemon();
+	start_pair(ch, sock_path, p01, p10);
+	/* Expect: SEND (SGE list), inline SEND_WITH_IMM, WRITE, WRITE_WITH_IMM,
+	 * READ, FETCH_ADD, CMP_SWAP and the eventfd wake-up all verified by the
+	 * clients themselves, which exit 0. */
+	ok = run(ch, 2, -1, 60);
+	kill_all(ch, 2);
+	cr_expect(ok, "clients did not finish");
+	expect_exit0(&ch[0], "pair role 0");
+	expect_exit0(&ch[1], "pair role 1");
+	uroce_daemon_stats(dmn, &st);
+	/* Expect: traffic went through the loopback port as real frames. */
+	cr_expect_gt(st.loop_frames, 10);
+	cr_expect_gt(st.cqe_written, 8);
+	cr_expect_geq(st.cq_events, 1);
+	cr_expect_eq(st.wqe_rejected, 0);
+	expect_all_reclaimed();
+	close_pipes(p01, p10);
+	uroce_daemon_destroy(dmn);
+	cr_expect(access(sock_path, F_OK) != 0, "socket file left behind");
+}
+
+Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)
+{
+	struct child ch[2] = {0};
+	struct uroce_daemon_stats st;
+	int p01[2], p10[2];
+	bool ok;
+
+	start_daemon();
+	cr_assert(pipe(p01) == 0 && pipe(p10) == 0);
+	ch[0].pid = spawn("victim", sock_path, p01[1], p10[0], -1);
+	ch[1].pid = spawn("thief", sock_path, p10[1], p01[0], -1);
+	/* Expect: the thief gets -EPERM for the victim's QP/MR handles, a remote
+	 * access error for the victim's rkey, a local protection error for the
+	 * victim's lkey; the victim finds its QP and memory untouched. */
+	ok = run(ch, 2, -1, 60);
+	kill_all(ch, 2);
+	cr_expect(ok, "clients did not finish");
+	expect_exit0(&ch[0], "victim");
+	expect_exit0(&ch[1], "thief");
+	uroce_daemon_stats(dmn, &st);
+	/* Expect: the foreign-lkey WQE was rejected by the daemon's own check. */
+	cr_expect_eq(st.wqe_rejected, 1);
+	expect_all_reclaimed();
+	close_pipes(p01, p10);
+	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
+{
+	struct child ch[3] = {0};
+	struct uroce_daemon_stats st;
+	int p01[2], p10[2], hog[2];
+	bool ok;
+
+	start_daemon();
+	cr_assert(pipe(hog) == 0);
+	ch[2].pid = spawn("hog", sock_path, hog[1], -1, -1);
+	/* Expect: the hog's RDMA WRITEs are flowing. */
+	ok = run(ch, 3, hog[0], 30);
+	cr_assert(ok, "hog never got going");
+	uroce_daemon_stats(dmn, &st);
+	cr_expect_eq(st.qps, 2);
+	kill(ch[2].pid, SIGKILL);
+	start_pair(ch, sock_path, p01, p10);
+	/* Expect: the pair's whole workload still passes. */
+	ok = run(ch, 3, -1, 60);
+	kill_all(ch, 3);
+	cr_expect(ok, "clients did not finish");
+	cr_expect(WIFSIGNALED(ch[2].status) && WTERMSIG(ch[2].status) == SIGKILL);
+	expect_exit0(&ch[0], "pair role 0");
+	expect_exit0(&ch[1], "pair role 1");
+	expect_all_reclaimed();
+	uroce_daemon_stats(dmn, &st);
+	cr_expect_eq(st.sessions_reaped, 3);
+	close_pipes(p01, p10);
+	close(hog[0]);
+	close(hog[1]);
+	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
+{
+	struct uroce_shm_msg_hello_req *hq;
+	struct uroce_shm_msg_hdr *h;
+	struct uroce_daemon_stats st;
+	struct sockaddr_un sa;
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	uint16_t maj = 0, min = 0;
+	ssize_t n = -EAGAIN;
+	double end;
+	int s, fd = -1, len;
+
+	start_daemon();
+	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	/* A HELLO from a client of ABI major 2. */
+	len = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_HELLO, 1, false, 0);
+	cr_assert_gt(len, 0);
+	h = (void *)buf;
+	h->abi_major = UROCE_SHM_ABI_MAJOR + 1;
+	hq = (void *)(buf + sizeof(*h));
+	hq->abi_major = UROCE_SHM_ABI_MAJOR + 1;
+	hq->abi_minor = 3;
+	cr_assert_eq(uroce_shm_sock_send(s, buf, (size_t)len, -1), len);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	for (end = now_s() + 10; now_s() < end;) {
+		uroce_daemon_poll(dmn);
+		n = uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
+		if (n != -EAGAIN)
+			break;
+		idle_nap();
+	}
+	/* Expect: a HELLO response with -EPROTONOSUPPORT and our version in it. */
+	cr_assert_gt(n, 0);
+	cr_expect_eq(uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0), 0);
+	cr_expect_eq(h->type, UROCE_SHM_MSG_HELLO);
+	cr_expect_eq(h->status, -EPROTONOSUPPORT);
+	cr_expect_eq(fd, -1);
+	cr_expect_eq(uroce_shm_msg_peer_version(buf, (size_t)n, &maj, &min), 0);
+	cr_expect_eq(maj, UROCE_SHM_ABI_MAJOR);
+	cr_expect_eq(min, UROCE_SHM_ABI_MINOR);
+	/* Expect: then the daemon hangs up and forgets the session. */
+	for (end = now_s() + 10; now_s() < end;) {
+		uroce_daemon_poll(dmn);
+		n = uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
+		if (n != -EAGAIN)
+			break;
+		idle_nap();
+	}
+	cr_expect_eq(n, 0);
+	uroce_daemon_stats(dmn, &st);
+	cr_expect_eq(st.hello_refused, 1);
+	expect_all_reclaimed();
+	close(s);
+	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, garbage_on_the_socket_hangs_up_that_client_only, .timeout = 60)
+{
+	struct uroce_daemon_stats st;
+	struct sockaddr_un sa;
+	uint8_t junk[64];
+	double end;
+	ssize_t n = -EAGAIN;
+	int s, fd = -1;
+
+	start_daemon();
+	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	memset(junk, 0xa5, sizeof(junk));
+	cr_assert_eq(send(s, junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	for (end = now_s() + 10; now_s() < end;) {
+		uroce_daemon_poll(dmn);
+		n = uroce_shm_sock_recv(s, junk, sizeof(junk), &fd);
+		if (n != -EAGAIN)
+			break;
+		idle_nap();
+	}
+	/* Expect: bad magic is counted and the client is hung up on. */
+	cr_expect_eq(n, 0);
+	uroce_daemon_stats(dmn, &st);
+	cr_expect_eq(st.bad_msgs, 1);
+	expect_all_reclaimed();
+	close(s);
+	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, daemon_death_fails_client_calls, .timeout = 60)
+{
+	struct child ch[1] = {0};
+	int p01[2], p10[2];
+	bool ok;
+
+	start_daemon();
+	cr_assert(pipe(p01) == 0 && pipe(p10) == 0);
+	ch[0].pid = spawn("orphan", sock_path, p01[1], p10[0], -1);
+	ok = run(ch, 1, p01[0], 30);
+	cr_assert(ok, "orphan never got ready");
+	uroce_daemon_destroy(dmn);
+	dmn = NULL;
+	cr_assert_eq(write(p10[1], "K", 1), 1);
+	/* Expect: the blocked CQ wait, alloc_pd and post_send all fail with
+	 * ENOTCONN; nothing hangs. */
+	{
+		double end = now_s() + 30;
+
+		while (!ch[0].done && now_s() < end) {
+			reap(ch, 1);
+			idle_nap();
+		}
+	}
+	kill_all(ch, 1);
+	expect_exit0(&ch[0], "orphan");
+	close_pipes(p01, p10);
+}
+
+/* Start the uroced_lite test tool as its own process on a fresh socket. */
+static pid_t
+start_lite(void)
+{
+	const char *lite = getenv("UROCED_LITE");
+	double end;
+	pid_t pid;
+
+	cr_assert_not_null(lite, "UROCED_LITE not set (run through meson test)");
+	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-lite-%d.sock", (int)getpid());
+	pid = fork();
+	cr_assert(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		execl(lite, lite, sock_path, (char *)NULL);
+		_exit(127);
+	}
+	for (end = now_s() + 10; access(sock_path, F_OK) != 0 && now_s() < end;)
+		idle_nap();
+	cr_assert(access(sock_path, F_OK) == 0, "uroced_lite did not start");
+	return pid;
+}
+
+Test(daemon, rc_pingpong_example_runs_on_uroced_lite, .timeout = 120)
+{
+	const char *ex = getenv("RC_PINGPONG");
+	struct child ch[2] = {0};
+	double end;
+
+	if (ex == NULL)
+		cr_skip_test("examples not built (-Dexamples=false)");
+	ch[1].pid = start_lite();
+	ch[0].pid = fork();
+	cr_assert(ch[0].pid >= 0);
+	if (ch[0].pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		execl(ex, ex, sock_path, "2000", "1000", (char *)NULL);
+		_exit(127);
+	}
+	for (end = now_s() + 60; !ch[0].done && now_s() < end;) {
+		reap(ch, 1);
+		idle_nap();
+	}
+	kill(ch[1].pid, SIGTERM);
+	waitpid(ch[1].pid, &ch[1].status, 0);
+	ch[1].done = true;
+	kill_all(ch, 1);
+	/* Expect: 2000 verified round trips of 1000 bytes, exit 0. */
+	expect_exit0(&ch[0], "rc_pingpong");
+	expect_exit0(&ch[1], "uroced_lite");
+}
+
+Test(daemon, uroced_lite_serves_two_clients, .timeout = 120)
+{
+	struct child ch[3] = {0};
+	int p01[2], p10[2];
+	double end;
+	bool ok;
+
+	ch[2].pid = start_lite();
+	start_pair(ch, sock_path, p01, p10);
+	for (end = now_s() + 60; !(ch[0].done && ch[1].done) && now_s() < end;) {
+		reap(ch, 2);
+		idle_nap();
+	}
+	ok = ch[0].done && ch[1].done;
+	kill(ch[2].pid, SIGTERM);
+	waitpid(ch[2].pid, &ch[2].status, 0);
+	ch[2].done = true;
+	kill_all(ch, 2);
+	cr_expect(ok, "clients did not finish");
+	expect_exit0(&ch[0], "pair role 0");
+	expect_exit0(&ch[1], "pair role 1");
+	/* Expect: SIGTERM stops uroced_lite cleanly and removes its socket. */
+	expect_exit0(&ch[2], "uroced_lite");
+	cr_expect(access(sock_path, F_OK) != 0, "socket file left behind");
+	close_pipes(p01, p10);
+}
+
+/* A client written against lib/shm directly, so that it can write anything
+ * into its rings and doorbell block. */
+struct raw {
+	int s;
+	uint32_t seq;
+	struct uroce_shm_segment db, cqseg, qpseg;
+	struct uroce_shm_ring cq, sq;
+	uint32_t slot, qpn, qp_handle;
+};
+
+static int
+raw_rpc_fd(struct raw *r, uint16_t type, const void *req, size_t req_len, int fd_in, void *resp,
+	   size_t resp_len, int *fd_out)
+{
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	struct uroce_shm_msg_hdr *h = (void *)buf;
+	double end = now_s() + 10;
+	int len, fd = -1;
+	ssize_t n = -EAGAIN;
+
+	len = uroce_shm_msg_init(buf, sizeof(buf), type, ++r->seq, false, 0);
+	cr_assert_eq((size_t)len, sizeof(*h) + req_len);
+	if (req_len)
+		memcpy(buf + sizeof(*h), req, req_len);
+	cr_assert_eq(uroce_shm_sock_send(r->s, buf, (size_t)len, fd_in), len);
+	while (now_s() < end) {
+		uroce_daemon_poll(dmn);
+		n = uroce_shm_sock_recv(r->s, buf, sizeof(buf), &fd);
+		if (n != -EAGAIN)
+			break;
+		idle_nap();
+	}
+	cr_assert_gt(n, 0);
+	cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0), 0);
+	if (h->status == 0 && resp_len)
+		memcpy(resp, buf + sizeof(*h), resp_len);
+	if (fd_out != NULL)
+		*fd_out = fd;
+	else if (fd >= 0)
+		close(fd);
+	return h->status;
+}
+
+static int
+raw_rpc(struct raw *r, uint16_t type, const void *req, size_t req_len, void *resp,
+	size_t resp_len, int *fd_out)
+{
+	return raw_rpc_fd(r, type, req, req_len, -1, resp, resp_len, fd_out);
+}
+
+static void
+raw_open(struct raw *r)
+{
+	struct uroce_shm_msg_hello_req hq = {.abi_major = UROCE_SHM_ABI_MAJOR};
+	struct uroce_shm_msg_hello_resp hr;
+	struct uroce_shm_msg_handle pd;
+	struct uroce_shm_msg_create_cq_req cq = {.cqe = 8};
+	struct uroce_shm_msg_create_cq_resp cr;
+	struct uroce_shm_msg_create_qp_req qq;
+	struct uroce_shm_msg_create_qp_resp qr;
+	struct uroce_shm_msg_modify_qp_req mq;
+	struct sockaddr_un sa;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	cr_assert(connect(r->s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	fcntl(r->s, F_SETFL, O_NONBLOCK);
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), &hr, sizeof(hr), &fd), 0);
+	cr_assert_eq(uroce_shm_segment_map(&r->db, fd, hr.db_seg_size), 0);
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, &pd, sizeof(pd), NULL), 0);
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), &cr, sizeof(cr), &fd), 0);
+	cr_assert_eq(uroce_shm_segment_map(&r->cqseg, fd, cr.seg_size), 0);
+	cr_assert_eq(uroce_shm_ring_attach(&r->cq, r->cqseg.addr, r->cqseg.size,
+					   UROCE_SHM_RING_CONSUMER, 0), 0);
+	memset(&qq, 0, sizeof(qq));
+	qq.pd_handle = pd.handle;
+	qq.send_cq = cr.cq_handle;
+	qq.recv_cq = cr.cq_handle;
+	qq.srq_handle = UROCE_SHM_HANDLE_NONE;
+	qq.qp_type = UROCE_QPT_RC;
+	qq.cap.max_send_wr = 4;
+	qq.cap.max_recv_wr = 4;
+	qq.cap.max_send_sge = 1;
+	qq.cap.max_recv_sge = 1;
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_CREATE_QP, &qq, sizeof(qq), &qr, sizeof(qr), &fd), 0);
+	cr_assert_eq(uroce_shm_segment_map(&r->qpseg, fd, qr.seg_size), 0);
+	cr_assert_eq(uroce_shm_ring_attach(&r->sq, (uint8_t *)r->qpseg.addr + qr.sq_offset,
+					   qr.rq_offset - qr.sq_offset, UROCE_SHM_RING_PRODUCER, 0),
+		     0);
+	r->slot = qr.db_slot;
+	r->qpn = qr.qp_num;
+	r->qp_handle = qr.qp_handle;
+	/* INIT, RTR and RTS, connected to itself. */
+	memset(&mq, 0, sizeof(mq));
+	mq.qp_handle = r->qp_handle;
+	mq.attr.qp_state = UROCE_QPS_INIT;
+	mq.attr.port_num = 1;
+	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS;
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
+	memset(&mq.attr, 0, sizeof(mq.attr));
+	mq.attr.qp_state = UROCE_QPS_RTR;
+	mq.attr.path_mtu = 3;
+	mq.attr.dest_qp_num = r->qpn;
+	mq.attr.max_dest_rd_atomic = 1;
+	mq.attr.ah_attr.dgid[10] = mq.attr.ah_attr.dgid[11] = 0xff;
+	mq.attr.ah_attr.dgid[12] = 198;
+	mq.attr.ah_attr.dgid[13] = 18;
+	mq.attr.ah_attr.dgid[15] = 1;
+	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN |
+		       UROCE_QP_RQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
+	memset(&mq.attr, 0, sizeof(mq.attr));
+	mq.attr.qp_state = UROCE_QPS_RTS;
+	mq.attr.timeout = 14;
+	mq.attr.retry_cnt = 7;
+	mq.attr.rnr_retry = 7;
+	mq.attr.max_rd_atomic = 1;
+	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
+		       UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC;
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
+}
+
+static void
+raw_close(struct raw *r)
+{
+	uroce_shm_segment_unmap(&r->qpseg);
+	uroce_shm_segment_unmap(&r->cqseg);
+	uroce_shm_segment_unmap(&r->db);
+	close(r->s);
+}
+
+/* Poll the daemon until a CQE arrives in the raw client's CQ. */
+static struct uroce_shm_cqe
+raw_cqe(struct raw *r)
+{
+	struct uroce_shm_cqe c;
+	double end = now_s() + 10;
+
+	while (uroce_shm_ring_used_count(&r->cq) == 0 && now_s() < end) {
+		uroce_daemon_poll(dmn);
+		idle_nap();
+	}
+	cr_assert_eq(uroce_shm_ring_cons_peek(&r->cq, 1), 1, "no CQE");
+	memcpy(&c, uroce_shm_ring_cons_slot(&r->cq, 0), sizeof(c));
+	uroce_shm_ring_cons_release(&r->cq, 1);
+	return c;
+}
+
+Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
+{
+	struct uroce_shm_send_wqe w;
+	struct uroce_shm_db_block *db;
+	struct uroce_shm_msg_query_qp_req qq;
+	struct uroce_shm_msg_query_qp_resp qr;
+	struct uroce_daemon_stats st;
+	struct uroce_shm_cqe c;
+	struct raw r;
+	int i;
+
+	start_daemon();
+	raw_open(&r);
+	db = r.db.addr;
+	/* Expect: a CQ "eventfd" that is a pipe, or a blocking eventfd, is refused
+	 * (the daemon must never get SIGPIPE or block on a client's descriptor). */
+	{
+		struct uroce_shm_msg_create_cq_req cq = {.cqe = 4, .flags = UROCE_SHM_CQ_F_EVENTFD};
+		struct uroce_shm_msg_create_cq_resp cr;
+		int p[2], efd;
+
+		cr_assert(pipe2(p, O_NONBLOCK) == 0);
+		close(p[0]);
+		cr_expect_eq(raw_rpc_fd(&r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), p[1], &cr,
+					sizeof(cr), NULL), -EINVAL);
+		close(p[1]);
+		efd = eventfd(0, 0);
+		cr_expect_eq(raw_rpc_fd(&r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), efd, &cr,
+					sizeof(cr), NULL), -EINVAL);
+		close(efd);
+	}
+	/* Every doorbell bit set, most for slots with no QP. */
+	db->summary = ~0ull;
+	for (i = 0; i < (int)UROCE_SHM_DB_WORDS; i++)
+		db->words[i] = ~0ull;
+	for (i = 0; i < 10; i++)
+		uroce_daemon_poll(dmn);
+	/* A WQE with an opcode that does not exist, then a well-formed SEND. */
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0xbad;
+	w.opcode = 42;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&r.sq, &w, 1), 1);
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x600d;
+	w.opcode = UROCE_WR_SEND;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&r.sq, &w, 1), 1);
+	uroce_shm_db_ring(db, r.slot);
+	/* Expect: the bad WQE completes LOC_QP_OP_ERR, the QP is in ERR and the
+	 * next WQE is flushed. */
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 0xbad);
+	cr_expect_eq(c.status, UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(c.qp_num, r.qpn);
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 0x600d);
+	cr_expect_eq(c.status, UROCE_WC_WR_FLUSH_ERR);
+	memset(&qq, 0, sizeof(qq));
+	qq.qp_handle = r.qp_handle;
+	cr_assert_eq(raw_rpc(&r, UROCE_SHM_MSG_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr), NULL),
+		     0);
+	cr_expect_eq(qr.attr.qp_state, UROCE_QPS_ERR);
+	/* A producer index far beyond the ring: counted, never followed. */
+	r.sq.hdr->prod += 100000;
+	uroce_shm_db_ring(db, r.slot);
+	for (i = 0; i < 10; i++)
+		uroce_daemon_poll(dmn);
+	uroce_daemon_stats(dmn, &st);
+	cr_expect_eq(st.wqe_rejected, 1);
+	cr_expect_eq(st.ring_corrupt, 1);
+	cr_expect_eq(st.qps, 1);
+	raw_close(&r);
+	expect_all_reclaimed();
+	uroce_daemon_destroy(dmn);
+}
