@@ -343,7 +343,7 @@ static int
 send_translate(struct uroce_daemon *d, struct session *s, struct dqp *qp,
 	       const struct uroce_shm_send_wqe *w, struct dsend_wr *out)
 {
-	enum uroce_shm_wc_status st;
+	enum uroce_wc_status st;
 	uint64_t total;
 	int i;
 
@@ -408,7 +408,7 @@ qp_service_rq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 		return false;
 	for (n = 0; n < WQES_PER_QP; n++) {
 		if (!qp->recv_stashed) {
-			enum uroce_shm_wc_status st;
+			enum uroce_wc_status st;
 
 			if (uroce_shm_ring_dequeue_burst(&qp->rq, &w, 1) != 1) {
 				if (uroce_shm_ring_is_corrupt(&qp->rq))

@@ -6,10 +6,10 @@
  * Private interface between the two halves of lib/daemon:
  *  - daemon.c speaks lib/shm (sessions, control messages, rings, CQEs);
  *  - eng.c speaks lib/transport (engine, objects, loopback port).
- * uroce_shm.h and uroce_transport.h both define the verbs enumerators
- * (UROCE_WR_SEND, UROCE_WC_SUCCESS, ...) with the same libibverbs values, so
- * one translation unit cannot include both; the structs below carry plain
- * integers whose values are those of libibverbs in both headers.
+ * The structs below are what crosses between the halves: plain integers
+ * whose values are the shared verbs vocabulary (uroce_verbs_defs.h), so the
+ * session code never sees an engine object and the engine glue never sees
+ * shared memory.
  */
 
 #ifndef DAEMON_INTERNAL_H

@@ -11,7 +11,7 @@
  * Ethernet/IPv4/UDP with uroce_encap_build(), fills the ICRC with
  * uroce_icrc_fill(), and queues the frame. The next eng_poll() runs each
  * queued frame through uroce_parse() (frame, ICRC and BTH checks) and gives
- * it to uroce_engine_rx() of the same engine. Delivery is deferred so that
+ * it to uroce_eng_rx() of the same engine. Delivery is deferred so that
  * the engine is never re-entered from its own tx_send.
  */
 
@@ -37,7 +37,7 @@ struct loop_frame {
 };
 
 struct eng {
-	struct uroce_engine *eng;
+	struct uroce_eng *eng;
 	uint8_t gid[16];
 	struct loop_frame *head; /* FIFO of frames to deliver */
 	struct loop_frame **tail;
@@ -79,7 +79,7 @@ op_tx_free(void *ctx, uint8_t *buf)
 }
 
 static void
-op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *a)
+op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
 	static const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 	struct eng *e = ctx;
@@ -121,7 +121,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr 
 	e->tail = &f->next;
 }
 
-static const struct uroce_engine_ops eng_ops = {
+static const struct uroce_eng_ops eng_ops = {
 	.now_us = op_now,
 	.tx_alloc = op_tx_alloc,
 	.tx_send = op_tx_send,
@@ -131,7 +131,7 @@ static const struct uroce_engine_ops eng_ops = {
 struct eng *
 eng_create(const uint8_t gid[16])
 {
-	struct uroce_engine_conf conf;
+	struct uroce_eng_conf conf;
 	struct eng *e = calloc(1, sizeof(*e));
 
 	if (e == NULL)
@@ -143,7 +143,7 @@ eng_create(const uint8_t gid[16])
 	conf.ctx = e;
 	memcpy(conf.gid, gid, 16);
 	conf.port = 1;
-	e->eng = uroce_engine_create(&conf);
+	e->eng = uroce_eng_create(&conf);
 	if (e->eng == NULL) {
 		int err = errno;
 
@@ -172,7 +172,7 @@ eng_destroy(struct eng *e)
 	if (e == NULL)
 		return;
 	loop_drop_all(e);
-	uroce_engine_destroy(e->eng);
+	uroce_eng_destroy(e->eng);
 	free(e);
 }
 
@@ -193,7 +193,7 @@ eng_poll(struct eng *e)
 		list = f->next;
 		if (uroce_parse(f->frame, f->len, &fr, &p) == UROCE_WIRE_OK) {
 			p.owner = f;
-			uroce_engine_rx(e->eng, &p, &fr);
+			uroce_eng_rx(e->eng, &p, &fr);
 			e->cnt.loop_frames++;
 		} else {
 			e->cnt.loop_bad++;
@@ -201,7 +201,7 @@ eng_poll(struct eng *e)
 		free(f);
 		work++;
 	}
-	work += uroce_engine_poll(e->eng);
+	work += uroce_eng_poll(e->eng);
 	return work;
 }
 
@@ -214,24 +214,24 @@ eng_counters(const struct eng *e, struct eng_counters *c)
 void *
 eng_pd_alloc(struct eng *e)
 {
-	return uroce_pd_alloc(e->eng);
+	return uroce_eng_pd_alloc(e->eng);
 }
 
 int
 eng_pd_dealloc(void *pd)
 {
-	return uroce_pd_dealloc(pd);
+	return uroce_eng_pd_dealloc(pd);
 }
 
 void *
 eng_mr_reg(void *pd, void *addr, uint64_t iova, uint64_t len, int access, uint32_t *lkey,
 	   uint32_t *rkey)
 {
-	struct uroce_mr *mr = uroce_mr_reg(pd, addr, iova, len, access);
+	struct uroce_eng_mr *mr = uroce_eng_mr_reg(pd, addr, iova, len, access);
 
 	if (mr != NULL) {
-		*lkey = uroce_mr_lkey(mr);
-		*rkey = uroce_mr_rkey(mr);
+		*lkey = uroce_eng_mr_lkey(mr);
+		*rkey = uroce_eng_mr_rkey(mr);
 	}
 	return mr;
 }
@@ -239,30 +239,30 @@ eng_mr_reg(void *pd, void *addr, uint64_t iova, uint64_t len, int access, uint32
 int
 eng_mr_dereg(void *mr)
 {
-	return uroce_mr_dereg(mr);
+	return uroce_eng_mr_dereg(mr);
 }
 
 void *
 eng_cq_create(struct eng *e, int cqe)
 {
-	return uroce_cq_create(e->eng, cqe, NULL);
+	return uroce_eng_cq_create(e->eng, cqe, NULL);
 }
 
 int
 eng_cq_destroy(void *cq)
 {
-	return uroce_cq_destroy(cq);
+	return uroce_eng_cq_destroy(cq);
 }
 
 int
 eng_poll_cq(void *cq, int n, struct dwc *out)
 {
-	struct uroce_wc wc[32];
+	struct uroce_eng_wc wc[32];
 	int got, i;
 
 	if (n > 32)
 		n = 32;
-	got = uroce_poll_cq(cq, n, wc);
+	got = uroce_eng_poll_cq(cq, n, wc);
 	for (i = 0; i < got; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].wr_id = wc[i].wr_id;
@@ -285,8 +285,8 @@ void *
 eng_qp_create(void *pd, void *send_cq, void *recv_cq, int qp_type, bool sig_all,
 	      const struct dcap *cap, uint32_t *qpn)
 {
-	struct uroce_qp_init_attr ia;
-	struct uroce_qp *qp;
+	struct uroce_eng_qp_init_attr ia;
+	struct uroce_eng_qp *qp;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = send_cq;
@@ -298,22 +298,22 @@ eng_qp_create(void *pd, void *send_cq, void *recv_cq, int qp_type, bool sig_all,
 	ia.cap.max_send_sge = cap->max_send_sge;
 	ia.cap.max_recv_sge = cap->max_recv_sge;
 	ia.cap.max_inline_data = cap->max_inline;
-	qp = uroce_qp_create(pd, &ia);
+	qp = uroce_eng_qp_create(pd, &ia);
 	if (qp != NULL)
-		*qpn = uroce_qp_num(qp);
+		*qpn = uroce_eng_qp_num(qp);
 	return qp;
 }
 
 int
 eng_qp_destroy(void *qp)
 {
-	return uroce_qp_destroy(qp);
+	return uroce_eng_qp_destroy(qp);
 }
 
 int
 eng_modify_qp(void *qp, const struct dqp_attr *a, int mask)
 {
-	struct uroce_qp_attr at;
+	struct uroce_eng_qp_attr at;
 
 	memset(&at, 0, sizeof(at));
 	at.qp_state = (enum uroce_qp_state)a->qp_state;
@@ -338,15 +338,15 @@ eng_modify_qp(void *qp, const struct dqp_attr *a, int mask)
 	at.ah_attr.tclass = a->tclass;
 	at.ah_attr.sl = a->sl;
 	at.ah_attr.port_num = a->ah_port;
-	return uroce_modify_qp(qp, &at, mask);
+	return uroce_eng_modify_qp(qp, &at, mask);
 }
 
 int
 eng_query_qp(void *qp, struct dqp_attr *a, struct dcap *cap)
 {
-	struct uroce_qp_attr at;
-	struct uroce_qp_init_attr ia;
-	int rc = uroce_query_qp(qp, &at, &ia);
+	struct uroce_eng_qp_attr at;
+	struct uroce_eng_qp_init_attr ia;
+	int rc = uroce_eng_query_qp(qp, &at, &ia);
 
 	if (rc != 0)
 		return rc;
@@ -385,18 +385,18 @@ eng_query_qp(void *qp, struct dqp_attr *a, struct dcap *cap)
 int
 eng_qp_to_err(void *qp)
 {
-	struct uroce_qp_attr at;
+	struct uroce_eng_qp_attr at;
 
 	memset(&at, 0, sizeof(at));
 	at.qp_state = UROCE_QPS_ERR;
-	return uroce_modify_qp(qp, &at, UROCE_QP_STATE);
+	return uroce_eng_modify_qp(qp, &at, UROCE_QP_STATE);
 }
 
 int
 eng_post_send(void *qp, const struct dsend_wr *w)
 {
-	struct uroce_send_wr wr;
-	struct uroce_sge sge[UROCE_MAX_SGE];
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
 	int i;
 
 	memset(&wr, 0, sizeof(wr));
@@ -430,14 +430,14 @@ eng_post_send(void *qp, const struct dsend_wr *w)
 		wr.wr.rdma.remote_addr = w->remote_addr;
 		wr.wr.rdma.rkey = w->rkey;
 	}
-	return uroce_post_send(qp, &wr, NULL);
+	return uroce_eng_post_send(qp, &wr, NULL);
 }
 
 int
 eng_post_recv(void *qp, uint64_t wr_id, const struct dsge *s, int num_sge)
 {
-	struct uroce_recv_wr wr;
-	struct uroce_sge sge[UROCE_MAX_SGE];
+	struct uroce_eng_recv_wr wr;
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
 	int i;
 
 	for (i = 0; i < num_sge; i++) {
@@ -449,5 +449,5 @@ eng_post_recv(void *qp, uint64_t wr_id, const struct dsge *s, int num_sge)
 	wr.wr_id = wr_id;
 	wr.sg_list = sge;
 	wr.num_sge = num_sge;
-	return uroce_post_recv(qp, &wr, NULL);
+	return uroce_eng_post_recv(qp, &wr, NULL);
 }

@@ -34,6 +34,7 @@
 #include <sys/types.h>
 
 #include <uroce_limits.h>
+#include <uroce_verbs_defs.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,124 +82,9 @@ int uroce_shm_version_check(uint16_t peer_major, uint16_t peer_minor);
  * ---------------------------------------------------------------------------
  */
 
-/** Send work request opcodes (ibv_wr_opcode values). */
-enum uroce_shm_wr_opcode {
-	UROCE_WR_RDMA_WRITE = 0,
-	UROCE_WR_RDMA_WRITE_WITH_IMM = 1,
-	UROCE_WR_SEND = 2,
-	UROCE_WR_SEND_WITH_IMM = 3,
-	UROCE_WR_RDMA_READ = 4,
-	UROCE_WR_ATOMIC_CMP_AND_SWP = 5,
-	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
-	UROCE_WR_SEND_WITH_INV = 9,
-};
-
-/** Send flags (ibv_send_flags values). */
-enum uroce_shm_send_flags {
-	UROCE_SEND_FENCE = 1u << 0,
-	UROCE_SEND_SIGNALED = 1u << 1,
-	UROCE_SEND_SOLICITED = 1u << 2,
-	UROCE_SEND_INLINE = 1u << 3,
-};
 /** Every send flag the ABI defines; the daemon rejects any other bit. */
 #define UROCE_SEND_FLAGS_ALL \
 	(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED | UROCE_SEND_INLINE)
-
-/** Work completion status (ibv_wc_status values). */
-enum uroce_shm_wc_status {
-	UROCE_WC_SUCCESS = 0,
-	UROCE_WC_LOC_LEN_ERR = 1,
-	UROCE_WC_LOC_QP_OP_ERR = 2,
-	UROCE_WC_LOC_EEC_OP_ERR = 3,
-	UROCE_WC_LOC_PROT_ERR = 4,
-	UROCE_WC_WR_FLUSH_ERR = 5,
-	UROCE_WC_MW_BIND_ERR = 6,
-	UROCE_WC_BAD_RESP_ERR = 7,
-	UROCE_WC_LOC_ACCESS_ERR = 8,
-	UROCE_WC_REM_INV_REQ_ERR = 9,
-	UROCE_WC_REM_ACCESS_ERR = 10,
-	UROCE_WC_REM_OP_ERR = 11,
-	UROCE_WC_RETRY_EXC_ERR = 12,
-	UROCE_WC_RNR_RETRY_EXC_ERR = 13,
-	UROCE_WC_LOC_RDD_VIOL_ERR = 14,
-	UROCE_WC_REM_INV_RD_REQ_ERR = 15,
-	UROCE_WC_REM_ABORT_ERR = 16,
-	UROCE_WC_INV_EECN_ERR = 17,
-	UROCE_WC_INV_EEC_STATE_ERR = 18,
-	UROCE_WC_FATAL_ERR = 19,
-	UROCE_WC_RESP_TIMEOUT_ERR = 20,
-	UROCE_WC_GENERAL_ERR = 21,
-};
-
-/** Work completion opcodes (ibv_wc_opcode values). */
-enum uroce_shm_wc_opcode {
-	UROCE_WC_SEND = 0,
-	UROCE_WC_RDMA_WRITE = 1,
-	UROCE_WC_RDMA_READ = 2,
-	UROCE_WC_COMP_SWAP = 3,
-	UROCE_WC_FETCH_ADD = 4,
-	UROCE_WC_RECV = 128,
-	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
-};
-
-/** Work completion flags (ibv_wc_flags values, plus one uroce extension). */
-enum uroce_shm_wc_flags {
-	UROCE_WC_GRH = 1u << 0,
-	UROCE_WC_WITH_IMM = 1u << 1,
-	UROCE_WC_IP_CSUM_OK = 1u << 2,
-	UROCE_WC_WITH_INV = 1u << 3,
-	/** uroce extension: the message had the Solicited Event bit (BTH SE, IBA 9.2);
-	 * used by solicited-only CQ arming. drivers/verbs masks it off. */
-	UROCE_WC_SOLICITED = 1u << 15,
-};
-
-/** QP types (ibv_qp_type values). */
-enum uroce_shm_qp_type {
-	UROCE_QPT_RC = 2,
-	UROCE_QPT_UC = 3,
-	UROCE_QPT_UD = 4,
-};
-
-/** QP states (ibv_qp_state values). */
-enum uroce_shm_qp_state {
-	UROCE_QPS_RESET = 0,
-	UROCE_QPS_INIT = 1,
-	UROCE_QPS_RTR = 2,
-	UROCE_QPS_RTS = 3,
-	UROCE_QPS_SQD = 4,
-	UROCE_QPS_SQE = 5,
-	UROCE_QPS_ERR = 6,
-};
-
-/** MODIFY_QP / QUERY_QP attribute mask (ibv_qp_attr_mask values). */
-enum uroce_shm_qp_attr_mask {
-	UROCE_QP_STATE = 1u << 0,
-	UROCE_QP_CUR_STATE = 1u << 1,
-	UROCE_QP_ACCESS_FLAGS = 1u << 3,
-	UROCE_QP_PKEY_INDEX = 1u << 4,
-	UROCE_QP_PORT = 1u << 5,
-	UROCE_QP_QKEY = 1u << 6,
-	UROCE_QP_AV = 1u << 7,
-	UROCE_QP_PATH_MTU = 1u << 8,
-	UROCE_QP_TIMEOUT = 1u << 9,
-	UROCE_QP_RETRY_CNT = 1u << 10,
-	UROCE_QP_RNR_RETRY = 1u << 11,
-	UROCE_QP_RQ_PSN = 1u << 12,
-	UROCE_QP_MAX_QP_RD_ATOMIC = 1u << 13,
-	UROCE_QP_MIN_RNR_TIMER = 1u << 15,
-	UROCE_QP_SQ_PSN = 1u << 16,
-	UROCE_QP_MAX_DEST_RD_ATOMIC = 1u << 17,
-	UROCE_QP_CAP = 1u << 19,
-	UROCE_QP_DEST_QPN = 1u << 20,
-};
-
-/** Memory access flags (ibv_access_flags values). */
-enum uroce_shm_access_flags {
-	UROCE_ACCESS_LOCAL_WRITE = 1u << 0,
-	UROCE_ACCESS_REMOTE_WRITE = 1u << 1,
-	UROCE_ACCESS_REMOTE_READ = 1u << 2,
-	UROCE_ACCESS_REMOTE_ATOMIC = 1u << 3,
-};
 
 /*
  * ---------------------------------------------------------------------------
@@ -219,9 +105,9 @@ UROCE_SHM_OFF(struct uroce_shm_sge, lkey, 12);
 /** Send WQE, 320 bytes: a 64-byte control part, then SGEs or inline bytes. */
 struct uroce_shm_send_wqe {
 	uint64_t wr_id;       /**< returned unchanged in the CQE */
-	uint8_t opcode;       /**< enum uroce_shm_wr_opcode */
+	uint8_t opcode;       /**< enum uroce_wr_opcode */
 	uint8_t num_sge;      /**< SGEs used (0..UROCE_MAX_SGE), ignored if inline */
-	uint16_t send_flags;  /**< enum uroce_shm_send_flags */
+	uint16_t send_flags;  /**< enum uroce_send_flags */
 	/** SEND/WRITE_WITH_IMM: immediate data as a host-order integer (the wire
 	 * carries it big-endian); SEND_WITH_INV: the rkey to invalidate. */
 	uint32_t imm_data;
@@ -288,9 +174,9 @@ UROCE_SHM_SIZE(struct uroce_shm_recv_wqe, 16 + 16 * UROCE_MAX_SGE);
 /** Completion queue entry, one cache line. */
 struct uroce_shm_cqe {
 	uint64_t wr_id;          /**< from the WQE */
-	uint8_t status;          /**< enum uroce_shm_wc_status */
-	uint8_t opcode;          /**< enum uroce_shm_wc_opcode */
-	uint16_t wc_flags;       /**< enum uroce_shm_wc_flags */
+	uint8_t status;          /**< enum uroce_wc_status */
+	uint8_t opcode;          /**< enum uroce_wc_opcode */
+	uint16_t wc_flags;       /**< enum uroce_wc_flags */
 	uint32_t vendor_err;     /**< uroce detail code for an error status, else 0 */
 	uint32_t byte_len;       /**< bytes received (receive completions) */
 	/** Immediate data (host order) if WITH_IMM, invalidated rkey if WITH_INV. */
@@ -336,7 +222,7 @@ UROCE_SHM_SIZE(struct uroce_shm_cqe, 64);
  *   UROCE_WC_LOC_LEN_ERR (inline length too large, atomic SGE not 8 bytes,
  *   total length above UROCE_MAX_MSG_SIZE).
  */
-enum uroce_shm_wc_status uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w,
+enum uroce_wc_status uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w,
 						  uint32_t max_sge, uint32_t max_inline,
 						  uint64_t *total_len);
 
@@ -346,7 +232,7 @@ enum uroce_shm_wc_status uroce_shm_send_wqe_check(const struct uroce_shm_send_wq
  * @return UROCE_WC_SUCCESS, UROCE_WC_LOC_QP_OP_ERR (reserved field set or too
  *   many SGEs), or UROCE_WC_LOC_LEN_ERR (total length above UROCE_MAX_MSG_SIZE).
  */
-enum uroce_shm_wc_status uroce_shm_recv_wqe_check(const struct uroce_shm_recv_wqe *w,
+enum uroce_wc_status uroce_shm_recv_wqe_check(const struct uroce_shm_recv_wqe *w,
 						  uint32_t max_sge, uint64_t *total_len);
 
 /*
@@ -817,7 +703,7 @@ struct uroce_shm_msg_reg_mr_req {
 	uint64_t seg_offset;
 	uint64_t length;
 	uint64_t iova;      /**< client address of the first byte */
-	uint32_t access;    /**< enum uroce_shm_access_flags */
+	uint32_t access;    /**< enum uroce_access_flags */
 	uint32_t reserved;
 };
 UROCE_SHM_OFF(struct uroce_shm_msg_reg_mr_req, iova, 24);
@@ -885,14 +771,14 @@ UROCE_SHM_SIZE(struct uroce_shm_ah_attr, 32);
 
 /** QP attributes (ibv_qp_attr subset uroce supports). */
 struct uroce_shm_qp_attr {
-	uint32_t qp_state;        /**< enum uroce_shm_qp_state */
+	uint32_t qp_state;        /**< enum uroce_qp_state */
 	uint32_t cur_qp_state;
 	uint32_t path_mtu;        /**< IBA MTU enum, 1 (256) .. 5 (4096) */
 	uint32_t qkey;
 	uint32_t rq_psn;
 	uint32_t sq_psn;
 	uint32_t dest_qp_num;
-	uint32_t qp_access_flags; /**< enum uroce_shm_access_flags */
+	uint32_t qp_access_flags; /**< enum uroce_access_flags */
 	uint16_t pkey_index;
 	uint8_t port_num;
 	uint8_t max_rd_atomic;
@@ -917,7 +803,7 @@ struct uroce_shm_msg_create_qp_req {
 	uint32_t send_cq;
 	uint32_t recv_cq;
 	uint32_t srq_handle;  /**< or UROCE_SHM_HANDLE_NONE */
-	uint32_t qp_type;     /**< enum uroce_shm_qp_type */
+	uint32_t qp_type;     /**< enum uroce_qp_type */
 	uint32_t sq_sig_all;
 	struct uroce_shm_qp_cap cap;
 };
@@ -941,7 +827,7 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_create_qp_resp, 56);
 /** MODIFY_QP request. */
 struct uroce_shm_msg_modify_qp_req {
 	uint32_t qp_handle;
-	uint32_t attr_mask;          /**< enum uroce_shm_qp_attr_mask */
+	uint32_t attr_mask;          /**< enum uroce_qp_attr_mask */
 	struct uroce_shm_qp_attr attr;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_modify_qp_req, 88);

@@ -36,7 +36,7 @@ opcode_known(uint8_t op)
 	       op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
-enum uroce_shm_wc_status
+enum uroce_wc_status
 uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w, uint32_t max_sge,
 			 uint32_t max_inline, uint64_t *total_len)
 {
@@ -73,7 +73,7 @@ uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w, uint32_t max_sge,
 	return UROCE_WC_SUCCESS;
 }
 
-enum uroce_shm_wc_status
+enum uroce_wc_status
 uroce_shm_recv_wqe_check(const struct uroce_shm_recv_wqe *w, uint32_t max_sge,
 			 uint64_t *total_len)
 {

@@ -54,7 +54,7 @@ static const struct {
 };
 
 uint64_t
-comp_rto_us(const struct uroce_qp *qp)
+comp_rto_us(const struct uroce_eng_qp *qp)
 {
 	return uroce_ack_timeout_us(qp->attr.timeout);
 }
@@ -74,7 +74,7 @@ wqe_is_atomic(const struct swqe *w)
 
 /* Forward progress: IBA 9.7.5.2, the retry counters restart. */
 static void
-progress(struct uroce_qp *qp)
+progress(struct uroce_eng_qp *qp)
 {
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
@@ -82,7 +82,7 @@ progress(struct uroce_qp *qp)
 }
 
 static void
-advance_psn(struct uroce_qp *qp, uint32_t psn)
+advance_psn(struct uroce_eng_qp *qp, uint32_t psn)
 {
 	if (uroce_psn_diff(psn, qp->comp.psn) > 0) {
 		qp->comp.psn = psn;
@@ -91,7 +91,7 @@ advance_psn(struct uroce_qp *qp, uint32_t psn)
 }
 
 static struct swqe *
-head_wqe(struct uroce_qp *qp)
+head_wqe(struct uroce_eng_qp *qp)
 {
 	struct swqe *w;
 
@@ -103,7 +103,7 @@ head_wqe(struct uroce_qp *qp)
 
 /* After a change: re-arm or stop the retransmit timer and wake the requester. */
 static void
-comp_done(struct uroce_qp *qp, bool progressed)
+comp_done(struct uroce_eng_qp *qp, bool progressed)
 {
 	uint64_t rto = comp_rto_us(qp);
 
@@ -117,7 +117,7 @@ comp_done(struct uroce_qp *qp, bool progressed)
 }
 
 void
-comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
 	enum comp_st st = COMP_GET_WQE;
@@ -396,7 +396,7 @@ comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 }
 
 unsigned int
-comp_timers(struct uroce_qp *qp, uint64_t now)
+comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 {
 	unsigned int n = 0;
 	struct swqe *w;

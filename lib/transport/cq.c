@@ -4,7 +4,7 @@
 
 /*
  * Completion queues. A CQ belongs to one engine, and so to one worker: the
- * producer (this engine) and the consumer (uroce_poll_cq on the same thread,
+ * producer (this engine) and the consumer (uroce_eng_poll_cq on the same thread,
  * or the daemon copying CQEs into the client's shared ring on that thread)
  * never race, so the ring here needs no atomics. An overrun is detected,
  * counted and reported (IBA 11.4.2.1), never overwritten.
@@ -15,10 +15,10 @@
 
 #include "transport_internal.h"
 
-struct uroce_cq *
-uroce_cq_create(struct uroce_engine *eng, int cqe, void *cq_context)
+struct uroce_eng_cq *
+uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context)
 {
-	struct uroce_cq *cq;
+	struct uroce_eng_cq *cq;
 
 	if (eng == NULL || cqe < 1 || cqe > UROCE_MAX_CQE) {
 		errno = EINVAL;
@@ -43,7 +43,7 @@ nomem:
 }
 
 int
-uroce_cq_destroy(struct uroce_cq *cq)
+uroce_eng_cq_destroy(struct uroce_eng_cq *cq)
 {
 	if (cq == NULL)
 		return -EINVAL;
@@ -56,7 +56,7 @@ uroce_cq_destroy(struct uroce_cq *cq)
 }
 
 void
-cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
+cq_push(struct uroce_eng_cq *cq, const struct uroce_eng_wc *wc)
 {
 	if (unlikely(cq->count == cq->size)) {
 		ENG_CNT(cq->eng, CQ_OVERFLOW);
@@ -71,7 +71,7 @@ cq_push(struct uroce_cq *cq, const struct uroce_wc *wc)
 }
 
 int
-uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc)
+uroce_eng_poll_cq(struct uroce_eng_cq *cq, int num, struct uroce_eng_wc *wc)
 {
 	int n = 0;
 
@@ -88,19 +88,19 @@ uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc)
 }
 
 bool
-uroce_cq_overflowed(const struct uroce_cq *cq)
+uroce_eng_cq_overflowed(const struct uroce_eng_cq *cq)
 {
 	return cq->overflow;
 }
 
 void *
-uroce_cq_context(const struct uroce_cq *cq)
+uroce_eng_cq_context(const struct uroce_eng_cq *cq)
 {
 	return cq->context;
 }
 
 uint32_t
-uroce_cq_count(const struct uroce_cq *cq)
+uroce_eng_cq_count(const struct uroce_eng_cq *cq)
 {
 	return cq->count;
 }

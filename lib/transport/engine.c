@@ -6,7 +6,7 @@
  * The engine: one per worker. It owns every object of that worker, keeps the
  * work lists (requesters with work, responders with queued responses or
  * ACKs, QPs with an armed timer), builds outgoing packets into buffers from
- * the shell's tx_alloc, and runs everything from uroce_engine_poll().
+ * the shell's tx_alloc, and runs everything from uroce_eng_poll().
  *
  * Timer cost: QPs with an armed timer sit on timer_list. The engine keeps a
  * lower bound of their earliest deadline, so a poll with nothing expired
@@ -21,10 +21,10 @@
 
 #include "transport_internal.h"
 
-struct uroce_engine *
-uroce_engine_create(const struct uroce_engine_conf *conf)
+struct uroce_eng *
+uroce_eng_create(const struct uroce_eng_conf *conf)
 {
-	struct uroce_engine *eng;
+	struct uroce_eng *eng;
 
 	if (conf == NULL || conf->ops == NULL || conf->ops->now_us == NULL ||
 	    conf->ops->tx_alloc == NULL || conf->ops->tx_send == NULL ||
@@ -56,7 +56,7 @@ uroce_engine_create(const struct uroce_engine_conf *conf)
 }
 
 void
-uroce_engine_destroy(struct uroce_engine *eng)
+uroce_eng_destroy(struct uroce_eng *eng)
 {
 	uint32_t i;
 
@@ -64,30 +64,30 @@ uroce_engine_destroy(struct uroce_engine *eng)
 		return;
 	for (i = 0; i < UROCE_MAX_QP; i++)
 		if (eng->qps[i] != NULL)
-			uroce_qp_destroy(eng->qps[i]);
+			uroce_eng_qp_destroy(eng->qps[i]);
 	for (i = 0; i < UROCE_MAX_MR; i++)
 		if (eng->mrs[i] != NULL)
-			uroce_mr_dereg(eng->mrs[i]);
+			uroce_eng_mr_dereg(eng->mrs[i]);
 	/* Then everything the QPs and MRs referenced. */
 	while (!TAILQ_EMPTY(&eng->ahs))
-		uroce_ah_destroy(TAILQ_FIRST(&eng->ahs));
+		uroce_eng_ah_destroy(TAILQ_FIRST(&eng->ahs));
 	while (!TAILQ_EMPTY(&eng->srqs)) {
 		TAILQ_FIRST(&eng->srqs)->refs = 0;
-		uroce_srq_destroy(TAILQ_FIRST(&eng->srqs));
+		uroce_eng_srq_destroy(TAILQ_FIRST(&eng->srqs));
 	}
 	while (!TAILQ_EMPTY(&eng->cqs)) {
 		TAILQ_FIRST(&eng->cqs)->refs = 0;
-		uroce_cq_destroy(TAILQ_FIRST(&eng->cqs));
+		uroce_eng_cq_destroy(TAILQ_FIRST(&eng->cqs));
 	}
 	while (!TAILQ_EMPTY(&eng->pds)) {
 		TAILQ_FIRST(&eng->pds)->refs = 0;
-		uroce_pd_dealloc(TAILQ_FIRST(&eng->pds));
+		uroce_eng_pd_dealloc(TAILQ_FIRST(&eng->pds));
 	}
 	free(eng);
 }
 
 uint64_t
-uroce_engine_counter(const struct uroce_engine *eng, enum uroce_counter c)
+uroce_eng_counter(const struct uroce_eng *eng, enum uroce_counter c)
 {
 	uint64_t v;
 	uint32_t i;
@@ -102,14 +102,14 @@ uroce_engine_counter(const struct uroce_engine *eng, enum uroce_counter c)
 }
 
 void
-eng_async(struct uroce_engine *eng, enum uroce_event_type t, void *obj)
+eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj)
 {
 	if (eng->ops.async_event != NULL)
 		eng->ops.async_event(eng->ctx, t, obj);
 }
 
 void
-eng_req_kick(struct uroce_qp *qp)
+eng_req_kick(struct uroce_eng_qp *qp)
 {
 	if (!qp->req.on_list) {
 		qp->req.on_list = true;
@@ -118,7 +118,7 @@ eng_req_kick(struct uroce_qp *qp)
 }
 
 void
-eng_resp_kick(struct uroce_qp *qp)
+eng_resp_kick(struct uroce_eng_qp *qp)
 {
 	if (!qp->resp.on_list) {
 		qp->resp.on_list = true;
@@ -128,9 +128,9 @@ eng_resp_kick(struct uroce_qp *qp)
 
 /* Call after changing a QP's deadlines. */
 void
-eng_timer_update(struct uroce_qp *qp)
+eng_timer_update(struct uroce_eng_qp *qp)
 {
-	struct uroce_engine *eng = qp->eng;
+	struct uroce_eng *eng = qp->eng;
 	bool armed = qp->comp.rto_deadline != 0 || qp->comp.rnr_deadline != 0;
 
 	if (armed && !qp->comp.on_timer_list) {
@@ -145,9 +145,9 @@ eng_timer_update(struct uroce_qp *qp)
 }
 
 void
-eng_unlink_qp(struct uroce_qp *qp)
+eng_unlink_qp(struct uroce_eng_qp *qp)
 {
-	struct uroce_engine *eng = qp->eng;
+	struct uroce_eng *eng = qp->eng;
 
 	if (qp->req.on_list) {
 		TAILQ_REMOVE(&eng->req_list, qp, req.link);
@@ -166,9 +166,9 @@ eng_unlink_qp(struct uroce_qp *qp)
 }
 
 uint64_t
-uroce_engine_next_deadline(const struct uroce_engine *eng)
+uroce_eng_next_deadline(const struct uroce_eng *eng)
 {
-	const struct uroce_qp *qp;
+	const struct uroce_eng_qp *qp;
 	uint64_t d = UINT64_MAX;
 
 	TAILQ_FOREACH(qp, &eng->timer_list, comp.timer_link) {
@@ -181,16 +181,16 @@ uroce_engine_next_deadline(const struct uroce_engine *eng)
 }
 
 bool
-uroce_engine_busy(const struct uroce_engine *eng)
+uroce_eng_busy(const struct uroce_eng *eng)
 {
 	return !TAILQ_EMPTY(&eng->req_list) || !TAILQ_EMPTY(&eng->resp_list);
 }
 
 uint8_t *
-eng_tx_prepare(struct uroce_qp *qp, const struct uroce_bth_fields *bth,
+eng_tx_prepare(struct uroce_eng_qp *qp, const struct uroce_bth_fields *bth,
 	       const struct uroce_ext_fields *ext, uint32_t paylen, uint32_t *hdr_len)
 {
-	struct uroce_engine *eng = qp->eng;
+	struct uroce_eng *eng = qp->eng;
 	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
 	uint32_t ib_len;
 	uint8_t *buf;
@@ -210,11 +210,11 @@ eng_tx_prepare(struct uroce_qp *qp, const struct uroce_bth_fields *bth,
 }
 
 void
-eng_tx_send(struct uroce_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
-	    uint32_t hdr_len, uint32_t paylen, const struct uroce_ah_attr *ah)
+eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
+	    uint32_t hdr_len, uint32_t paylen, const struct uroce_eng_ah_attr *ah)
 {
-	struct uroce_engine *eng = qp->eng;
-	struct uroce_tx_addr addr;
+	struct uroce_eng *eng = qp->eng;
+	struct uroce_eng_tx_addr addr;
 	uint8_t pad = uroce_pad(paylen);
 	uint32_t ib_len = hdr_len + paylen + pad + UROCE_ICRC_LEN;
 
@@ -233,9 +233,9 @@ eng_tx_send(struct uroce_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bt
 }
 
 static unsigned int
-run_timers(struct uroce_engine *eng, uint64_t now)
+run_timers(struct uroce_eng *eng, uint64_t now)
 {
-	struct uroce_qp *qp, *tmp;
+	struct uroce_eng_qp *qp, *tmp;
 	uint64_t next = UINT64_MAX;
 	unsigned int n = 0;
 
@@ -259,10 +259,10 @@ run_timers(struct uroce_engine *eng, uint64_t now)
 }
 
 unsigned int
-uroce_engine_poll(struct uroce_engine *eng)
+uroce_eng_poll(struct uroce_eng *eng)
 {
 	unsigned int budget = eng->budget, done = 0, n;
-	struct uroce_qp *qp, *last;
+	struct uroce_eng_qp *qp, *last;
 	bool more, stop;
 
 	done += run_timers(eng, eng_now(eng));

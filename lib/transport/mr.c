@@ -17,7 +17,7 @@
  * trivially guessable; afterwards the variant is incremented on every
  * registration that reuses the slot, so a stale key never matches. */
 static uint8_t
-variant_seed(struct uroce_engine *eng, uint32_t idx)
+variant_seed(struct uroce_eng *eng, uint32_t idx)
 {
 	uint64_t x = (uint64_t)(uintptr_t)eng ^ ((uint64_t)idx * 0x9E3779B97F4A7C15ull) ^
 		     eng_now(eng);
@@ -28,13 +28,13 @@ variant_seed(struct uroce_engine *eng, uint32_t idx)
 	return (uint8_t)x;
 }
 
-struct uroce_mr *
-uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
+struct uroce_eng_mr *
+uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
 {
 	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
-	struct uroce_engine *eng;
-	struct uroce_mr *mr;
+	struct uroce_eng *eng;
+	struct uroce_eng_mr *mr;
 	uint32_t i, idx;
 
 	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
@@ -86,7 +86,7 @@ uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t iova, uint64_t length, in
 }
 
 int
-uroce_mr_dereg(struct uroce_mr *mr)
+uroce_eng_mr_dereg(struct uroce_eng_mr *mr)
 {
 	if (mr == NULL)
 		return -EINVAL;
@@ -97,28 +97,28 @@ uroce_mr_dereg(struct uroce_mr *mr)
 }
 
 uint32_t
-uroce_mr_lkey(const struct uroce_mr *mr)
+uroce_eng_mr_lkey(const struct uroce_eng_mr *mr)
 {
 	return mr->key;
 }
 
 uint32_t
-uroce_mr_rkey(const struct uroce_mr *mr)
+uroce_eng_mr_rkey(const struct uroce_eng_mr *mr)
 {
 	return mr->key;
 }
 
 bool
-uroce_mr_valid(const struct uroce_mr *mr)
+uroce_eng_mr_valid(const struct uroce_eng_mr *mr)
 {
 	return mr->valid;
 }
 
-struct uroce_mr *
-mr_lookup(struct uroce_engine *eng, uint32_t key)
+struct uroce_eng_mr *
+mr_lookup(struct uroce_eng *eng, uint32_t key)
 {
 	uint32_t idx = KEY_INDEX(key);
-	struct uroce_mr *mr;
+	struct uroce_eng_mr *mr;
 
 	if (idx == 0 || idx >= UROCE_MAX_MR)
 		return NULL;
@@ -131,7 +131,7 @@ mr_lookup(struct uroce_engine *eng, uint32_t key)
 /* IBA 10.6.3.3 (bounds): [va, va + len) inside [iova, iova + length),
  * computed without ever forming va + len, so no wrap can fool it. */
 bool
-mr_range_ok(const struct uroce_mr *mr, uint64_t va, uint64_t len)
+mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len)
 {
 	uint64_t off;
 
@@ -144,7 +144,7 @@ mr_range_ok(const struct uroce_mr *mr, uint64_t va, uint64_t len)
 }
 
 bool
-uroce_mr_check(const struct uroce_mr *mr, uint64_t va, uint64_t len, int access)
+uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len, int access)
 {
 	if (mr == NULL || !mr->valid)
 		return false;
@@ -154,18 +154,18 @@ uroce_mr_check(const struct uroce_mr *mr, uint64_t va, uint64_t len, int access)
 }
 
 bool
-sge_list_ok(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 	    uint32_t num_sge, int access)
 {
 	uint32_t i;
 
 	for (i = 0; i < num_sge; i++) {
-		struct uroce_mr *mr;
+		struct uroce_eng_mr *mr;
 
 		if (sge[i].length == 0)
 			continue;
 		mr = mr_lookup(eng, sge[i].lkey);
-		if (mr == NULL || mr->pd != pd || !uroce_mr_check(mr, sge[i].addr,
+		if (mr == NULL || mr->pd != pd || !uroce_eng_mr_check(mr, sge[i].addr,
 								  sge[i].length, access))
 			return false;
 	}
@@ -173,14 +173,14 @@ sge_list_ok(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sg
 }
 
 int
-sge_copy(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 	 uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge)
 {
 	uint8_t *p = buf;
 	uint32_t i;
 
 	for (i = 0; i < num_sge && len > 0; i++) {
-		struct uroce_mr *mr;
+		struct uroce_eng_mr *mr;
 		uint32_t n;
 		uint8_t *m;
 
@@ -191,7 +191,7 @@ sge_copy(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *
 		n = UROCE_MIN(sge[i].length - off, len);
 		mr = mr_lookup(eng, sge[i].lkey);
 		if (mr == NULL || mr->pd != pd ||
-		    !uroce_mr_check(mr, sge[i].addr + off, n,
+		    !uroce_eng_mr_check(mr, sge[i].addr + off, n,
 				    to_sge ? UROCE_ACCESS_LOCAL_WRITE : 0))
 			return -EACCES;
 		m = mr->addr + (sge[i].addr + off - mr->iova);

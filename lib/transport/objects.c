@@ -26,21 +26,21 @@ static const char *const cnt_descs[UROCE_CNT_MAX] = {
 };
 
 const char *
-uroce_counter_name(enum uroce_counter c)
+uroce_eng_counter_name(enum uroce_counter c)
 {
 	return (unsigned int)c < UROCE_CNT_MAX ? cnt_names[c] : NULL;
 }
 
 const char *
-uroce_counter_desc(enum uroce_counter c)
+uroce_eng_counter_desc(enum uroce_counter c)
 {
 	return (unsigned int)c < UROCE_CNT_MAX ? cnt_descs[c] : NULL;
 }
 
-struct uroce_pd *
-uroce_pd_alloc(struct uroce_engine *eng)
+struct uroce_eng_pd *
+uroce_eng_pd_alloc(struct uroce_eng *eng)
 {
-	struct uroce_pd *pd;
+	struct uroce_eng_pd *pd;
 
 	if (eng == NULL) {
 		errno = EINVAL;
@@ -57,7 +57,7 @@ uroce_pd_alloc(struct uroce_engine *eng)
 }
 
 int
-uroce_pd_dealloc(struct uroce_pd *pd)
+uroce_eng_pd_dealloc(struct uroce_eng_pd *pd)
 {
 	if (pd == NULL)
 		return -EINVAL;
@@ -68,10 +68,10 @@ uroce_pd_dealloc(struct uroce_pd *pd)
 	return 0;
 }
 
-struct uroce_ah *
-uroce_ah_create(struct uroce_pd *pd, const struct uroce_ah_attr *attr)
+struct uroce_eng_ah *
+uroce_eng_ah_create(struct uroce_eng_pd *pd, const struct uroce_eng_ah_attr *attr)
 {
-	struct uroce_ah *ah;
+	struct uroce_eng_ah *ah;
 
 	if (pd == NULL || attr == NULL || attr->flow_label > 0xFFFFF) {
 		errno = EINVAL;
@@ -90,7 +90,7 @@ uroce_ah_create(struct uroce_pd *pd, const struct uroce_ah_attr *attr)
 }
 
 int
-uroce_ah_destroy(struct uroce_ah *ah)
+uroce_eng_ah_destroy(struct uroce_eng_ah *ah)
 {
 	if (ah == NULL)
 		return -EINVAL;
@@ -101,7 +101,7 @@ uroce_ah_destroy(struct uroce_ah *ah)
 }
 
 const char *
-uroce_qp_state_str(enum uroce_qp_state s)
+uroce_eng_qp_state_str(enum uroce_qp_state s)
 {
 	static const char *const names[] = {
 		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
@@ -111,7 +111,7 @@ uroce_qp_state_str(enum uroce_qp_state s)
 }
 
 const char *
-uroce_wc_status_str(enum uroce_wc_status s)
+uroce_eng_wc_status_str(enum uroce_wc_status s)
 {
 	static const char *const names[] = {
 		[UROCE_WC_SUCCESS] = "success",

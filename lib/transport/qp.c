@@ -114,7 +114,7 @@ type_index(enum uroce_qp_type t)
 
 /* Is cur -> next allowed for this QP type, and is @mask acceptable? */
 static int
-check_transition(const struct uroce_qp *qp, enum uroce_qp_state cur, enum uroce_qp_state next,
+check_transition(const struct uroce_eng_qp *qp, enum uroce_qp_state cur, enum uroce_qp_state next,
 		 int mask)
 {
 	int t = type_index(qp->init.qp_type);
@@ -144,7 +144,7 @@ check_transition(const struct uroce_qp *qp, enum uroce_qp_state cur, enum uroce_
 
 /* Range checks of every attribute in @mask (IBA 11.2.5.2 value ranges). */
 static int
-check_values(const struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
+check_values(const struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *a, int mask)
 {
 	const int all_access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			       UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
@@ -189,7 +189,7 @@ check_values(const struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
 }
 
 static void
-sq_drop_all(struct uroce_qp *qp)
+sq_drop_all(struct uroce_eng_qp *qp)
 {
 	qp->sq_head = qp->sq_tail = 0;
 	memset(&qp->req, 0, offsetof(struct req_state, on_list));
@@ -199,7 +199,7 @@ sq_drop_all(struct uroce_qp *qp)
 /* Complete every outstanding WQE with WR_FLUSH_ERR: in ERR no WQE is
  * processed, each one completes in error (IBA 10.3.1). */
 void
-sq_flush(struct uroce_qp *qp)
+sq_flush(struct uroce_eng_qp *qp)
 {
 	while (qp->sq_head != qp->sq_tail) {
 		struct swqe *w = sq_at(qp, qp->sq_head);
@@ -213,9 +213,9 @@ sq_flush(struct uroce_qp *qp)
 }
 
 void
-qp_flush(struct uroce_qp *qp)
+qp_flush(struct uroce_eng_qp *qp)
 {
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	struct rwqe *r;
 
 	sq_flush(qp);
@@ -239,7 +239,7 @@ qp_flush(struct uroce_qp *qp)
 
 /* Enter ERR on our own (a protocol or local error): flush and report. */
 void
-qp_to_err(struct uroce_qp *qp)
+qp_to_err(struct uroce_eng_qp *qp)
 {
 	if (qp->attr.qp_state == UROCE_QPS_ERR)
 		return;
@@ -251,7 +251,7 @@ qp_to_err(struct uroce_qp *qp)
 }
 
 static void
-qp_reset(struct uroce_qp *qp)
+qp_reset(struct uroce_eng_qp *qp)
 {
 	sq_drop_all(qp);
 	qp->rq.head = qp->rq.count = 0;
@@ -259,11 +259,11 @@ qp_reset(struct uroce_qp *qp)
 	resp_reset(qp);
 }
 
-struct uroce_qp *
-uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr)
+struct uroce_eng_qp *
+uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr)
 {
-	struct uroce_engine *eng;
-	struct uroce_qp *qp;
+	struct uroce_eng *eng;
+	struct uroce_eng_qp *qp;
 	uint32_t i, qpn = 0;
 
 	if (pd == NULL || attr == NULL || type_index(attr->qp_type) < 0 ||
@@ -337,7 +337,7 @@ nomem:
 }
 
 int
-uroce_qp_destroy(struct uroce_qp *qp)
+uroce_eng_qp_destroy(struct uroce_eng_qp *qp)
 {
 	if (qp == NULL)
 		return -EINVAL;
@@ -356,37 +356,37 @@ uroce_qp_destroy(struct uroce_qp *qp)
 }
 
 uint32_t
-uroce_qp_num(const struct uroce_qp *qp)
+uroce_eng_qp_num(const struct uroce_eng_qp *qp)
 {
 	return qp->qpn;
 }
 
-struct uroce_qp *
-uroce_engine_qp(const struct uroce_engine *eng, uint32_t qpn)
+struct uroce_eng_qp *
+uroce_eng_qp(const struct uroce_eng *eng, uint32_t qpn)
 {
 	return qpn < UROCE_MAX_QP ? eng->qps[qpn] : NULL;
 }
 
 void *
-uroce_qp_context(const struct uroce_qp *qp)
+uroce_eng_qp_context(const struct uroce_eng_qp *qp)
 {
 	return qp->init.qp_context;
 }
 
 enum uroce_qp_state
-uroce_qp_state(const struct uroce_qp *qp)
+uroce_eng_qp_state(const struct uroce_eng_qp *qp)
 {
 	return qp->attr.qp_state;
 }
 
 uint64_t
-uroce_qp_counter(const struct uroce_qp *qp, enum uroce_counter c)
+uroce_eng_qp_counter(const struct uroce_eng_qp *qp, enum uroce_counter c)
 {
 	return (unsigned int)c < UROCE_CNT_MAX ? qp->cnt[c] : 0;
 }
 
 int
-uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
+uroce_eng_modify_qp(struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *a, int mask)
 {
 	enum uroce_qp_state cur, next;
 	int rc;
@@ -475,7 +475,7 @@ uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
 /* IBA 10.3.1 (SQD): once every WQE started before SQD has completed, the
  * SQ is drained; raise SQ_DRAINED once if asked to. */
 void
-qp_check_drained(struct uroce_qp *qp)
+qp_check_drained(struct uroce_eng_qp *qp)
 {
 	struct swqe *w;
 
@@ -489,8 +489,8 @@ qp_check_drained(struct uroce_qp *qp)
 }
 
 int
-uroce_query_qp(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
-	       struct uroce_qp_init_attr *init)
+uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *attr,
+	       struct uroce_eng_qp_init_attr *init)
 {
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
@@ -504,7 +504,7 @@ uroce_query_qp(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
 }
 
 int
-uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr)
+uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr)
 {
 	int rc = 0;
 
@@ -515,7 +515,7 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 			rc = -EINVAL;
 		} else if (qp->attr.qp_state == UROCE_QPS_ERR) {
 			/* IBA 10.8.3.2: posted in ERR, completed with a flush error. */
-			struct uroce_wc wc = {
+			struct uroce_eng_wc wc = {
 				.wr_id = wr->wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
 				.opcode = UROCE_WC_RECV, .qp_num = qp->qpn,
 			};

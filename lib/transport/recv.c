@@ -27,11 +27,11 @@ svc_type(uint8_t opcode)
 }
 
 void
-uroce_engine_rx(struct uroce_engine *eng, const struct uroce_pkt *pkt,
+uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		const struct uroce_frame *frame)
 {
 	enum uroce_qp_state st;
-	struct uroce_qp *qp;
+	struct uroce_eng_qp *qp;
 	uint32_t mask;
 
 	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL))

@@ -70,14 +70,14 @@ wc_opcode(enum uroce_wr_opcode op)
 }
 
 void
-req_complete_wqe(struct uroce_qp *qp, struct swqe *w, enum uroce_wc_status st)
+req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st)
 {
 	bool signaled = (w->flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all;
 
 	assert(w == sq_at(qp, qp->sq_head));
 	/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
 	if (signaled || st != UROCE_WC_SUCCESS) {
-		struct uroce_wc wc;
+		struct uroce_eng_wc wc;
 
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = w->wr_id;
@@ -102,7 +102,7 @@ req_complete_wqe(struct uroce_qp *qp, struct swqe *w, enum uroce_wc_status st)
 /* Post-time validation of one WR (IBA 10.8.2 / 11.4.1.1 checks that are the
  * caller's fault return -EINVAL; key problems complete in error later). */
 static int
-post_one(struct uroce_qp *qp, const struct uroce_send_wr *wr)
+post_one(struct uroce_eng_qp *qp, const struct uroce_eng_send_wr *wr)
 {
 	enum uroce_qp_type t = qp->init.qp_type;
 	uint64_t total = 0;
@@ -175,7 +175,7 @@ post_one(struct uroce_qp *qp, const struct uroce_send_wr *wr)
 }
 
 int
-uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr)
+uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr, struct uroce_eng_send_wr **bad_wr)
 {
 	enum uroce_qp_state st;
 	int rc = 0;
@@ -252,7 +252,7 @@ static const uint8_t seg_ops[][4] = {
 
 /* Full opcode of one packet of a SEND/WRITE message. */
 static uint8_t
-seg_opcode(const struct uroce_qp *qp, const struct swqe *w, bool first, bool last)
+seg_opcode(const struct uroce_eng_qp *qp, const struct swqe *w, bool first, bool last)
 {
 	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
 	enum seg_pos pos = first ? (last ? SEG_ONLY : SEG_FIRST) : (last ? SEG_LAST : SEG_MIDDLE);
@@ -263,7 +263,7 @@ seg_opcode(const struct uroce_qp *qp, const struct swqe *w, bool first, bool las
 }
 
 static void
-arm_rto(struct uroce_qp *qp)
+arm_rto(struct uroce_eng_qp *qp)
 {
 	uint64_t rto = comp_rto_us(qp);
 
@@ -276,13 +276,13 @@ arm_rto(struct uroce_qp *qp)
 /* Build and send the next packet of WQE @w. Returns false if no TX buffer
  * (or a local protection error, with *err set). */
 static bool
-send_pkt(struct uroce_qp *qp, struct swqe *w, bool *err)
+send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 {
 	struct uroce_bth_fields bth;
 	struct uroce_ext_fields ext;
 	uint32_t psn = qp->req.psn, paylen = 0, consumed = 1, hdr_len;
 	bool first = false, last = true;
-	const struct uroce_ah_attr *ah = &qp->attr.ah_attr;
+	const struct uroce_eng_ah_attr *ah = &qp->attr.ah_attr;
 	uint8_t *buf;
 
 	memset(&bth, 0, sizeof(bth));
@@ -380,7 +380,7 @@ send_pkt(struct uroce_qp *qp, struct swqe *w, bool *err)
 }
 
 static enum req_state_e
-req_get_wqe(struct uroce_qp *qp, struct swqe **wp)
+req_get_wqe(struct uroce_eng_qp *qp, struct swqe **wp)
 {
 	struct swqe *w;
 
@@ -397,7 +397,7 @@ req_get_wqe(struct uroce_qp *qp, struct swqe **wp)
 }
 
 static enum req_state_e
-req_start_wqe(struct uroce_qp *qp, struct swqe *w)
+req_start_wqe(struct uroce_eng_qp *qp, struct swqe *w)
 {
 	int access = 0;
 
@@ -432,7 +432,7 @@ req_start_wqe(struct uroce_qp *qp, struct swqe *w)
 }
 
 unsigned int
-req_run(struct uroce_qp *qp, unsigned int budget, bool *more)
+req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 {
 	enum req_state_e st = REQ_GET_WQE;
 	struct swqe *w = NULL;
@@ -489,7 +489,7 @@ req_run(struct uroce_qp *qp, unsigned int budget, bool *more)
 }
 
 void
-req_rewind(struct uroce_qp *qp, uint32_t psn)
+req_rewind(struct uroce_eng_qp *qp, uint32_t psn)
 {
 	uint32_t idx;
 

@@ -13,7 +13,7 @@
  * returns the next state). Protocol errors are states; resp_err_tab maps
  * each to its NAK code, the WC status of an affected receive WQE, and a
  * counter. Responses (READ data, atomic ACKs) are queued in request order
- * and sent by resp_run() from uroce_engine_poll(), bounded by the budget,
+ * and sent by resp_run() from uroce_eng_poll(), bounded by the budget,
  * followed by at most one coalesced ACK or one NAK.
  */
 
@@ -78,14 +78,14 @@ static const struct {
 };
 
 void
-resp_reset(struct uroce_qp *qp)
+resp_reset(struct uroce_eng_qp *qp)
 {
 	memset(&qp->resp, 0, offsetof(struct resp_state, on_list));
 	qp->resp.epsn = qp->attr.rq_psn;
 }
 
 static struct rq *
-recv_queue(struct uroce_qp *qp, struct uroce_pd **pd)
+recv_queue(struct uroce_eng_qp *qp, struct uroce_eng_pd **pd)
 {
 	if (qp->init.srq != NULL) {
 		*pd = qp->init.srq->pd;
@@ -97,9 +97,9 @@ recv_queue(struct uroce_qp *qp, struct uroce_pd **pd)
 
 /* Take a receive WQE for a new message (IBA 9.7.4.1). False if none. */
 static bool
-take_wqe(struct uroce_qp *qp)
+take_wqe(struct uroce_eng_qp *qp)
 {
-	struct uroce_pd *pd;
+	struct uroce_eng_pd *pd;
 	struct rq *rq = recv_queue(qp, &pd);
 	struct rwqe *r;
 
@@ -115,14 +115,14 @@ take_wqe(struct uroce_qp *qp)
 	return true;
 }
 
-static struct uroce_pd *
-wqe_pd(struct uroce_qp *qp)
+static struct uroce_eng_pd *
+wqe_pd(struct uroce_eng_qp *qp)
 {
 	return qp->resp.wqe_from_srq ? qp->init.srq->pd : qp->pd;
 }
 
 static void
-recv_complete(struct uroce_qp *qp, struct uroce_wc *wc)
+recv_complete(struct uroce_eng_qp *qp, struct uroce_eng_wc *wc)
 {
 	wc->wr_id = qp->resp.wqe.wr_id;
 	wc->qp_num = qp->qpn;
@@ -132,18 +132,18 @@ recv_complete(struct uroce_qp *qp, struct uroce_wc *wc)
 }
 
 /* R_Key, PD, rights and bounds of a remote access (IBA 9.7.5.1, 10.6.3). */
-static struct uroce_mr *
-rkey_check(struct uroce_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access)
+static struct uroce_eng_mr *
+rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access)
 {
-	struct uroce_mr *mr = mr_lookup(qp->eng, rkey);
+	struct uroce_eng_mr *mr = mr_lookup(qp->eng, rkey);
 
-	if (mr == NULL || mr->pd != qp->pd || !uroce_mr_check(mr, va, len, access))
+	if (mr == NULL || mr->pd != qp->pd || !uroce_eng_mr_check(mr, va, len, access))
 		return NULL;
 	return mr;
 }
 
 static void
-queue_nak(struct uroce_qp *qp, uint8_t syn, uint32_t psn)
+queue_nak(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn)
 {
 	qp->resp.nak_pending = true;
 	qp->resp.nak_syn = syn;
@@ -152,7 +152,7 @@ queue_nak(struct uroce_qp *qp, uint8_t syn, uint32_t psn)
 }
 
 static void
-queue_ack(struct uroce_qp *qp, uint32_t psn)
+queue_ack(struct uroce_eng_qp *qp, uint32_t psn)
 {
 	if (qp->resp.ack_pending)
 		QP_CNT(qp, RESP_ACKS_COALESCED);
@@ -162,7 +162,7 @@ queue_ack(struct uroce_qp *qp, uint32_t psn)
 }
 
 static void
-queue_res(struct uroce_qp *qp, uint32_t slot)
+queue_res(struct uroce_eng_qp *qp, uint32_t slot)
 {
 	struct resp_state *r = &qp->resp;
 
@@ -205,7 +205,7 @@ fifo_remove(struct resp_state *r, uint32_t slot)
  * requester really has too many outstanding: refuse.
  */
 static int
-alloc_res(struct uroce_qp *qp)
+alloc_res(struct uroce_eng_qp *qp)
 {
 	struct resp_state *r = &qp->resp;
 	uint32_t n = qp->attr.max_dest_rd_atomic, i;
@@ -237,7 +237,7 @@ alloc_res(struct uroce_qp *qp)
 }
 
 static struct rd_res *
-find_res(struct uroce_qp *qp, enum res_type type, uint32_t psn, uint32_t *slot)
+find_res(struct uroce_eng_qp *qp, enum res_type type, uint32_t psn, uint32_t *slot)
 {
 	uint32_t i;
 
@@ -259,7 +259,7 @@ find_res(struct uroce_qp *qp, enum res_type type, uint32_t psn, uint32_t *slot)
  * executing; a READ is replayed from the saved resource (possibly from a
  * PSN inside it); an ATOMIC is answered with the saved original value. */
 static enum resp_st
-resp_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+resp_duplicate(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
 	struct rd_res *res;
@@ -311,7 +311,7 @@ resp_duplicate(struct uroce_qp *qp, const struct uroce_pkt *pkt)
 }
 
 static enum resp_st
-resp_check_op_seq(struct uroce_qp *qp, const struct uroce_pkt *pkt)
+resp_check_op_seq(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 {
 	uint32_t mask = pkt->info->mask;
 
@@ -358,11 +358,11 @@ write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 
 /* IBA 9.8.2 / 10.2.5: UD receive: Q_Key check, one packet, GRH space. */
 static unsigned int
-resp_ud(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
+resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
 	const uint8_t *deth = pkt->bth + oi->off_deth;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t grh[UROCE_GRH_LEN];
 
 	if (!(oi->mask & UROCE_HDR_DETH) || !(oi->mask & UROCE_F_SEND)) {
@@ -409,7 +409,7 @@ resp_ud(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 }
 
 void
-resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
+resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
 	const uint32_t mask = oi->mask;
@@ -418,7 +418,7 @@ resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 	enum resp_st st = RESP_CHECK_PSN;
 	enum resp_err err = RERR_NONE;
 	uint32_t psn = pkt->psn;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	int32_t d;
 
 	if (qp->init.qp_type == UROCE_QPT_UD) {
@@ -536,7 +536,7 @@ resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 			}
 			if ((mask & UROCE_HDR_IETH) && (mask & UROCE_F_END)) {
 				uint32_t key = uroce_ieth_rkey(pkt->bth + oi->off_ieth);
-				struct uroce_mr *mr = mr_lookup(qp->eng, key);
+				struct uroce_eng_mr *mr = mr_lookup(qp->eng, key);
 
 				/* IBA 10.6.7.2.x: invalidate an R_Key of our PD. */
 				if (mr == NULL || mr->pd != qp->pd) {
@@ -580,7 +580,7 @@ resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 			break;
 
 		case RESP_WRITE: {
-			struct uroce_mr *mr;
+			struct uroce_eng_mr *mr;
 
 			if (mask & UROCE_F_START) {
 				const uint8_t *reth = pkt->bth + oi->off_reth;
@@ -701,7 +701,7 @@ resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 		case RESP_ATOMIC: {
 			const uint8_t *ae = pkt->bth + oi->off_atmeth;
 			uint64_t va = uroce_atmeth_va(ae), orig, val;
-			struct uroce_mr *mr;
+			struct uroce_eng_mr *mr;
 			struct rd_res *res;
 			uint8_t *p;
 			int slot;
@@ -806,7 +806,7 @@ resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_fra
 }
 
 static bool
-send_ack(struct uroce_qp *qp, uint8_t syn, uint32_t psn)
+send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn)
 {
 	struct uroce_bth_fields bth;
 	struct uroce_ext_fields ext;
@@ -831,12 +831,12 @@ send_ack(struct uroce_qp *qp, uint8_t syn, uint32_t psn)
 
 /* Send the next packet of the response at the head of the queue. */
 static bool
-send_response(struct uroce_qp *qp, struct rd_res *res, bool *done)
+send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 {
 	struct uroce_bth_fields bth;
 	struct uroce_ext_fields ext;
 	uint32_t hdr_len, paylen = 0;
-	struct uroce_mr *mr = NULL;
+	struct uroce_eng_mr *mr = NULL;
 	uint8_t *buf;
 	uint8_t op;
 
@@ -900,7 +900,7 @@ send_response(struct uroce_qp *qp, struct rd_res *res, bool *done)
 }
 
 unsigned int
-resp_run(struct uroce_qp *qp, unsigned int budget, bool *more)
+resp_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 {
 	struct resp_state *r = &qp->resp;
 	unsigned int sent = 0;

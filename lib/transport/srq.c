@@ -36,7 +36,7 @@ rq_fini(struct rq *rq)
 }
 
 int
-rq_post(struct rq *rq, const struct uroce_recv_wr *wr)
+rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr)
 {
 	struct rwqe *w;
 	uint64_t total = 0;
@@ -74,10 +74,10 @@ rq_pop(struct rq *rq)
 	rq->count--;
 }
 
-struct uroce_srq *
-uroce_srq_create(struct uroce_pd *pd, const struct uroce_srq_init_attr *attr)
+struct uroce_eng_srq *
+uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_attr *attr)
 {
-	struct uroce_srq *srq;
+	struct uroce_eng_srq *srq;
 
 	if (pd == NULL || attr == NULL || attr->max_wr == 0 || attr->max_wr > UROCE_MAX_QP_WR ||
 	    attr->max_sge > UROCE_MAX_SGE) {
@@ -102,7 +102,7 @@ uroce_srq_create(struct uroce_pd *pd, const struct uroce_srq_init_attr *attr)
 }
 
 int
-uroce_srq_destroy(struct uroce_srq *srq)
+uroce_eng_srq_destroy(struct uroce_eng_srq *srq)
 {
 	if (srq == NULL)
 		return -EINVAL;
@@ -116,7 +116,7 @@ uroce_srq_destroy(struct uroce_srq *srq)
 }
 
 int
-uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr)
+uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr)
 {
 	int rc;
 

@@ -30,15 +30,15 @@
 #define KEY_INDEX(k) ((k) >> 8)
 #define KEY_VARIANT(k) ((k) & 0xFFu)
 
-struct uroce_pd {
-	struct uroce_engine *eng;
-	TAILQ_ENTRY(uroce_pd) link;
+struct uroce_eng_pd {
+	struct uroce_eng *eng;
+	TAILQ_ENTRY(uroce_eng_pd) link;
 	uint32_t refs; /* MRs, QPs, SRQs and AHs using it */
 };
 
-struct uroce_mr {
-	struct uroce_engine *eng;
-	struct uroce_pd *pd;
+struct uroce_eng_mr {
+	struct uroce_eng *eng;
+	struct uroce_eng_pd *pd;
 	uint8_t *addr;      /* daemon-side pointer of iova */
 	uint64_t iova;
 	uint64_t length;
@@ -47,16 +47,16 @@ struct uroce_mr {
 	bool valid;         /* false after SEND_WITH_INV */
 };
 
-struct uroce_ah {
-	struct uroce_pd *pd;
-	TAILQ_ENTRY(uroce_ah) link;
-	struct uroce_ah_attr attr;
+struct uroce_eng_ah {
+	struct uroce_eng_pd *pd;
+	TAILQ_ENTRY(uroce_eng_ah) link;
+	struct uroce_eng_ah_attr attr;
 };
 
-struct uroce_cq {
-	struct uroce_engine *eng;
-	TAILQ_ENTRY(uroce_cq) link;
-	struct uroce_wc *ring;
+struct uroce_eng_cq {
+	struct uroce_eng *eng;
+	TAILQ_ENTRY(uroce_eng_cq) link;
+	struct uroce_eng_wc *ring;
 	uint32_t size;
 	uint32_t head;      /* oldest entry */
 	uint32_t count;
@@ -70,7 +70,7 @@ struct rwqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
 	uint32_t length;    /* sum of the SGE lengths */
-	struct uroce_sge sge[UROCE_MAX_SGE];
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
 };
 
 /* A receive queue: ring of rwqe, used by a QP's RQ and by an SRQ. */
@@ -82,9 +82,9 @@ struct rq {
 	uint32_t max_sge;
 };
 
-struct uroce_srq {
-	struct uroce_pd *pd;
-	TAILQ_ENTRY(uroce_srq) link;
+struct uroce_eng_srq {
+	struct uroce_eng_pd *pd;
+	TAILQ_ENTRY(uroce_eng_srq) link;
 	struct rq rq;
 	uint32_t refs;
 	void *context;
@@ -108,12 +108,12 @@ struct swqe {
 	uint32_t rkey;
 	uint64_t compare_add;
 	uint64_t swap;
-	struct uroce_ah_attr ah;     /* UD: copy of the AH */
+	struct uroce_eng_ah_attr ah;     /* UD: copy of the AH */
 	uint32_t remote_qpn;         /* UD */
 	uint32_t remote_qkey;        /* UD */
 	uint32_t num_sge;
 	uint32_t length;
-	struct uroce_sge sge[UROCE_MAX_SGE];
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
 	uint8_t *inline_data;        /* points into the SQ's inline area, or NULL */
 	/* requester/completer state */
 	enum swqe_state state;
@@ -132,7 +132,7 @@ struct req_state {
 	uint32_t rd_outstanding;
 	bool rnr_wait;
 	bool on_list;
-	TAILQ_ENTRY(uroce_qp) link;
+	TAILQ_ENTRY(uroce_eng_qp) link;
 };
 
 /* Completer (comp.c) */
@@ -149,7 +149,7 @@ struct comp_state {
 	bool nak_rewound;
 	uint32_t nak_rewind_psn;
 	bool on_timer_list;
-	TAILQ_ENTRY(uroce_qp) timer_link;
+	TAILQ_ENTRY(uroce_eng_qp) timer_link;
 };
 
 /* Responder READ/ATOMIC resource (IBA 9.7.5.1.2, saved for duplicates). */
@@ -208,14 +208,14 @@ struct resp_state {
 	uint32_t fifo_head;
 	uint32_t fifo_count;
 	bool on_list;
-	TAILQ_ENTRY(uroce_qp) link;
+	TAILQ_ENTRY(uroce_eng_qp) link;
 };
 
-struct uroce_qp {
-	struct uroce_engine *eng;
-	struct uroce_pd *pd;
-	struct uroce_qp_init_attr init;
-	struct uroce_qp_attr attr;   /* current attributes, attr.qp_state is the state */
+struct uroce_eng_qp {
+	struct uroce_eng *eng;
+	struct uroce_eng_pd *pd;
+	struct uroce_eng_qp_init_attr init;
+	struct uroce_eng_qp_attr attr;   /* current attributes, attr.qp_state is the state */
 	uint32_t qpn;
 	uint32_t mtu;                /* path MTU in bytes */
 	bool sqd_notify;             /* raise SQ_DRAINED once SQD has drained */
@@ -233,18 +233,18 @@ struct uroce_qp {
 	uint64_t cnt[UROCE_CNT_MAX];
 };
 
-TAILQ_HEAD(qp_list, uroce_qp);
+TAILQ_HEAD(qp_list, uroce_eng_qp);
 
-struct uroce_engine {
-	struct uroce_engine_ops ops;
+struct uroce_eng {
+	struct uroce_eng_ops ops;
 	void *ctx;
 	uint8_t gid[16];
 	uint8_t port;
 	uint32_t budget;
 	uint32_t ud_mtu;
-	struct uroce_qp *qps[UROCE_MAX_QP];
+	struct uroce_eng_qp *qps[UROCE_MAX_QP];
 	uint32_t qpn_next;
-	struct uroce_mr *mrs[UROCE_MAX_MR];
+	struct uroce_eng_mr *mrs[UROCE_MAX_MR];
 	uint8_t mr_variant[UROCE_MAX_MR];
 	uint32_t mr_next;
 	struct qp_list req_list;     /* requesters with work */
@@ -252,82 +252,82 @@ struct uroce_engine {
 	struct qp_list timer_list;   /* QPs with an armed timer */
 	uint64_t next_deadline;      /* earliest deadline on timer_list (lower bound) */
 	uint64_t cnt[UROCE_CNT_MAX]; /* engine-level events (no QP) */
-	/* every PD, CQ, SRQ and AH, so uroce_engine_destroy() frees them */
-	TAILQ_HEAD(, uroce_pd) pds;
-	TAILQ_HEAD(, uroce_cq) cqs;
-	TAILQ_HEAD(, uroce_srq) srqs;
-	TAILQ_HEAD(, uroce_ah) ahs;
+	/* every PD, CQ, SRQ and AH, so uroce_eng_destroy() frees them */
+	TAILQ_HEAD(, uroce_eng_pd) pds;
+	TAILQ_HEAD(, uroce_eng_cq) cqs;
+	TAILQ_HEAD(, uroce_eng_srq) srqs;
+	TAILQ_HEAD(, uroce_eng_ah) ahs;
 };
 
-/* Per-QP counter bump. Engine totals are the sum (uroce_engine_counter). */
+/* Per-QP counter bump. Engine totals are the sum (uroce_eng_counter). */
 #define QP_CNT(qp, c) ((qp)->cnt[UROCE_CNT_##c]++)
 #define ENG_CNT(eng, c) ((eng)->cnt[UROCE_CNT_##c]++)
 
 static inline uint64_t
-eng_now(const struct uroce_engine *eng)
+eng_now(const struct uroce_eng *eng)
 {
 	return eng->ops.now_us(eng->ctx);
 }
 
 /* engine.c */
-uint8_t *eng_tx_prepare(struct uroce_qp *qp, const struct uroce_bth_fields *bth,
+uint8_t *eng_tx_prepare(struct uroce_eng_qp *qp, const struct uroce_bth_fields *bth,
 			const struct uroce_ext_fields *ext, uint32_t paylen, uint32_t *hdr_len);
-void eng_tx_send(struct uroce_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
-		 uint32_t hdr_len, uint32_t paylen, const struct uroce_ah_attr *ah);
-void eng_req_kick(struct uroce_qp *qp);
-void eng_resp_kick(struct uroce_qp *qp);
-void eng_timer_update(struct uroce_qp *qp);
-void eng_async(struct uroce_engine *eng, enum uroce_event_type t, void *obj);
-void eng_unlink_qp(struct uroce_qp *qp);
+void eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
+		 uint32_t hdr_len, uint32_t paylen, const struct uroce_eng_ah_attr *ah);
+void eng_req_kick(struct uroce_eng_qp *qp);
+void eng_resp_kick(struct uroce_eng_qp *qp);
+void eng_timer_update(struct uroce_eng_qp *qp);
+void eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj);
+void eng_unlink_qp(struct uroce_eng_qp *qp);
 
 /* mr.c */
-struct uroce_mr *mr_lookup(struct uroce_engine *eng, uint32_t key);
-bool mr_range_ok(const struct uroce_mr *mr, uint64_t va, uint64_t len);
+struct uroce_eng_mr *mr_lookup(struct uroce_eng *eng, uint32_t key);
+bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
-int sge_copy(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
-bool sge_list_ok(struct uroce_engine *eng, struct uroce_pd *pd, const struct uroce_sge *sge,
+bool sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 		 uint32_t num_sge, int access);
 
 /* cq.c */
-void cq_push(struct uroce_cq *cq, const struct uroce_wc *wc);
+void cq_push(struct uroce_eng_cq *cq, const struct uroce_eng_wc *wc);
 
 /* srq.c (receive queues) */
 int rq_init(struct rq *rq, uint32_t size, uint32_t max_sge);
 void rq_fini(struct rq *rq);
-int rq_post(struct rq *rq, const struct uroce_recv_wr *wr);
+int rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr);
 struct rwqe *rq_peek(struct rq *rq);
 void rq_pop(struct rq *rq);
 
 /* qp.c */
-void qp_to_err(struct uroce_qp *qp);
-void qp_flush(struct uroce_qp *qp);
-void sq_flush(struct uroce_qp *qp);
-void qp_check_drained(struct uroce_qp *qp);
+void qp_to_err(struct uroce_eng_qp *qp);
+void qp_flush(struct uroce_eng_qp *qp);
+void sq_flush(struct uroce_eng_qp *qp);
+void qp_check_drained(struct uroce_eng_qp *qp);
 static inline bool
-qp_can_send(const struct uroce_qp *qp)
+qp_can_send(const struct uroce_eng_qp *qp)
 {
 	return qp->attr.qp_state == UROCE_QPS_RTS || qp->attr.qp_state == UROCE_QPS_SQD;
 }
 
 /* req.c */
-unsigned int req_run(struct uroce_qp *qp, unsigned int budget, bool *more);
-void req_rewind(struct uroce_qp *qp, uint32_t psn);
-void req_complete_wqe(struct uroce_qp *qp, struct swqe *w, enum uroce_wc_status st);
+unsigned int req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more);
+void req_rewind(struct uroce_eng_qp *qp, uint32_t psn);
+void req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st);
 static inline struct swqe *
-sq_at(const struct uroce_qp *qp, uint32_t idx)
+sq_at(const struct uroce_eng_qp *qp, uint32_t idx)
 {
 	return &qp->sq[idx % qp->sq_size];
 }
 
 /* comp.c */
-void comp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt);
-unsigned int comp_timers(struct uroce_qp *qp, uint64_t now);
-uint64_t comp_rto_us(const struct uroce_qp *qp);
+void comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt);
+unsigned int comp_timers(struct uroce_eng_qp *qp, uint64_t now);
+uint64_t comp_rto_us(const struct uroce_eng_qp *qp);
 
 /* resp.c */
-void resp_rx(struct uroce_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
-unsigned int resp_run(struct uroce_qp *qp, unsigned int budget, bool *more);
-void resp_reset(struct uroce_qp *qp);
+void resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+unsigned int resp_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more);
+void resp_reset(struct uroce_eng_qp *qp);
 
 #endif /* TRANSPORT_INTERNAL_H */

@@ -9,11 +9,11 @@
  * RC/UC/UD over RoCEv2. One engine owns every object of one worker (one
  * lcore); it takes no locks. It is driven from outside:
  *
- *  - uroce_engine_rx() for every received packet that lib/wire has already
+ *  - uroce_eng_rx() for every received packet that lib/wire has already
  *    validated (lengths, opcode, ICRC). The engine checks everything
  *    transport-level: QPN, QP state, PSN, opcode sequence, keys, bounds and
  *    access rights.
- *  - uroce_engine_poll() to run requesters that have work, responses that
+ *  - uroce_eng_poll() to run requesters that have work, responses that
  *    are queued, coalesced ACKs and expired timers, with bounded work.
  *
  * It transmits through an ops table (tx_alloc / tx_send: the engine writes
@@ -33,147 +33,34 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uroce_verbs_defs.h"
 #include "uroce_wire.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-struct uroce_engine;
-struct uroce_pd;
-struct uroce_mr;
-struct uroce_cq;
-struct uroce_srq;
-struct uroce_qp;
-struct uroce_ah;
+struct uroce_eng;
+struct uroce_eng_pd;
+struct uroce_eng_mr;
+struct uroce_eng_cq;
+struct uroce_eng_srq;
+struct uroce_eng_qp;
+struct uroce_eng_ah;
 
 /* ------------------------------------------------------------------------ */
 /* Verbs-like enums (values equal to libibverbs)                             */
 /* ------------------------------------------------------------------------ */
 
-/** QP transport service (ibv_qp_type). */
-enum uroce_qp_type {
-	UROCE_QPT_RC = 2,
-	UROCE_QPT_UC = 3,
-	UROCE_QPT_UD = 4,
-};
 
-/** QP state (ibv_qp_state, IBA 10.3.1). */
-enum uroce_qp_state {
-	UROCE_QPS_RESET = 0,
-	UROCE_QPS_INIT = 1,
-	UROCE_QPS_RTR = 2,
-	UROCE_QPS_RTS = 3,
-	UROCE_QPS_SQD = 4,
-	UROCE_QPS_SQE = 5,
-	UROCE_QPS_ERR = 6,
-};
 
-/** Memory access flags (ibv_access_flags). */
-enum uroce_access_flags {
-	UROCE_ACCESS_LOCAL_WRITE = 1 << 0,
-	UROCE_ACCESS_REMOTE_WRITE = 1 << 1,
-	UROCE_ACCESS_REMOTE_READ = 1 << 2,
-	UROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
-};
 
-/** uroce_modify_qp() attribute mask (ibv_qp_attr_mask). */
-enum uroce_qp_attr_mask {
-	UROCE_QP_STATE = 1 << 0,
-	UROCE_QP_CUR_STATE = 1 << 1,
-	UROCE_QP_EN_SQD_ASYNC_NOTIFY = 1 << 2,
-	UROCE_QP_ACCESS_FLAGS = 1 << 3,
-	UROCE_QP_PKEY_INDEX = 1 << 4,
-	UROCE_QP_PORT = 1 << 5,
-	UROCE_QP_QKEY = 1 << 6,
-	UROCE_QP_AV = 1 << 7,
-	UROCE_QP_PATH_MTU = 1 << 8,
-	UROCE_QP_TIMEOUT = 1 << 9,
-	UROCE_QP_RETRY_CNT = 1 << 10,
-	UROCE_QP_RNR_RETRY = 1 << 11,
-	UROCE_QP_RQ_PSN = 1 << 12,
-	UROCE_QP_MAX_QP_RD_ATOMIC = 1 << 13,
-	UROCE_QP_ALT_PATH = 1 << 14,
-	UROCE_QP_MIN_RNR_TIMER = 1 << 15,
-	UROCE_QP_SQ_PSN = 1 << 16,
-	UROCE_QP_MAX_DEST_RD_ATOMIC = 1 << 17,
-	UROCE_QP_PATH_MIG_STATE = 1 << 18,
-	UROCE_QP_CAP = 1 << 19,
-	UROCE_QP_DEST_QPN = 1 << 20,
-};
 
-/** Path MTU (ibv_mtu, IBA MTU enum). */
-enum uroce_mtu {
-	UROCE_MTU_256 = 1,
-	UROCE_MTU_512 = 2,
-	UROCE_MTU_1024 = 3,
-	UROCE_MTU_2048 = 4,
-	UROCE_MTU_4096 = 5,
-};
 
-/** Send work request opcode (ibv_wr_opcode). */
-enum uroce_wr_opcode {
-	UROCE_WR_RDMA_WRITE = 0,
-	UROCE_WR_RDMA_WRITE_WITH_IMM = 1,
-	UROCE_WR_SEND = 2,
-	UROCE_WR_SEND_WITH_IMM = 3,
-	UROCE_WR_RDMA_READ = 4,
-	UROCE_WR_ATOMIC_CMP_AND_SWP = 5,
-	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
-	UROCE_WR_SEND_WITH_INV = 9,
-};
 
-/** Send flags (ibv_send_flags). */
-enum uroce_send_flags {
-	UROCE_SEND_FENCE = 1 << 0,     /**< wait for prior READ/ATOMIC to complete */
-	UROCE_SEND_SIGNALED = 1 << 1,  /**< generate a completion on success */
-	UROCE_SEND_SOLICITED = 1 << 2, /**< set the BTH SE bit on the last packet */
-	UROCE_SEND_INLINE = 1 << 3,    /**< sg_list addr are process pointers, copied at post */
-};
 
-/** Work completion status (ibv_wc_status). */
-enum uroce_wc_status {
-	UROCE_WC_SUCCESS = 0,
-	UROCE_WC_LOC_LEN_ERR = 1,
-	UROCE_WC_LOC_QP_OP_ERR = 2,
-	UROCE_WC_LOC_EEC_OP_ERR = 3,
-	UROCE_WC_LOC_PROT_ERR = 4,
-	UROCE_WC_WR_FLUSH_ERR = 5,
-	UROCE_WC_MW_BIND_ERR = 6,
-	UROCE_WC_BAD_RESP_ERR = 7,
-	UROCE_WC_LOC_ACCESS_ERR = 8,
-	UROCE_WC_REM_INV_REQ_ERR = 9,
-	UROCE_WC_REM_ACCESS_ERR = 10,
-	UROCE_WC_REM_OP_ERR = 11,
-	UROCE_WC_RETRY_EXC_ERR = 12,
-	UROCE_WC_RNR_RETRY_EXC_ERR = 13,
-	UROCE_WC_LOC_RDD_VIOL_ERR = 14,
-	UROCE_WC_REM_INV_RD_REQ_ERR = 15,
-	UROCE_WC_REM_ABORT_ERR = 16,
-	UROCE_WC_INV_EECN_ERR = 17,
-	UROCE_WC_INV_EEC_STATE_ERR = 18,
-	UROCE_WC_FATAL_ERR = 19,
-	UROCE_WC_RESP_TIMEOUT_ERR = 20,
-	UROCE_WC_GENERAL_ERR = 21,
-};
 
-/** Work completion opcode (ibv_wc_opcode). */
-enum uroce_wc_opcode {
-	UROCE_WC_SEND = 0,
-	UROCE_WC_RDMA_WRITE = 1,
-	UROCE_WC_RDMA_READ = 2,
-	UROCE_WC_COMP_SWAP = 3,
-	UROCE_WC_FETCH_ADD = 4,
-	UROCE_WC_RECV = 128,
-	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
-};
 
-/** Work completion flags (ibv_wc_flags). */
-enum uroce_wc_flags {
-	UROCE_WC_GRH = 1 << 0,
-	UROCE_WC_WITH_IMM = 1 << 1,
-	UROCE_WC_WITH_INV = 1 << 3,
-};
 
 /** Asynchronous events (subset of ibv_event_type). */
 enum uroce_event_type {
@@ -201,10 +88,10 @@ enum uroce_counter {
 };
 
 /** Stable name of counter @p c ("out_of_sequence", ...), or NULL if out of range. */
-const char *uroce_counter_name(enum uroce_counter c);
+const char *uroce_eng_counter_name(enum uroce_counter c);
 
 /** One-line description of counter @p c, or NULL if out of range. */
-const char *uroce_counter_desc(enum uroce_counter c);
+const char *uroce_eng_counter_desc(enum uroce_counter c);
 
 /* ------------------------------------------------------------------------ */
 /* Engine                                                                    */
@@ -214,7 +101,7 @@ const char *uroce_counter_desc(enum uroce_counter c);
  * Where a packet goes: everything the shell needs to put Ethernet/IP/UDP in
  * front of the InfiniBand part. GIDs are 16 bytes (IPv4 as ::ffff:a.b.c.d).
  */
-struct uroce_tx_addr {
+struct uroce_eng_tx_addr {
 	uint8_t sgid[16];
 	uint8_t dgid[16];
 	uint8_t tclass;       /**< DSCP << 2 | ECN */
@@ -226,7 +113,7 @@ struct uroce_tx_addr {
 };
 
 /** How the engine reaches the outside world. Called on the engine's thread only. */
-struct uroce_engine_ops {
+struct uroce_eng_ops {
 	/** Current time in microseconds, monotonic. Required. */
 	uint64_t (*now_us)(void *ctx);
 	/**
@@ -240,33 +127,33 @@ struct uroce_engine_ops {
 	 * pad; the last 4 bytes are for the ICRC, which the shell computes after
 	 * adding the encapsulation. Ownership passes to the shell. Required.
 	 */
-	void (*tx_send)(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *addr);
+	void (*tx_send)(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *addr);
 	/** Give back a buffer from tx_alloc that will not be sent. Required. */
 	void (*tx_free)(void *ctx, uint8_t *buf);
 	/** Asynchronous event (CQ overflow, QP fatal, SQ drained). Optional. */
 	void (*async_event)(void *ctx, enum uroce_event_type type, void *obj);
 };
 
-/** Engine configuration for uroce_engine_create(). */
-struct uroce_engine_conf {
-	const struct uroce_engine_ops *ops;
+/** Engine configuration for uroce_eng_create(). */
+struct uroce_eng_conf {
+	const struct uroce_eng_ops *ops;
 	void *ctx;                 /**< passed to every op */
 	uint8_t gid[16];           /**< source GID (index 0) of this engine's port */
 	uint8_t port;              /**< port number reported in tx_addr; 0 means 1 */
-	uint32_t poll_budget;      /**< packets one uroce_engine_poll() may send; 0: 256 */
+	uint32_t poll_budget;      /**< packets one uroce_eng_poll() may send; 0: 256 */
 	uint32_t ud_mtu;           /**< largest UD payload; 0 means 4096 */
 };
 
 /**
- * Create an engine. Its objects live until uroce_engine_destroy().
+ * Create an engine. Its objects live until uroce_eng_destroy().
  *
  * @return the engine, or NULL with errno EINVAL (missing op or bad value)
  *   or ENOMEM.
  */
-struct uroce_engine *uroce_engine_create(const struct uroce_engine_conf *conf);
+struct uroce_eng *uroce_eng_create(const struct uroce_eng_conf *conf);
 
 /** Destroy an engine and every object it still owns. NULL is a no-op. */
-void uroce_engine_destroy(struct uroce_engine *eng);
+void uroce_eng_destroy(struct uroce_eng *eng);
 
 /**
  * Give the engine one received packet. @p pkt was produced by uroce_parse()
@@ -275,7 +162,7 @@ void uroce_engine_destroy(struct uroce_engine *eng);
  * keeps a pointer into the packet after returning.
  * Transport-level problems are counted; nothing is returned.
  */
-void uroce_engine_rx(struct uroce_engine *eng, const struct uroce_pkt *pkt,
+void uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		     const struct uroce_frame *frame);
 
 /**
@@ -285,32 +172,32 @@ void uroce_engine_rx(struct uroce_engine *eng, const struct uroce_pkt *pkt,
  *
  * @return packets sent plus timers handled (0 when idle).
  */
-unsigned int uroce_engine_poll(struct uroce_engine *eng);
+unsigned int uroce_eng_poll(struct uroce_eng *eng);
 
 /**
  * Earliest armed timer deadline in µs, or UINT64_MAX if none. A simulated
  * clock may jump straight to it when the engine is otherwise idle.
  */
-uint64_t uroce_engine_next_deadline(const struct uroce_engine *eng);
+uint64_t uroce_eng_next_deadline(const struct uroce_eng *eng);
 
-/** True if uroce_engine_poll() has something to do right now (ignoring timers). */
-bool uroce_engine_busy(const struct uroce_engine *eng);
+/** True if uroce_eng_poll() has something to do right now (ignoring timers). */
+bool uroce_eng_busy(const struct uroce_eng *eng);
 
 /** Engine-wide counter value (sum over all QPs plus engine-level events). */
-uint64_t uroce_engine_counter(const struct uroce_engine *eng, enum uroce_counter c);
+uint64_t uroce_eng_counter(const struct uroce_eng *eng, enum uroce_counter c);
 
 /* ------------------------------------------------------------------------ */
 /* PD, MR, AH                                                                */
 /* ------------------------------------------------------------------------ */
 
 /** Allocate a protection domain. @return the PD, or NULL with errno ENOMEM/EINVAL. */
-struct uroce_pd *uroce_pd_alloc(struct uroce_engine *eng);
+struct uroce_eng_pd *uroce_eng_pd_alloc(struct uroce_eng *eng);
 
 /**
  * Free a protection domain.
  * @return 0, -EBUSY if MRs, QPs, SRQs or AHs still use it, -EINVAL if NULL.
  */
-int uroce_pd_dealloc(struct uroce_pd *pd);
+int uroce_eng_pd_dealloc(struct uroce_eng_pd *pd);
 
 /**
  * Register a memory region: a window [@p iova, @p iova + @p length) that the
@@ -323,28 +210,28 @@ int uroce_pd_dealloc(struct uroce_pd *pd);
  * @return the MR, or NULL with errno EINVAL (bad flags, NULL addr with a
  *   length, iova + length wraps), ENOMEM (out of MR slots or memory).
  */
-struct uroce_mr *uroce_mr_reg(struct uroce_pd *pd, void *addr, uint64_t iova, uint64_t length,
+struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length,
 			      int access);
 
 /** Deregister. @return 0, or -EINVAL if @p mr is NULL. */
-int uroce_mr_dereg(struct uroce_mr *mr);
+int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);
 
 /** Local key of @p mr. */
-uint32_t uroce_mr_lkey(const struct uroce_mr *mr);
+uint32_t uroce_eng_mr_lkey(const struct uroce_eng_mr *mr);
 /** Remote key of @p mr. */
-uint32_t uroce_mr_rkey(const struct uroce_mr *mr);
+uint32_t uroce_eng_mr_rkey(const struct uroce_eng_mr *mr);
 /** False once the MR was invalidated by a SEND_WITH_INV. */
-bool uroce_mr_valid(const struct uroce_mr *mr);
+bool uroce_eng_mr_valid(const struct uroce_eng_mr *mr);
 
 /**
  * Overflow-safe bounds and rights check, as the responder does it: true if
  * [@p va, @p va + @p len) lies inside @p mr and @p mr grants every flag in
  * @p access. len 0 is inside if va is within [iova, iova + length].
  */
-bool uroce_mr_check(const struct uroce_mr *mr, uint64_t va, uint64_t len, int access);
+bool uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len, int access);
 
 /** Address vector (ibv_ah_attr with a RoCEv2 GRH). */
-struct uroce_ah_attr {
+struct uroce_eng_ah_attr {
 	uint8_t dgid[16];
 	uint8_t tclass;
 	uint8_t hop_limit;
@@ -354,17 +241,17 @@ struct uroce_ah_attr {
 };
 
 /** Create an address handle. @return the AH, or NULL with errno EINVAL/ENOMEM. */
-struct uroce_ah *uroce_ah_create(struct uroce_pd *pd, const struct uroce_ah_attr *attr);
+struct uroce_eng_ah *uroce_eng_ah_create(struct uroce_eng_pd *pd, const struct uroce_eng_ah_attr *attr);
 
 /** Destroy an address handle. @return 0, or -EINVAL if NULL. */
-int uroce_ah_destroy(struct uroce_ah *ah);
+int uroce_eng_ah_destroy(struct uroce_eng_ah *ah);
 
 /* ------------------------------------------------------------------------ */
 /* CQ and SRQ                                                                */
 /* ------------------------------------------------------------------------ */
 
 /** A work completion (ibv_wc). */
-struct uroce_wc {
+struct uroce_eng_wc {
 	uint64_t wr_id;
 	enum uroce_wc_status status;
 	enum uroce_wc_opcode opcode;
@@ -384,10 +271,10 @@ struct uroce_wc {
  * belongs to one engine (one worker), so it needs no multi-producer ring.
  * @return the CQ, or NULL with errno EINVAL/ENOMEM.
  */
-struct uroce_cq *uroce_cq_create(struct uroce_engine *eng, int cqe, void *cq_context);
+struct uroce_eng_cq *uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context);
 
 /** Destroy a CQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
-int uroce_cq_destroy(struct uroce_cq *cq);
+int uroce_eng_cq_destroy(struct uroce_eng_cq *cq);
 
 /**
  * Take up to @p num completions, oldest first.
@@ -395,36 +282,36 @@ int uroce_cq_destroy(struct uroce_cq *cq);
  *   after having overflowed (completions were lost; the CQ is in error, as
  *   IBA 11.4.2.1 CQ overrun), -EINVAL on bad arguments.
  */
-int uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc);
+int uroce_eng_poll_cq(struct uroce_eng_cq *cq, int num, struct uroce_eng_wc *wc);
 
 /** True once a completion could not be stored because the CQ was full. */
-bool uroce_cq_overflowed(const struct uroce_cq *cq);
+bool uroce_eng_cq_overflowed(const struct uroce_eng_cq *cq);
 
-/** The cq_context given to uroce_cq_create(). */
-void *uroce_cq_context(const struct uroce_cq *cq);
+/** The cq_context given to uroce_eng_cq_create(). */
+void *uroce_eng_cq_context(const struct uroce_eng_cq *cq);
 
 /** Completions waiting in @p cq. */
-uint32_t uroce_cq_count(const struct uroce_cq *cq);
+uint32_t uroce_eng_cq_count(const struct uroce_eng_cq *cq);
 
 /** SRQ creation attributes. */
-struct uroce_srq_init_attr {
+struct uroce_eng_srq_init_attr {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	void *srq_context;
 };
 
 /** Create a shared receive queue. @return the SRQ, or NULL with errno EINVAL/ENOMEM. */
-struct uroce_srq *uroce_srq_create(struct uroce_pd *pd, const struct uroce_srq_init_attr *attr);
+struct uroce_eng_srq *uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_attr *attr);
 
 /** Destroy an SRQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
-int uroce_srq_destroy(struct uroce_srq *srq);
+int uroce_eng_srq_destroy(struct uroce_eng_srq *srq);
 
 /* ------------------------------------------------------------------------ */
 /* QP                                                                        */
 /* ------------------------------------------------------------------------ */
 
 /** Queue capacities (ibv_qp_cap). */
-struct uroce_qp_cap {
+struct uroce_eng_qp_cap {
 	uint32_t max_send_wr;
 	uint32_t max_recv_wr;
 	uint32_t max_send_sge;
@@ -433,18 +320,18 @@ struct uroce_qp_cap {
 };
 
 /** QP creation attributes (ibv_qp_init_attr). */
-struct uroce_qp_init_attr {
+struct uroce_eng_qp_init_attr {
 	void *qp_context;
-	struct uroce_cq *send_cq;
-	struct uroce_cq *recv_cq;
-	struct uroce_srq *srq;      /**< NULL: the QP has its own RQ */
-	struct uroce_qp_cap cap;
+	struct uroce_eng_cq *send_cq;
+	struct uroce_eng_cq *recv_cq;
+	struct uroce_eng_srq *srq;      /**< NULL: the QP has its own RQ */
+	struct uroce_eng_qp_cap cap;
 	enum uroce_qp_type qp_type;
 	bool sq_sig_all;            /**< every send WR is signaled */
 };
 
 /** QP attributes (ibv_qp_attr), with the address vector inline. */
-struct uroce_qp_attr {
+struct uroce_eng_qp_attr {
 	enum uroce_qp_state qp_state;
 	enum uroce_qp_state cur_qp_state;
 	enum uroce_mtu path_mtu;
@@ -453,8 +340,8 @@ struct uroce_qp_attr {
 	uint32_t sq_psn;
 	uint32_t dest_qp_num;
 	int qp_access_flags;
-	struct uroce_qp_cap cap;
-	struct uroce_ah_attr ah_attr;
+	struct uroce_eng_qp_cap cap;
+	struct uroce_eng_ah_attr ah_attr;
 	uint16_t pkey_index;
 	bool sq_draining;
 	uint8_t max_rd_atomic;
@@ -467,26 +354,26 @@ struct uroce_qp_attr {
 };
 
 /**
- * Create a QP in RESET. Its QPN is uroce_qp_num().
+ * Create a QP in RESET. Its QPN is uroce_eng_qp_num().
  * @return the QP, or NULL with errno EINVAL (type, CQs, caps beyond
  *   config/uroce_limits.h, SRQ of another PD) or ENOMEM (out of QPNs).
  */
-struct uroce_qp *uroce_qp_create(struct uroce_pd *pd, const struct uroce_qp_init_attr *attr);
+struct uroce_eng_qp *uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr);
 
 /** Destroy a QP (outstanding WQEs are dropped without completions). @return 0 or -EINVAL. */
-int uroce_qp_destroy(struct uroce_qp *qp);
+int uroce_eng_qp_destroy(struct uroce_eng_qp *qp);
 
 /** The QP number. */
-uint32_t uroce_qp_num(const struct uroce_qp *qp);
+uint32_t uroce_eng_qp_num(const struct uroce_eng_qp *qp);
 
-/** The QP with number @p qpn on @p eng (e.g. from uroce_wc.qp_num), or NULL. */
-struct uroce_qp *uroce_engine_qp(const struct uroce_engine *eng, uint32_t qpn);
+/** The QP with number @p qpn on @p eng (e.g. from uroce_eng_wc.qp_num), or NULL. */
+struct uroce_eng_qp *uroce_eng_qp(const struct uroce_eng *eng, uint32_t qpn);
 
 /** The qp_context given at creation. */
-void *uroce_qp_context(const struct uroce_qp *qp);
+void *uroce_eng_qp_context(const struct uroce_eng_qp *qp);
 
 /** The current state. */
-enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp);
+enum uroce_qp_state uroce_eng_qp_state(const struct uroce_eng_qp *qp);
 
 /**
  * Modify a QP, verbs style (IBA 10.3.1 and 11.2.5.2, table of required and
@@ -499,34 +386,34 @@ enum uroce_qp_state uroce_qp_state(const struct uroce_qp *qp);
  *   PSN > 2^24-1, retry counts > 7, timers > 31, rd_atomic above the limits,
  *   CUR_STATE not matching).
  */
-int uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *attr, int mask);
+int uroce_eng_modify_qp(struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *attr, int mask);
 
 /**
  * Read back the QP attributes and creation attributes.
  * @return 0, or -EINVAL if @p qp or @p attr is NULL (@p init may be NULL).
  */
-int uroce_query_qp(const struct uroce_qp *qp, struct uroce_qp_attr *attr,
-		   struct uroce_qp_init_attr *init);
+int uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *attr,
+		   struct uroce_eng_qp_init_attr *init);
 
 /** Per-QP counter value. */
-uint64_t uroce_qp_counter(const struct uroce_qp *qp, enum uroce_counter c);
+uint64_t uroce_eng_qp_counter(const struct uroce_eng_qp *qp, enum uroce_counter c);
 
 /* ------------------------------------------------------------------------ */
 /* Work requests                                                             */
 /* ------------------------------------------------------------------------ */
 
 /** Scatter/gather element (ibv_sge): addr is an iova inside the MR of lkey. */
-struct uroce_sge {
+struct uroce_eng_sge {
 	uint64_t addr;
 	uint32_t length;
 	uint32_t lkey;
 };
 
 /** Send work request (ibv_send_wr). */
-struct uroce_send_wr {
-	struct uroce_send_wr *next;
+struct uroce_eng_send_wr {
+	struct uroce_eng_send_wr *next;
 	uint64_t wr_id;
-	struct uroce_sge *sg_list;
+	struct uroce_eng_sge *sg_list;
 	int num_sge;
 	enum uroce_wr_opcode opcode;
 	unsigned int send_flags;     /**< UROCE_SEND_* */
@@ -544,7 +431,7 @@ struct uroce_send_wr {
 			uint32_t rkey;
 		} atomic;
 		struct {
-			struct uroce_ah *ah;
+			struct uroce_eng_ah *ah;
 			uint32_t remote_qpn;
 			uint32_t remote_qkey;
 		} ud;
@@ -552,10 +439,10 @@ struct uroce_send_wr {
 };
 
 /** Receive work request (ibv_recv_wr). */
-struct uroce_recv_wr {
-	struct uroce_recv_wr *next;
+struct uroce_eng_recv_wr {
+	struct uroce_eng_recv_wr *next;
 	uint64_t wr_id;
-	struct uroce_sge *sg_list;
+	struct uroce_eng_sge *sg_list;
 	int num_sge;
 };
 
@@ -569,27 +456,27 @@ struct uroce_recv_wr {
  *   the MTU, atomic not 8 bytes, a message of more than 2^22 packets at the
  *   current path MTU), -ENOMEM (send queue full).
  */
-int uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr);
+int uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr, struct uroce_eng_send_wr **bad_wr);
 
 /**
  * Post a chain of receive WRs on the QP's own RQ.
  * @return 0; -EINVAL (QP in RESET, QP uses an SRQ, too many SGEs),
  *   -ENOMEM (receive queue full).
  */
-int uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr);
+int uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr);
 
 /**
  * Post a chain of receive WRs on an SRQ.
  * @return 0; -EINVAL (too many SGEs), -ENOMEM (SRQ full).
  */
-int uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
-			struct uroce_recv_wr **bad_wr);
+int uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
+			struct uroce_eng_recv_wr **bad_wr);
 
 /** Name of a QP state ("RESET", ...), "?" if out of range. */
-const char *uroce_qp_state_str(enum uroce_qp_state s);
+const char *uroce_eng_qp_state_str(enum uroce_qp_state s);
 
 /** Name of a WC status ("success", "retry exceeded", ...), "?" if out of range. */
-const char *uroce_wc_status_str(enum uroce_wc_status s);
+const char *uroce_eng_wc_status_str(enum uroce_wc_status s);
 
 #ifdef __cplusplus
 }

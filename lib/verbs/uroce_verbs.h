@@ -105,14 +105,14 @@ struct uroce_port_attr {
 /** Work completion (ibv_wc). */
 struct uroce_wc {
 	uint64_t wr_id;
-	uint32_t status;     /**< enum uroce_shm_wc_status */
-	uint32_t opcode;     /**< enum uroce_shm_wc_opcode */
+	uint32_t status;     /**< enum uroce_wc_status */
+	uint32_t opcode;     /**< enum uroce_wc_opcode */
 	uint32_t vendor_err;
 	uint32_t byte_len;
 	uint32_t imm_data;   /**< host order; with WITH_INV the invalidated rkey */
 	uint32_t qp_num;
 	uint32_t src_qp;
-	uint32_t wc_flags;   /**< enum uroce_shm_wc_flags */
+	uint32_t wc_flags;   /**< enum uroce_wc_flags */
 	uint16_t pkey_index;
 	uint8_t sl;
 };
@@ -196,8 +196,8 @@ struct uroce_send_wr {
 	uint64_t wr_id;
 	struct uroce_sge *sg_list;
 	int num_sge;
-	uint32_t opcode;      /**< enum uroce_shm_wr_opcode */
-	uint32_t send_flags;  /**< enum uroce_shm_send_flags */
+	uint32_t opcode;      /**< enum uroce_wr_opcode */
+	uint32_t send_flags;  /**< enum uroce_send_flags */
 	uint32_t imm_data;    /**< host order; SEND_WITH_INV: the rkey to invalidate */
 	union {
 		struct {

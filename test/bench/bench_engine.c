@@ -36,7 +36,7 @@ struct bench {
 	struct simwire *sw;
 	struct sim_side s[2];
 	uint8_t *buf[2];
-	struct uroce_mr *mr[2];
+	struct uroce_eng_mr *mr[2];
 };
 
 static int
@@ -52,7 +52,7 @@ bench_init(struct bench *b, uint32_t depth)
 		return -1;
 	for (i = 0; i < 2; i++) {
 		b->buf[i] = calloc(1, 4096);
-		b->mr[i] = uroce_mr_reg(b->s[i].pd, b->buf[i], 0x1000, 4096,
+		b->mr[i] = uroce_eng_mr_reg(b->s[i].pd, b->buf[i], 0x1000, 4096,
 					UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 					UROCE_ACCESS_REMOTE_READ);
 		if (b->buf[i] == NULL || b->mr[i] == NULL)
@@ -72,8 +72,8 @@ bench_fini(struct bench *b)
 static int
 post_one(struct bench *b, enum uroce_wr_opcode op, uint64_t id)
 {
-	struct uroce_sge sge = { 0x1000, MSG, uroce_mr_lkey(b->mr[0]) };
-	struct uroce_send_wr wr;
+	struct uroce_eng_sge sge = { 0x1000, MSG, uroce_eng_mr_lkey(b->mr[0]) };
+	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = id;
@@ -82,24 +82,24 @@ post_one(struct bench *b, enum uroce_wr_opcode op, uint64_t id)
 	wr.opcode = op;
 	wr.send_flags = UROCE_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = 0x1000;
-	wr.wr.rdma.rkey = uroce_mr_rkey(b->mr[1]);
-	return uroce_post_send(b->s[0].qp, &wr, NULL);
+	wr.wr.rdma.rkey = uroce_eng_mr_rkey(b->mr[1]);
+	return uroce_eng_post_send(b->s[0].qp, &wr, NULL);
 }
 
 static int
 post_recv(struct bench *b)
 {
-	struct uroce_sge sge = { 0x1000, 4096, uroce_mr_lkey(b->mr[1]) };
-	struct uroce_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	struct uroce_eng_sge sge = { 0x1000, 4096, uroce_eng_mr_lkey(b->mr[1]) };
+	struct uroce_eng_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
 
-	return uroce_post_recv(b->s[1].qp, &wr, NULL);
+	return uroce_eng_post_recv(b->s[1].qp, &wr, NULL);
 }
 
 static void
 run(const char *name, enum uroce_wr_opcode op, uint64_t n, uint32_t depth)
 {
 	struct bench b;
-	struct uroce_wc wc[64];
+	struct uroce_eng_wc wc[64];
 	uint64_t posted = 0, done = 0, errors = 0;
 	uint32_t i;
 	double t0, t;
@@ -117,13 +117,13 @@ run(const char *name, enum uroce_wr_opcode op, uint64_t n, uint32_t depth)
 		while (posted < n && posted - done < depth && post_one(&b, op, posted) == 0)
 			posted++;
 		simwire_step(b.sw);
-		while ((k = uroce_poll_cq(b.s[0].scq, 64, wc)) > 0) {
+		while ((k = uroce_eng_poll_cq(b.s[0].scq, 64, wc)) > 0) {
 			for (i = 0; i < (uint32_t)k; i++)
 				errors += wc[i].status != UROCE_WC_SUCCESS;
 			done += (uint64_t)k;
 		}
 		if (op == UROCE_WR_SEND)
-			while ((k = uroce_poll_cq(b.s[1].rcq, 64, wc)) > 0)
+			while ((k = uroce_eng_poll_cq(b.s[1].rcq, 64, wc)) > 0)
 				for (i = 0; i < (uint32_t)k; i++)
 					post_recv(&b);
 	}

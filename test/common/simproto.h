@@ -25,7 +25,7 @@ struct proto {
 	struct simwire *sw;
 	struct sim_side s[2];
 	uint8_t *buf[2];
-	struct uroce_mr *mr[2];
+	struct uroce_eng_mr *mr[2];
 	uint32_t mtu;
 };
 
@@ -40,7 +40,7 @@ proto_init(struct proto *p, const struct sim_qp_opts *o)
 	cr_assert_eq(sim_pair_create(p->sw, p->s, o, 64, 256), 0);
 	for (i = 0; i < 2; i++) {
 		p->buf[i] = calloc(1, PBUF);
-		p->mr[i] = uroce_mr_reg(p->s[i].pd, p->buf[i], IOVA(i), PBUF,
+		p->mr[i] = uroce_eng_mr_reg(p->s[i].pd, p->buf[i], IOVA(i), PBUF,
 					UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 					UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
 		cr_assert_not_null(p->mr[i]);
@@ -67,7 +67,7 @@ inj(struct proto *p, int to, uint8_t op, uint32_t psn, bool ackreq,
 	memset(&b, 0, sizeof(b));
 	b.opcode = UROCE_OPCODE(UROCE_SVC_RC, op);
 	b.pkey = UROCE_DEFAULT_PKEY;
-	b.dqpn = uroce_qp_num(p->s[to].qp);
+	b.dqpn = uroce_eng_qp_num(p->s[to].qp);
 	b.psn = psn;
 	b.ackreq = ackreq;
 	cr_assert_eq(simwire_inject(p->sw, to, &b, ext, pay, len), 0, "inject op %#x", op);
@@ -77,7 +77,7 @@ inj(struct proto *p, int to, uint8_t op, uint32_t psn, bool ackreq,
 static inline void
 flush(struct proto *p, int side)
 {
-	while (uroce_engine_poll(simwire_engine(p->sw, side)) != 0)
+	while (uroce_eng_poll(simwire_engine(p->sw, side)) != 0)
 		;
 }
 
@@ -121,18 +121,18 @@ expect_ack(struct proto *p, int side, uint32_t i, enum uroce_aeth_type type, uin
 static inline void
 post_recv_buf(struct proto *p, int side, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct uroce_sge sge = { IOVA(side) + off, len, uroce_mr_lkey(p->mr[side]) };
-	struct uroce_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct uroce_eng_sge sge = { IOVA(side) + off, len, uroce_eng_mr_lkey(p->mr[side]) };
+	struct uroce_eng_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 
-	cr_assert_eq(uroce_post_recv(p->s[side].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_recv(p->s[side].qp, &wr, NULL), 0);
 }
 
 static inline void
 post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
 	uint64_t id, unsigned int flags)
 {
-	struct uroce_sge sge = { IOVA(0) + loff, len, uroce_mr_lkey(p->mr[0]) };
-	struct uroce_send_wr wr;
+	struct uroce_eng_sge sge = { IOVA(0) + loff, len, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = id;
@@ -142,13 +142,13 @@ post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, u
 	wr.send_flags = flags | UROCE_SEND_SIGNALED;
 	if (op == UROCE_WR_ATOMIC_FETCH_AND_ADD || op == UROCE_WR_ATOMIC_CMP_AND_SWP) {
 		wr.wr.atomic.remote_addr = IOVA(1) + roff;
-		wr.wr.atomic.rkey = uroce_mr_rkey(p->mr[1]);
+		wr.wr.atomic.rkey = uroce_eng_mr_rkey(p->mr[1]);
 		wr.wr.atomic.compare_add = 1;
 	} else {
 		wr.wr.rdma.remote_addr = IOVA(1) + roff;
-		wr.wr.rdma.rkey = uroce_mr_rkey(p->mr[1]);
+		wr.wr.rdma.rkey = uroce_eng_mr_rkey(p->mr[1]);
 	}
-	cr_assert_eq(uroce_post_send(p->s[0].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_send(p->s[0].qp, &wr, NULL), 0);
 }
 
 #endif

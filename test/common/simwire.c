@@ -29,7 +29,7 @@ struct flight {
 struct sim_ep {
 	struct simwire *sw;
 	int side;
-	struct uroce_engine *eng;
+	struct uroce_eng *eng;
 	uint8_t gid[16];
 	uint8_t mac[6];
 	bool capture;
@@ -185,7 +185,7 @@ op_tx_free(void *ctx, uint8_t *buf)
 
 /* Wrap the InfiniBand part in Ethernet/IP/UDP and compute the ICRC. */
 static uint8_t *
-encap(struct sim_ep *ep, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *a,
+encap(struct sim_ep *ep, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a,
       uint32_t *len)
 {
 	struct sim_ep *peer = &ep->sw->ep[1 - ep->side];
@@ -214,7 +214,7 @@ encap(struct sim_ep *ep, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_ad
 }
 
 static void
-capture(struct sim_ep *ep, uint8_t *frame, uint32_t len, const struct uroce_tx_addr *a)
+capture(struct sim_ep *ep, uint8_t *frame, uint32_t len, const struct uroce_eng_tx_addr *a)
 {
 	struct sim_cap *c;
 
@@ -243,7 +243,7 @@ capture(struct sim_ep *ep, uint8_t *frame, uint32_t len, const struct uroce_tx_a
 }
 
 static void
-op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_tx_addr *a)
+op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
 	struct sim_ep *ep = ctx;
 	struct simwire *sw = ep->sw;
@@ -311,7 +311,7 @@ op_event(void *ctx, enum uroce_event_type type, void *obj)
 		ep->events[type]++;
 }
 
-static const struct uroce_engine_ops sim_ops = {
+static const struct uroce_eng_ops sim_ops = {
 	.async_event = op_event,
 	.now_us = op_now,
 	.tx_alloc = op_tx_alloc,
@@ -335,7 +335,7 @@ simwire_create(const struct simwire_conf *conf)
 	sw->now = 1000;
 	for (i = 0; i < 2; i++) {
 		struct sim_ep *ep = &sw->ep[i];
-		struct uroce_engine_conf ec;
+		struct uroce_eng_conf ec;
 
 		ep->sw = sw;
 		ep->side = i;
@@ -360,7 +360,7 @@ simwire_create(const struct simwire_conf *conf)
 		ec.ctx = ep;
 		memcpy(ec.gid, ep->gid, 16);
 		ec.poll_budget = sw->conf.budget;
-		ep->eng = uroce_engine_create(&ec);
+		ep->eng = uroce_eng_create(&ec);
 		if (ep->eng == NULL) {
 			simwire_destroy(sw);
 			return NULL;
@@ -377,7 +377,7 @@ simwire_destroy(struct simwire *sw)
 	if (sw == NULL)
 		return;
 	for (i = 0; i < 2; i++) {
-		uroce_engine_destroy(sw->ep[i].eng);
+		uroce_eng_destroy(sw->ep[i].eng);
 		simwire_cap_clear(sw, i);
 		free(sw->ep[i].caps);
 	}
@@ -387,7 +387,7 @@ simwire_destroy(struct simwire *sw)
 	free(sw);
 }
 
-struct uroce_engine *
+struct uroce_eng *
 simwire_engine(struct simwire *sw, int side)
 {
 	return sw->ep[side].eng;
@@ -475,7 +475,7 @@ simwire_cap_forward(struct simwire *sw, int side, uint32_t i)
 		sw->st.bad_parse++;
 		return;
 	}
-	uroce_engine_rx(sw->ep[1 - side].eng, &p, &f);
+	uroce_eng_rx(sw->ep[1 - side].eng, &p, &f);
 }
 
 int
@@ -485,7 +485,7 @@ simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *b
 	struct sim_ep *from = &sw->ep[1 - to_side], *to = &sw->ep[to_side];
 	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
 	struct uroce_ext_fields zero;
-	struct uroce_tx_addr a;
+	struct uroce_eng_tx_addr a;
 	struct uroce_frame f;
 	struct uroce_pkt p;
 	uint32_t ib_len, hl, len;
@@ -518,7 +518,7 @@ simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *b
 	if (frame == NULL || uroce_parse(frame, len, &f, &p) != UROCE_WIRE_OK)
 		rc = -EINVAL;
 	else
-		uroce_engine_rx(to->eng, &p, &f);
+		uroce_eng_rx(to->eng, &p, &f);
 	op_tx_free(from, buf);
 	return rc;
 }
@@ -528,8 +528,8 @@ simwire_step(struct simwire *sw)
 {
 	unsigned int work = 0;
 
-	work += uroce_engine_poll(sw->ep[0].eng);
-	work += uroce_engine_poll(sw->ep[1].eng);
+	work += uroce_eng_poll(sw->ep[0].eng);
+	work += uroce_eng_poll(sw->ep[1].eng);
 	while (sw->nheap > 0 && sw->heap[0].at <= sw->now) {
 		struct flight fl = heap_pop(sw);
 		struct uroce_frame f;
@@ -538,7 +538,7 @@ simwire_step(struct simwire *sw)
 		trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
 		if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
 			sw->st.delivered++;
-			uroce_engine_rx(sw->ep[fl.to].eng, &p, &f);
+			uroce_eng_rx(sw->ep[fl.to].eng, &p, &f);
 		} else {
 			sw->st.bad_parse++;
 		}
@@ -552,8 +552,8 @@ static uint64_t
 next_event(struct simwire *sw)
 {
 	uint64_t t = sw->nheap > 0 ? sw->heap[0].at : UINT64_MAX;
-	uint64_t d0 = uroce_engine_next_deadline(sw->ep[0].eng);
-	uint64_t d1 = uroce_engine_next_deadline(sw->ep[1].eng);
+	uint64_t d0 = uroce_eng_next_deadline(sw->ep[0].eng);
+	uint64_t d1 = uroce_eng_next_deadline(sw->ep[1].eng);
 
 	t = d0 < t ? d0 : t;
 	return d1 < t ? d1 : t;
@@ -572,7 +572,7 @@ simwire_run_until(struct simwire *sw, bool (*done)(void *arg), void *arg, uint64
 		if (simwire_step(sw) == 0) {
 			uint64_t t;
 
-			if (uroce_engine_busy(sw->ep[0].eng) || uroce_engine_busy(sw->ep[1].eng)) {
+			if (uroce_eng_busy(sw->ep[0].eng) || uroce_eng_busy(sw->ep[1].eng)) {
 				sw->now++;
 				continue;
 			}
@@ -594,8 +594,8 @@ simwire_settle(struct simwire *sw)
 	while (guard++ < 1000000) {
 		unsigned int w = simwire_step(sw);
 
-		if (w == 0 && sw->nheap == 0 && !uroce_engine_busy(sw->ep[0].eng) &&
-		    !uroce_engine_busy(sw->ep[1].eng))
+		if (w == 0 && sw->nheap == 0 && !uroce_eng_busy(sw->ep[0].eng) &&
+		    !uroce_eng_busy(sw->ep[1].eng))
 			return;
 		if (w == 0 && sw->nheap > 0 && sw->heap[0].at > sw->now)
 			sw->now = sw->heap[0].at;
@@ -604,10 +604,10 @@ simwire_settle(struct simwire *sw)
 
 /* ------------------------------------------------------------------------ */
 
-struct uroce_qp *
+struct uroce_eng_qp *
 sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr)
 {
-	struct uroce_qp_init_attr ia;
+	struct uroce_eng_qp_init_attr ia;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = t;
@@ -618,15 +618,15 @@ sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr)
 	ia.cap.max_send_sge = UROCE_MAX_SGE;
 	ia.cap.max_recv_sge = UROCE_MAX_SGE;
 	ia.cap.max_inline_data = UROCE_MAX_INLINE;
-	return uroce_qp_create(s->pd, &ia);
+	return uroce_eng_qp_create(s->pd, &ia);
 }
 
 static int
-bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer,
+bring_up(struct simwire *sw, struct uroce_eng_qp *q, int side, struct uroce_eng_qp *peer,
 	 const struct sim_qp_opts *o, uint32_t sq_psn, uint32_t rq_psn)
 {
 	enum uroce_qp_type t = o->type ? o->type : UROCE_QPT_RC;
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp_attr a;
 	int rc, mask;
 
 	memset(&a, 0, sizeof(a));
@@ -639,7 +639,7 @@ bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer
 	a.qkey = o->qkey ? o->qkey : 0x11111111;
 	mask = UROCE_QP_STATE | UROCE_QP_PORT | UROCE_QP_PKEY_INDEX |
 	       (t == UROCE_QPT_UD ? UROCE_QP_QKEY : UROCE_QP_ACCESS_FLAGS);
-	rc = uroce_modify_qp(q, &a, mask);
+	rc = uroce_eng_modify_qp(q, &a, mask);
 	if (rc != 0)
 		return rc;
 	memset(&a, 0, sizeof(a));
@@ -647,7 +647,7 @@ bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer
 	mask = UROCE_QP_STATE;
 	if (t != UROCE_QPT_UD) {
 		a.path_mtu = o->mtu ? o->mtu : UROCE_MTU_1024;
-		a.dest_qp_num = uroce_qp_num(peer);
+		a.dest_qp_num = uroce_eng_qp_num(peer);
 		a.rq_psn = rq_psn;
 		memcpy(a.ah_attr.dgid, simwire_gid(sw, 1 - side), 16);
 		a.ah_attr.hop_limit = 64;
@@ -661,7 +661,7 @@ bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer
 			mask |= UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
 		}
 	}
-	rc = uroce_modify_qp(q, &a, mask);
+	rc = uroce_eng_modify_qp(q, &a, mask);
 	if (rc != 0)
 		return rc;
 	memset(&a, 0, sizeof(a));
@@ -676,11 +676,11 @@ bring_up(struct simwire *sw, struct uroce_qp *q, int side, struct uroce_qp *peer
 		mask |= UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
 			UROCE_QP_MAX_QP_RD_ATOMIC;
 	}
-	return uroce_modify_qp(q, &a, mask);
+	return uroce_eng_modify_qp(q, &a, mask);
 }
 
 int
-sim_connect(struct simwire *sw, struct uroce_qp *a, struct uroce_qp *b,
+sim_connect(struct simwire *sw, struct uroce_eng_qp *a, struct uroce_eng_qp *b,
 	    const struct sim_qp_opts *o)
 {
 	int rc = bring_up(sw, a, 0, b, o, o->psn0, o->psn1);
@@ -699,9 +699,9 @@ sim_pair_create(struct simwire *sw, struct sim_side s[2], const struct sim_qp_op
 
 	memset(s, 0, 2 * sizeof(*s));
 	for (i = 0; i < 2; i++) {
-		s[i].pd = uroce_pd_alloc(simwire_engine(sw, i));
-		s[i].scq = uroce_cq_create(simwire_engine(sw, i), cqe, NULL);
-		s[i].rcq = uroce_cq_create(simwire_engine(sw, i), cqe, NULL);
+		s[i].pd = uroce_eng_pd_alloc(simwire_engine(sw, i));
+		s[i].scq = uroce_eng_cq_create(simwire_engine(sw, i), cqe, NULL);
+		s[i].rcq = uroce_eng_cq_create(simwire_engine(sw, i), cqe, NULL);
 		if (s[i].pd == NULL || s[i].scq == NULL || s[i].rcq == NULL)
 			return -ENOMEM;
 		s[i].qp = sim_qp_create(&s[i], t, max_wr);
@@ -718,17 +718,17 @@ sim_pair_destroy(struct sim_side s[2])
 
 	for (i = 0; i < 2; i++) {
 		if (s[i].qp != NULL)
-			uroce_qp_destroy(s[i].qp);
+			uroce_eng_qp_destroy(s[i].qp);
 		if (s[i].scq != NULL)
-			uroce_cq_destroy(s[i].scq);
+			uroce_eng_cq_destroy(s[i].scq);
 		if (s[i].rcq != NULL)
-			uroce_cq_destroy(s[i].rcq);
+			uroce_eng_cq_destroy(s[i].rcq);
 	}
 }
 
 struct wait_ctx {
-	struct uroce_cq *cq;
-	struct uroce_wc *wc;
+	struct uroce_eng_cq *cq;
+	struct uroce_eng_wc *wc;
 	int n;
 	int got;
 };
@@ -739,7 +739,7 @@ wait_done(void *arg)
 	struct wait_ctx *w = arg;
 
 	while (w->got < w->n) {
-		int r = uroce_poll_cq(w->cq, w->n - w->got, w->wc + w->got);
+		int r = uroce_eng_poll_cq(w->cq, w->n - w->got, w->wc + w->got);
 
 		if (r <= 0)
 			break;
@@ -749,7 +749,7 @@ wait_done(void *arg)
 }
 
 int
-sim_wait_cq(struct simwire *sw, struct uroce_cq *cq, struct uroce_wc *wc, int n, uint64_t max_us)
+sim_wait_cq(struct simwire *sw, struct uroce_eng_cq *cq, struct uroce_eng_wc *wc, int n, uint64_t max_us)
 {
 	struct wait_ctx w = { .cq = cq, .wc = wc, .n = n, .got = 0 };
 

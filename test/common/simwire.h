@@ -9,7 +9,7 @@
  * duplicates, reorders, delays and corrupts packets, deterministically from
  * a seed. Packets are real RoCEv2 frames: the wire adds Ethernet/IP/UDP with
  * uroce_encap_build() and the ICRC with uroce_icrc_fill(), and the receiving
- * side validates them with uroce_parse() before uroce_engine_rx(), exactly
+ * side validates them with uroce_parse() before uroce_eng_rx(), exactly
  * as the DPDK shell will. Protocol tests can capture what a side sends
  * instead of delivering it, and inject hand-built packets.
  */
@@ -57,7 +57,7 @@ struct sim_cap {
 	uint32_t len;
 	struct uroce_frame f;
 	struct uroce_pkt p;
-	struct uroce_tx_addr addr;
+	struct uroce_eng_tx_addr addr;
 };
 
 struct simwire;
@@ -65,7 +65,7 @@ struct simwire;
 /** Create a wire with two engines. @return NULL on error. */
 struct simwire *simwire_create(const struct simwire_conf *conf);
 void simwire_destroy(struct simwire *sw);
-struct uroce_engine *simwire_engine(struct simwire *sw, int side);
+struct uroce_eng *simwire_engine(struct simwire *sw, int side);
 const uint8_t *simwire_gid(const struct simwire *sw, int side);
 uint64_t simwire_now(const struct simwire *sw);
 void simwire_advance(struct simwire *sw, uint64_t us);
@@ -130,19 +130,19 @@ struct sim_qp_opts {
 
 /** One side's objects for a connected pair. */
 struct sim_side {
-	struct uroce_pd *pd;
-	struct uroce_cq *scq;
-	struct uroce_cq *rcq;
-	struct uroce_qp *qp;
+	struct uroce_eng_pd *pd;
+	struct uroce_eng_cq *scq;
+	struct uroce_eng_cq *rcq;
+	struct uroce_eng_qp *qp;
 };
 
 /** Create PD/CQs/QP on both sides and bring the pair to RTS. @return 0 or -errno. */
 int sim_pair_create(struct simwire *sw, struct sim_side s[2], const struct sim_qp_opts *o,
 		    uint32_t max_wr, int cqe);
 /** Create a QP on @p s (PD/CQs already there). */
-struct uroce_qp *sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr);
+struct uroce_eng_qp *sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr);
 /** Bring @p a and @p b to RTS pointed at each other. */
-int sim_connect(struct simwire *sw, struct uroce_qp *a, struct uroce_qp *b,
+int sim_connect(struct simwire *sw, struct uroce_eng_qp *a, struct uroce_eng_qp *b,
 		const struct sim_qp_opts *o);
 void sim_pair_destroy(struct sim_side s[2]);
 
@@ -150,7 +150,7 @@ void sim_pair_destroy(struct sim_side s[2]);
  * Run the wire until @p n completions have been polled from @p cq into
  * @p wc (or @p max_us simulated µs passed). @return completions collected.
  */
-int sim_wait_cq(struct simwire *sw, struct uroce_cq *cq, struct uroce_wc *wc, int n,
+int sim_wait_cq(struct simwire *sw, struct uroce_eng_cq *cq, struct uroce_eng_wc *wc, int n,
 		uint64_t max_us);
 
 #ifdef __cplusplus

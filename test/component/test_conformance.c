@@ -21,10 +21,10 @@ struct hostile {
 	struct proto p;
 	uint8_t *mem;             /* 3 pages: canary | target | canary */
 	uint8_t *snap;
-	struct uroce_mr *rw;      /* all rights over the middle page */
-	struct uroce_mr *ro;      /* REMOTE_READ only, same page, other iova */
-	struct uroce_mr *other;   /* an MR of another PD */
-	struct uroce_pd *pd2;
+	struct uroce_eng_mr *rw;      /* all rights over the middle page */
+	struct uroce_eng_mr *ro;      /* REMOTE_READ only, same page, other iova */
+	struct uroce_eng_mr *other;   /* an MR of another PD */
+	struct uroce_eng_pd *pd2;
 };
 
 static void
@@ -37,12 +37,12 @@ h_init(struct hostile *h, int qp_access)
 	h->snap = malloc(3 * PAGE);
 	cr_assert(h->mem && h->snap);
 	memset(h->mem, CANARY, 3 * PAGE);
-	h->rw = uroce_mr_reg(h->p.s[R].pd, h->mem + PAGE, MR_IOVA, PAGE,
+	h->rw = uroce_eng_mr_reg(h->p.s[R].pd, h->mem + PAGE, MR_IOVA, PAGE,
 			     UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
-	h->ro = uroce_mr_reg(h->p.s[R].pd, h->mem + PAGE, 0x20000, PAGE, UROCE_ACCESS_REMOTE_READ);
-	h->pd2 = uroce_pd_alloc(simwire_engine(h->p.sw, R));
-	h->other = uroce_mr_reg(h->pd2, h->mem + PAGE, 0x30000, PAGE,
+	h->ro = uroce_eng_mr_reg(h->p.s[R].pd, h->mem + PAGE, 0x20000, PAGE, UROCE_ACCESS_REMOTE_READ);
+	h->pd2 = uroce_eng_pd_alloc(simwire_engine(h->p.sw, R));
+	h->other = uroce_eng_mr_reg(h->pd2, h->mem + PAGE, 0x30000, PAGE,
 				UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
 	cr_assert(h->rw && h->ro && h->pd2 && h->other);
 	memcpy(h->snap, h->mem, 3 * PAGE);
@@ -123,13 +123,13 @@ Test(hostile, invalid_rkeys)
 
 		h_init(&h, 0);
 		/* The last case: the right index with the wrong variant byte. */
-		key = i < UROCE_ARRAY_SIZE(bad) ? bad[i] : (uroce_mr_rkey(h.rw) ^ 0x01);
+		key = i < UROCE_ARRAY_SIZE(bad) ? bad[i] : (uroce_eng_mr_rkey(h.rw) ^ 0x01);
 		e = reth_of(MR_IOVA, key, 64);
 		inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, 64);
 		expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 		expect_untouched(&h, "invalid rkey");
-		cr_expect_eq(uroce_qp_state(h.p.s[R].qp), UROCE_QPS_ERR);
-		cr_expect_eq(uroce_qp_counter(h.p.s[R].qp, UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS), 1);
+		cr_expect_eq(uroce_eng_qp_state(h.p.s[R].qp), UROCE_QPS_ERR);
+		cr_expect_eq(uroce_eng_qp_counter(h.p.s[R].qp, UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS), 1);
 		h_fini(&h);
 	}
 }
@@ -158,7 +158,7 @@ Test(hostile, out_of_bounds_and_overflowing_writes)
 		struct uroce_ext_fields e;
 
 		h_init(&h, 0);
-		e = reth_of(t[i].va, uroce_mr_rkey(h.rw), t[i].len);
+		e = reth_of(t[i].va, uroce_eng_mr_rkey(h.rw), t[i].len);
 		inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, t[i].pay);
 		expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 		expect_untouched(&h, "out of bounds write");
@@ -175,7 +175,7 @@ Test(hostile, payload_longer_than_dma_length)
 
 	memset(junk, 0x33, sizeof(junk));
 	h_init(&h, 0);
-	e = reth_of(MR_IOVA + 256, uroce_mr_rkey(h.rw), 16);
+	e = reth_of(MR_IOVA + 256, uroce_eng_mr_rkey(h.rw), 16);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, 64);
 	expect_nak(&h, UROCE_NAK_INVALID_REQUEST, 1000);
 	expect_untouched(&h, "payload > dma_len");
@@ -183,7 +183,7 @@ Test(hostile, payload_longer_than_dma_length)
 
 	/* Multi-packet: FIRST is fine (1024 of 1032), MIDDLE would overrun. */
 	h_init(&h, 0);
-	e = reth_of(MR_IOVA + 1024, uroce_mr_rkey(h.rw), 1032);
+	e = reth_of(MR_IOVA + 1024, uroce_eng_mr_rkey(h.rw), 1032);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_FIRST, 1000, false, &e, junk, 1024);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_MIDDLE, 1001, false, NULL, junk, 1024);
 	expect_nak(&h, UROCE_NAK_INVALID_REQUEST, 1001);
@@ -201,21 +201,21 @@ Test(hostile, write_without_rights)
 
 	memset(junk, 0x44, sizeof(junk));
 	h_init(&h, 0);
-	e = reth_of(0x20000, uroce_mr_rkey(h.ro), 64);
+	e = reth_of(0x20000, uroce_eng_mr_rkey(h.ro), 64);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, 64);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	expect_untouched(&h, "MR without REMOTE_WRITE");
 	h_fini(&h);
 
 	h_init(&h, 0);
-	e = reth_of(0x30000, uroce_mr_rkey(h.other), 64);
+	e = reth_of(0x30000, uroce_eng_mr_rkey(h.other), 64);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, 64);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	expect_untouched(&h, "MR of another PD");
 	h_fini(&h);
 
 	h_init(&h, UROCE_ACCESS_REMOTE_READ);
-	e = reth_of(MR_IOVA, uroce_mr_rkey(h.rw), 64);
+	e = reth_of(MR_IOVA, uroce_eng_mr_rkey(h.rw), 64);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, 64);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	expect_untouched(&h, "QP without REMOTE_WRITE");
@@ -230,26 +230,26 @@ Test(hostile, reads_past_end_or_without_rights)
 	struct uroce_ext_fields e;
 
 	h_init(&h, 0);
-	e = reth_of(MR_IOVA + PAGE - 100, uroce_mr_rkey(h.rw), 200);
+	e = reth_of(MR_IOVA + PAGE - 100, uroce_eng_mr_rkey(h.rw), 200);
 	inj(&h.p, R, UROCE_OP_RDMA_READ_REQUEST, 1000, true, &e, NULL, 0);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	expect_untouched(&h, "read past end");
 	h_fini(&h);
 
 	h_init(&h, 0);
-	e = reth_of(MR_IOVA, uroce_mr_rkey(h.other), 16);
+	e = reth_of(MR_IOVA, uroce_eng_mr_rkey(h.other), 16);
 	inj(&h.p, R, UROCE_OP_RDMA_READ_REQUEST, 1000, true, &e, NULL, 0);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	h_fini(&h);
 
 	h_init(&h, 0);
-	e = reth_of(UINT64_MAX - 4, uroce_mr_rkey(h.rw), 16);
+	e = reth_of(UINT64_MAX - 4, uroce_eng_mr_rkey(h.rw), 16);
 	inj(&h.p, R, UROCE_OP_RDMA_READ_REQUEST, 1000, true, &e, NULL, 0);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	h_fini(&h);
 
 	h_init(&h, UROCE_ACCESS_REMOTE_WRITE);
-	e = reth_of(MR_IOVA, uroce_mr_rkey(h.rw), 16);
+	e = reth_of(MR_IOVA, uroce_eng_mr_rkey(h.rw), 16);
 	inj(&h.p, R, UROCE_OP_RDMA_READ_REQUEST, 1000, true, &e, NULL, 0);
 	expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
 	h_fini(&h);
@@ -271,10 +271,10 @@ Test(hostile, bad_atomics)
 		memset(&e, 0, sizeof(e));
 		if (i < UROCE_ARRAY_SIZE(vas)) {
 			e.va = vas[i];
-			e.rkey = uroce_mr_rkey(h.rw);
+			e.rkey = uroce_eng_mr_rkey(h.rw);
 		} else {
 			e.va = 0x20000; /* the REMOTE_READ-only MR */
-			e.rkey = uroce_mr_rkey(h.ro);
+			e.rkey = uroce_eng_mr_rkey(h.ro);
 		}
 		e.swap_add = 0x0101010101010101ull;
 		inj(&h.p, R, UROCE_OP_FETCH_ADD, 1000, true, &e, NULL, 0);
@@ -299,7 +299,7 @@ Test(hostile, out_of_window_psns)
 		struct uroce_ext_fields e;
 
 		h_init(&h, 0);
-		e = reth_of(MR_IOVA, uroce_mr_rkey(h.rw), 64);
+		e = reth_of(MR_IOVA, uroce_eng_mr_rkey(h.rw), 64);
 		inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, psns[i] & UROCE_PSN_MASK, true, &e, junk,
 		    64);
 		flush(&h.p, R);
@@ -310,7 +310,7 @@ Test(hostile, out_of_window_psns)
 		else
 			expect_ack(&h.p, R, 0, UROCE_AETH_ACK, 0, 999);
 		expect_untouched(&h, "out of window PSN");
-		cr_expect_eq(uroce_qp_state(h.p.s[R].qp), UROCE_QPS_RTS);
+		cr_expect_eq(uroce_eng_qp_state(h.p.s[R].qp), UROCE_QPS_RTS);
 		h_fini(&h);
 	}
 }
@@ -329,9 +329,9 @@ Test(hostile, broken_sequences_write_nothing)
 	h_fini(&h);
 
 	h_init(&h, 0);
-	e = reth_of(MR_IOVA, uroce_mr_rkey(h.rw), 2048);
+	e = reth_of(MR_IOVA, uroce_eng_mr_rkey(h.rw), 2048);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_FIRST, 1000, false, &e, junk, 1024);
-	e = reth_of(MR_IOVA + 2048, uroce_mr_rkey(h.rw), 64);
+	e = reth_of(MR_IOVA + 2048, uroce_eng_mr_rkey(h.rw), 64);
 	inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1001, true, &e, junk, 64);
 	expect_nak(&h, UROCE_NAK_INVALID_REQUEST, 1001);
 	expect_only_range(&h, 0, 1024, "ONLY inside a WRITE");
@@ -349,9 +349,9 @@ Test(hostile, invalidate_foreign_rkey)
 	h_init(&h, 0);
 	post_recv_buf(&h.p, R, 0, 64, 1);
 	memset(&e, 0, sizeof(e));
-	e.inv_rkey = uroce_mr_rkey(h.other);
+	e.inv_rkey = uroce_eng_mr_rkey(h.other);
 	inj(&h.p, R, UROCE_OP_SEND_ONLY_WITH_INVALIDATE, 1000, true, &e, d, 8);
 	expect_nak(&h, UROCE_NAK_INVALID_REQUEST, 1000);
-	cr_expect(uroce_mr_valid(h.other));
+	cr_expect(uroce_eng_mr_valid(h.other));
 	h_fini(&h);
 }

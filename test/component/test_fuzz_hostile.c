@@ -44,7 +44,7 @@ static const uint8_t ops[] = {
 
 struct side_mem {
 	uint8_t *mem;      /* canary | window | canary */
-	struct uroce_mr *mr;
+	struct uroce_eng_mr *mr;
 	uint64_t iova;
 };
 
@@ -53,13 +53,13 @@ reconnect(struct proto *p)
 {
 	struct sim_qp_opts o = { .mtu = UROCE_MTU_256, .psn0 = 100, .psn1 = 200, .timeout = 3,
 				 .retry_cnt = 7, .rnr_retry = 7 };
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp_attr a;
 	int i;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_RESET;
 	for (i = 0; i < 2; i++)
-		cr_assert_eq(uroce_modify_qp(p->s[i].qp, &a, UROCE_QP_STATE), 0);
+		cr_assert_eq(uroce_eng_modify_qp(p->s[i].qp, &a, UROCE_QP_STATE), 0);
 	cr_assert_eq(sim_connect(p->sw, p->s[0].qp, p->s[1].qp, &o), 0);
 }
 
@@ -98,7 +98,7 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 		cr_assert_not_null(m[s].mem);
 		memset(m[s].mem, CANARY, 3 * PAGE);
 		m[s].iova = 0x100000ull * (s + 1);
-		m[s].mr = uroce_mr_reg(p.s[s].pd, m[s].mem + PAGE, m[s].iova, PAGE,
+		m[s].mr = uroce_eng_mr_reg(p.s[s].pd, m[s].mem + PAGE, m[s].iova, PAGE,
 				       UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 				       UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
 		cr_assert_not_null(m[s].mr);
@@ -115,19 +115,19 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 
 		/* Keep work outstanding so responses meet a live completer,
 		 * and receive WQEs so SENDs get placed (inside the window). */
-		if (uroce_qp_state(p.s[0].qp) != UROCE_QPS_RTS ||
-		    uroce_qp_state(p.s[1].qp) != UROCE_QPS_RTS) {
+		if (uroce_eng_qp_state(p.s[0].qp) != UROCE_QPS_RTS ||
+		    uroce_eng_qp_state(p.s[1].qp) != UROCE_QPS_RTS) {
 			reconnect(&p);
 			resets++;
 		}
 		if (i % 16 == 0) {
 			for (s = 0; s < 2; s++) {
-				struct uroce_sge sge = { m[s].iova + rnd() % 2048, 1024,
-							 uroce_mr_lkey(m[s].mr) };
-				struct uroce_recv_wr rw = { .sg_list = &sge, .num_sge = 1 };
-				struct uroce_send_wr w;
+				struct uroce_eng_sge sge = { m[s].iova + rnd() % 2048, 1024,
+							 uroce_eng_mr_lkey(m[s].mr) };
+				struct uroce_eng_recv_wr rw = { .sg_list = &sge, .num_sge = 1 };
+				struct uroce_eng_send_wr w;
 
-				uroce_post_recv(p.s[s].qp, &rw, NULL);
+				uroce_eng_post_recv(p.s[s].qp, &rw, NULL);
 				memset(&w, 0, sizeof(w));
 				w.sg_list = &sge;
 				w.num_sge = 1;
@@ -136,12 +136,12 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 				w.opcode = rnd() & 1 ? UROCE_WR_RDMA_READ :
 						       UROCE_WR_ATOMIC_FETCH_AND_ADD;
 				w.wr.rdma.remote_addr = m[1 - s].iova;
-				w.wr.rdma.rkey = uroce_mr_rkey(m[1 - s].mr);
+				w.wr.rdma.rkey = uroce_eng_mr_rkey(m[1 - s].mr);
 				if (w.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 					w.wr.atomic.remote_addr = m[1 - s].iova + 64;
-					w.wr.atomic.rkey = uroce_mr_rkey(m[1 - s].mr);
+					w.wr.atomic.rkey = uroce_eng_mr_rkey(m[1 - s].mr);
 				}
-				uroce_post_send(p.s[s].qp, &w, NULL);
+				uroce_eng_post_send(p.s[s].qp, &w, NULL);
 			}
 			flush(&p, 0);
 			flush(&p, 1);
@@ -153,13 +153,13 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 		b.opcode = UROCE_OPCODE(UROCE_SVC_RC, ops[rnd() % UROCE_ARRAY_SIZE(ops)]);
 		oi = uroce_opcode_get(b.opcode);
 		b.pkey = UROCE_DEFAULT_PKEY;
-		b.dqpn = uroce_qp_num(p.s[to].qp);
+		b.dqpn = uroce_eng_qp_num(p.s[to].qp);
 		b.ackreq = rnd() & 1;
 		/* PSNs near what each side expects, sometimes anywhere. */
 		b.psn = (uint32_t)((rnd() % 4 == 0 ? rnd() : (to ? 100 : 200) + rnd() % 64 - 16) &
 				   UROCE_PSN_MASK);
 		e.va = pick_va(&m[to]);
-		e.rkey = rnd() % 3 ? uroce_mr_rkey(m[to].mr) : (uint32_t)rnd();
+		e.rkey = rnd() % 3 ? uroce_eng_mr_rkey(m[to].mr) : (uint32_t)rnd();
 		e.dma_len = rnd() % 3 ? (uint32_t)(rnd() % 600) : (uint32_t)rnd();
 		e.syndrome = (uint8_t)rnd();
 		e.msn = (uint32_t)rnd();
@@ -167,7 +167,7 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 		e.compare = rnd();
 		e.orig = rnd();
 		e.imm = (uint32_t)rnd();
-		e.inv_rkey = rnd() & 1 ? uroce_mr_rkey(m[to].mr) : (uint32_t)rnd();
+		e.inv_rkey = rnd() & 1 ? uroce_eng_mr_rkey(m[to].mr) : (uint32_t)rnd();
 		if (oi->mask & UROCE_F_PAYLOAD) {
 			if (oi->mask & UROCE_F_FULL_PMTU)
 				paylen = rnd() & 1 ? 256 : 512;
@@ -177,18 +177,18 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 		cr_assert_eq(simwire_inject(p.sw, to, &b, &e, pay, paylen), 0);
 		if (i % 8 == 0) {
 			simwire_advance(p.sw, rnd() % 100);
-			uroce_engine_poll(simwire_engine(p.sw, 0));
-			uroce_engine_poll(simwire_engine(p.sw, 1));
+			uroce_eng_poll(simwire_engine(p.sw, 0));
+			uroce_eng_poll(simwire_engine(p.sw, 1));
 		}
 		if (i % 512 == 0) {
 			simwire_cap_clear(p.sw, 0);
 			simwire_cap_clear(p.sw, 1);
 			for (s = 0; s < 2; s++) {
-				struct uroce_wc wc[64];
+				struct uroce_eng_wc wc[64];
 
-				while (uroce_poll_cq(p.s[s].scq, 64, wc) > 0)
+				while (uroce_eng_poll_cq(p.s[s].scq, 64, wc) > 0)
 					;
-				while (uroce_poll_cq(p.s[s].rcq, 64, wc) > 0)
+				while (uroce_eng_poll_cq(p.s[s].rcq, 64, wc) > 0)
 					;
 			}
 		}
@@ -202,17 +202,17 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 	}
 	cr_log_info("fuzz: %u packets, %u reconnects, rx %llu/%llu, remote access NAKs %llu, "
 		    "invalid request NAKs %llu", ROUNDS, resets,
-		    (unsigned long long)uroce_engine_counter(simwire_engine(p.sw, 0),
+		    (unsigned long long)uroce_eng_counter(simwire_engine(p.sw, 0),
 							      UROCE_CNT_RX_PACKETS),
-		    (unsigned long long)uroce_engine_counter(simwire_engine(p.sw, 1),
+		    (unsigned long long)uroce_eng_counter(simwire_engine(p.sw, 1),
 							      UROCE_CNT_RX_PACKETS),
-		    (unsigned long long)(uroce_engine_counter(simwire_engine(p.sw, 0),
+		    (unsigned long long)(uroce_eng_counter(simwire_engine(p.sw, 0),
 							       UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS) +
-					 uroce_engine_counter(simwire_engine(p.sw, 1),
+					 uroce_eng_counter(simwire_engine(p.sw, 1),
 							      UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS)),
-		    (unsigned long long)(uroce_engine_counter(simwire_engine(p.sw, 0),
+		    (unsigned long long)(uroce_eng_counter(simwire_engine(p.sw, 0),
 							       UROCE_CNT_RESP_REMOTE_INVALID_REQUEST) +
-					 uroce_engine_counter(simwire_engine(p.sw, 1),
+					 uroce_eng_counter(simwire_engine(p.sw, 1),
 							      UROCE_CNT_RESP_REMOTE_INVALID_REQUEST)));
 	cr_expect_gt(resets, 0);
 	proto_fini(&p);

@@ -20,7 +20,7 @@ struct env {
 	struct simwire *sw;
 	struct sim_side s[2];
 	uint8_t *buf[2];
-	struct uroce_mr *mr[2];
+	struct uroce_eng_mr *mr[2];
 };
 
 static void
@@ -38,7 +38,7 @@ env_init(struct env *e, enum uroce_mtu mtu, uint32_t psn0, uint32_t psn1)
 		e->buf[i] = malloc(BUF);
 		cr_assert_not_null(e->buf[i]);
 		memset(e->buf[i], 0, BUF);
-		e->mr[i] = uroce_mr_reg(e->s[i].pd, e->buf[i], 0x10000000ull * (i + 1), BUF,
+		e->mr[i] = uroce_eng_mr_reg(e->s[i].pd, e->buf[i], 0x10000000ull * (i + 1), BUF,
 					UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 					UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
 		cr_assert_not_null(e->mr[i]);
@@ -71,20 +71,20 @@ fill(uint8_t *p, uint32_t len, uint32_t seed)
 static void
 post_recv(struct env *e, int side, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct uroce_sge sge = { .addr = iova(e, side, off), .length = len,
-				 .lkey = uroce_mr_lkey(e->mr[side]) };
-	struct uroce_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct uroce_eng_sge sge = { .addr = iova(e, side, off), .length = len,
+				 .lkey = uroce_eng_mr_lkey(e->mr[side]) };
+	struct uroce_eng_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 
-	cr_assert_eq(uroce_post_recv(e->s[side].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_recv(e->s[side].qp, &wr, NULL), 0);
 }
 
 static void
 post(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
      uint64_t id)
 {
-	struct uroce_sge sge = { .addr = iova(e, 0, loff), .length = len,
-				 .lkey = uroce_mr_lkey(e->mr[0]) };
-	struct uroce_send_wr wr;
+	struct uroce_eng_sge sge = { .addr = iova(e, 0, loff), .length = len,
+				 .lkey = uroce_eng_mr_lkey(e->mr[0]) };
+	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = id;
@@ -94,20 +94,20 @@ post(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32
 	wr.send_flags = UROCE_SEND_SIGNALED;
 	wr.imm_data = 0xABCD0000u + (uint32_t)id;
 	wr.wr.rdma.remote_addr = iova(e, 1, roff);
-	wr.wr.rdma.rkey = uroce_mr_rkey(e->mr[1]);
-	cr_assert_eq(uroce_post_send(e->s[0].qp, &wr, NULL), 0);
+	wr.wr.rdma.rkey = uroce_eng_mr_rkey(e->mr[1]);
+	cr_assert_eq(uroce_eng_post_send(e->s[0].qp, &wr, NULL), 0);
 }
 
 static void
-expect_wc(struct env *e, struct uroce_cq *cq, uint64_t id, enum uroce_wc_opcode op,
+expect_wc(struct env *e, struct uroce_eng_cq *cq, uint64_t id, enum uroce_wc_opcode op,
 	  uint32_t byte_len)
 {
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 
 	cr_assert_eq(sim_wait_cq(e->sw, cq, &wc, 1, 10000000), 1, "no completion for %llu",
 		     (unsigned long long)id);
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "status %s",
-		     uroce_wc_status_str(wc.status));
+		     uroce_eng_wc_status_str(wc.status));
 	cr_expect_eq(wc.wr_id, id);
 	cr_expect_eq(wc.opcode, op);
 	if (op == UROCE_WC_RECV || op == UROCE_WC_RECV_RDMA_WITH_IMM)
@@ -142,7 +142,7 @@ Test(rc_basic, send_all_sizes_all_mtus)
 		env_init(&e, mtus[m], 100, 200);
 		sizes_for(mtu, sz);
 		for (k = 0; k < 7; k++) {
-			struct uroce_wc wc;
+			struct uroce_eng_wc wc;
 
 			fill(e.buf[0], sz[k], k + m);
 			memset(e.buf[1], 0xEE, BUF);
@@ -187,7 +187,7 @@ Test(rc_basic, write_all_sizes_all_mtus)
 			     sz[k], 64, k);
 			expect_wc(&e, e.s[0].scq, k, UROCE_WC_RDMA_WRITE, sz[k]);
 			if (imm) {
-				struct uroce_wc wc;
+				struct uroce_eng_wc wc;
 
 				cr_assert_eq(sim_wait_cq(e.sw, e.s[1].rcq, &wc, 1, 1000000), 1);
 				cr_expect_eq(wc.opcode, UROCE_WC_RECV_RDMA_WITH_IMM);
@@ -232,9 +232,9 @@ static void
 post_atomic(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t roff, uint64_t cmp_add,
 	    uint64_t swap, uint64_t id)
 {
-	struct uroce_sge sge = { .addr = iova(e, 0, loff), .length = 8,
-				 .lkey = uroce_mr_lkey(e->mr[0]) };
-	struct uroce_send_wr wr;
+	struct uroce_eng_sge sge = { .addr = iova(e, 0, loff), .length = 8,
+				 .lkey = uroce_eng_mr_lkey(e->mr[0]) };
+	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = id;
@@ -243,10 +243,10 @@ post_atomic(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t roff
 	wr.opcode = op;
 	wr.send_flags = UROCE_SEND_SIGNALED;
 	wr.wr.atomic.remote_addr = iova(e, 1, roff);
-	wr.wr.atomic.rkey = uroce_mr_rkey(e->mr[1]);
+	wr.wr.atomic.rkey = uroce_eng_mr_rkey(e->mr[1]);
 	wr.wr.atomic.compare_add = cmp_add;
 	wr.wr.atomic.swap = swap;
-	cr_assert_eq(uroce_post_send(e->s[0].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_send(e->s[0].qp, &wr, NULL), 0);
 }
 
 Test(rc_basic, atomics)
@@ -283,33 +283,33 @@ Test(rc_basic, atomics)
 Test(rc_basic, send_with_invalidate)
 {
 	struct env e;
-	struct uroce_mr *victim;
-	struct uroce_sge sge;
-	struct uroce_send_wr wr;
-	struct uroce_wc wc;
+	struct uroce_eng_mr *victim;
+	struct uroce_eng_sge sge;
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_wc wc;
 
 	env_init(&e, UROCE_MTU_1024, 0, 0);
-	victim = uroce_mr_reg(e.s[1].pd, e.buf[1] + 4096, 0x5000, 4096, UROCE_ACCESS_LOCAL_WRITE |
+	victim = uroce_eng_mr_reg(e.s[1].pd, e.buf[1] + 4096, 0x5000, 4096, UROCE_ACCESS_LOCAL_WRITE |
 			      UROCE_ACCESS_REMOTE_WRITE);
 	cr_assert_not_null(victim);
 	post_recv(&e, 1, 0, 64, 9);
 	fill(e.buf[0], 10, 1);
-	sge = (struct uroce_sge){ .addr = iova(&e, 0, 0), .length = 10,
-				  .lkey = uroce_mr_lkey(e.mr[0]) };
+	sge = (struct uroce_eng_sge){ .addr = iova(&e, 0, 0), .length = 10,
+				  .lkey = uroce_eng_mr_lkey(e.mr[0]) };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 1;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = UROCE_WR_SEND_WITH_INV;
 	wr.send_flags = UROCE_SEND_SIGNALED;
-	wr.invalidate_rkey = uroce_mr_rkey(victim);
-	cr_assert_eq(uroce_post_send(e.s[0].qp, &wr, NULL), 0);
+	wr.invalidate_rkey = uroce_eng_mr_rkey(victim);
+	cr_assert_eq(uroce_eng_post_send(e.s[0].qp, &wr, NULL), 0);
 	expect_wc(&e, e.s[0].scq, 1, UROCE_WC_SEND, 10);
 	cr_assert_eq(sim_wait_cq(e.sw, e.s[1].rcq, &wc, 1, 100000), 1);
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
 	cr_expect(wc.wc_flags & UROCE_WC_WITH_INV);
-	cr_expect_eq(wc.invalidated_rkey, uroce_mr_rkey(victim));
-	cr_expect(!uroce_mr_valid(victim));
+	cr_expect_eq(wc.invalidated_rkey, uroce_eng_mr_rkey(victim));
+	cr_expect(!uroce_eng_mr_valid(victim));
 	env_fini(&e);
 }
 
@@ -317,28 +317,28 @@ Test(rc_basic, send_with_invalidate)
 Test(rc_basic, sgl_inline_unsignaled)
 {
 	struct env e;
-	struct uroce_sge sge[3], rsge[2];
-	struct uroce_send_wr wr;
-	struct uroce_recv_wr rwr;
-	struct uroce_wc wc[2];
+	struct uroce_eng_sge sge[3], rsge[2];
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_recv_wr rwr;
+	struct uroce_eng_wc wc[2];
 	uint8_t inl[100];
 	int n;
 
 	env_init(&e, UROCE_MTU_256, 0, 0);
 	fill(e.buf[0], 3000, 9);
-	sge[0] = (struct uroce_sge){ iova(&e, 0, 0), 300, uroce_mr_lkey(e.mr[0]) };
-	sge[1] = (struct uroce_sge){ iova(&e, 0, 1000), 1, uroce_mr_lkey(e.mr[0]) };
-	sge[2] = (struct uroce_sge){ iova(&e, 0, 2000), 500, uroce_mr_lkey(e.mr[0]) };
-	rsge[0] = (struct uroce_sge){ iova(&e, 1, 100), 400, uroce_mr_lkey(e.mr[1]) };
-	rsge[1] = (struct uroce_sge){ iova(&e, 1, 5000), 401, uroce_mr_lkey(e.mr[1]) };
-	rwr = (struct uroce_recv_wr){ .wr_id = 7, .sg_list = rsge, .num_sge = 2 };
-	cr_assert_eq(uroce_post_recv(e.s[1].qp, &rwr, NULL), 0);
+	sge[0] = (struct uroce_eng_sge){ iova(&e, 0, 0), 300, uroce_eng_mr_lkey(e.mr[0]) };
+	sge[1] = (struct uroce_eng_sge){ iova(&e, 0, 1000), 1, uroce_eng_mr_lkey(e.mr[0]) };
+	sge[2] = (struct uroce_eng_sge){ iova(&e, 0, 2000), 500, uroce_eng_mr_lkey(e.mr[0]) };
+	rsge[0] = (struct uroce_eng_sge){ iova(&e, 1, 100), 400, uroce_eng_mr_lkey(e.mr[1]) };
+	rsge[1] = (struct uroce_eng_sge){ iova(&e, 1, 5000), 401, uroce_eng_mr_lkey(e.mr[1]) };
+	rwr = (struct uroce_eng_recv_wr){ .wr_id = 7, .sg_list = rsge, .num_sge = 2 };
+	cr_assert_eq(uroce_eng_post_recv(e.s[1].qp, &rwr, NULL), 0);
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 1;
 	wr.sg_list = sge;
 	wr.num_sge = 3;
 	wr.opcode = UROCE_WR_SEND; /* unsignaled */
-	cr_assert_eq(uroce_post_send(e.s[0].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_send(e.s[0].qp, &wr, NULL), 0);
 	cr_assert_eq(sim_wait_cq(e.sw, e.s[1].rcq, wc, 1, 100000), 1);
 	cr_expect_eq(wc[0].byte_len, 801);
 	cr_expect_eq(memcmp(e.buf[1] + 100, e.buf[0], 300), 0);
@@ -347,11 +347,11 @@ Test(rc_basic, sgl_inline_unsignaled)
 	cr_expect_eq(memcmp(e.buf[1] + 5000, e.buf[0] + 2099, 401), 0);
 	/* The unsignaled SEND made no completion. */
 	simwire_settle(e.sw);
-	cr_expect_eq(uroce_poll_cq(e.s[0].scq, 2, wc), 0);
+	cr_expect_eq(uroce_eng_poll_cq(e.s[0].scq, 2, wc), 0);
 
 	/* Inline WRITE: the source buffer may change right after posting. */
 	memset(inl, 0x5A, sizeof(inl));
-	sge[0] = (struct uroce_sge){ (uint64_t)(uintptr_t)inl, sizeof(inl), 0 };
+	sge[0] = (struct uroce_eng_sge){ (uint64_t)(uintptr_t)inl, sizeof(inl), 0 };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 2;
 	wr.sg_list = sge;
@@ -359,8 +359,8 @@ Test(rc_basic, sgl_inline_unsignaled)
 	wr.opcode = UROCE_WR_RDMA_WRITE;
 	wr.send_flags = UROCE_SEND_INLINE | UROCE_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = iova(&e, 1, 9000);
-	wr.wr.rdma.rkey = uroce_mr_rkey(e.mr[1]);
-	cr_assert_eq(uroce_post_send(e.s[0].qp, &wr, NULL), 0);
+	wr.wr.rdma.rkey = uroce_eng_mr_rkey(e.mr[1]);
+	cr_assert_eq(uroce_eng_post_send(e.s[0].qp, &wr, NULL), 0);
 	memset(inl, 0, sizeof(inl));
 	n = sim_wait_cq(e.sw, e.s[0].scq, wc, 1, 100000);
 	cr_assert_eq(n, 1);

@@ -26,14 +26,14 @@
 enum kind { K_SEND, K_WRITE_IMM, K_READ, K_FA };
 
 struct pair {
-	struct uroce_qp *qp[2];
+	struct uroce_eng_qp *qp[2];
 	uint8_t *src;        /* side 0: message sources, one slot per message */
 	uint8_t *dst;        /* side 0: READ destinations and FA results */
 	uint8_t *rbuf;       /* side 1: receive buffers, one slot per message */
 	uint8_t *wbuf;       /* side 1: WRITE targets, one slot per message */
 	uint8_t *rsrc;       /* side 1: READ source */
 	uint64_t *counter;   /* side 1: the FA target */
-	struct uroce_mr *mr[5];
+	struct uroce_eng_mr *mr[5];
 	enum kind kind[NMSG];
 	uint32_t len[NMSG];
 	uint32_t recv_seq[NMSG]; /* message number of the i-th recv-consuming WR */
@@ -86,20 +86,20 @@ setup_pair(struct stress *st, int q)
 	cr_assert(pr->src && pr->dst && pr->rbuf && pr->wbuf && pr->rsrc && pr->counter);
 	for (i = 0; i < SLOT; i++)
 		pr->rsrc[i] = pat(q, 9999, i);
-	pr->mr[0] = uroce_mr_reg(st->s[0].pd, pr->src, 0x100000, (uint64_t)NMSG * SLOT, 0);
-	pr->mr[1] = uroce_mr_reg(st->s[0].pd, pr->dst, 0x200000000ull, (uint64_t)NMSG * SLOT,
+	pr->mr[0] = uroce_eng_mr_reg(st->s[0].pd, pr->src, 0x100000, (uint64_t)NMSG * SLOT, 0);
+	pr->mr[1] = uroce_eng_mr_reg(st->s[0].pd, pr->dst, 0x200000000ull, (uint64_t)NMSG * SLOT,
 				 UROCE_ACCESS_LOCAL_WRITE);
-	pr->mr[2] = uroce_mr_reg(st->s[1].pd, pr->rbuf, 0x300000, (uint64_t)NMSG * SLOT,
+	pr->mr[2] = uroce_eng_mr_reg(st->s[1].pd, pr->rbuf, 0x300000, (uint64_t)NMSG * SLOT,
 				 UROCE_ACCESS_LOCAL_WRITE);
-	pr->mr[3] = uroce_mr_reg(st->s[1].pd, pr->wbuf, 0x7000000000ull, (uint64_t)NMSG * SLOT,
+	pr->mr[3] = uroce_eng_mr_reg(st->s[1].pd, pr->wbuf, 0x7000000000ull, (uint64_t)NMSG * SLOT,
 				 acc);
-	pr->mr[4] = uroce_mr_reg(st->s[1].pd, pr->rsrc, 0x9000, SLOT + 8, acc);
+	pr->mr[4] = uroce_eng_mr_reg(st->s[1].pd, pr->rsrc, 0x9000, SLOT + 8, acc);
 	/* rsrc and counter share nothing: the counter has its own MR slot */
 	for (i = 0; i < 5; i++)
 		cr_assert_not_null(pr->mr[i]);
 }
 
-static struct uroce_mr *counter_mr[NQP];
+static struct uroce_eng_mr *counter_mr[NQP];
 static bool sends_only;
 
 static void
@@ -109,8 +109,8 @@ post_all(struct stress *st, int q)
 	uint32_t i;
 
 	for (i = 0; i < NMSG; i++) {
-		struct uroce_sge sge;
-		struct uroce_send_wr wr;
+		struct uroce_eng_sge sge;
+		struct uroce_eng_send_wr wr;
 		uint32_t r = rnd(st) % 100, j;
 
 		memset(&wr, 0, sizeof(wr));
@@ -127,51 +127,51 @@ post_all(struct stress *st, int q)
 		case K_WRITE_IMM:
 			for (j = 0; j < pr->len[i]; j++)
 				pr->src[(size_t)i * SLOT + j] = pat(q, i, j);
-			sge = (struct uroce_sge){ 0x100000 + (uint64_t)i * SLOT, pr->len[i],
-						  uroce_mr_lkey(pr->mr[0]) };
+			sge = (struct uroce_eng_sge){ 0x100000 + (uint64_t)i * SLOT, pr->len[i],
+						  uroce_eng_mr_lkey(pr->mr[0]) };
 			wr.imm_data = i;
 			if (pr->kind[i] == K_SEND) {
 				wr.opcode = UROCE_WR_SEND_WITH_IMM;
 			} else {
 				wr.opcode = UROCE_WR_RDMA_WRITE_WITH_IMM;
 				wr.wr.rdma.remote_addr = 0x7000000000ull + (uint64_t)i * SLOT;
-				wr.wr.rdma.rkey = uroce_mr_rkey(pr->mr[3]);
+				wr.wr.rdma.rkey = uroce_eng_mr_rkey(pr->mr[3]);
 			}
 			pr->recv_seq[pr->n_recv_msgs++] = i;
 			break;
 		case K_READ:
 			if (pr->len[i] > SLOT)
 				pr->len[i] = SLOT;
-			sge = (struct uroce_sge){ 0x200000000ull + (uint64_t)i * SLOT, pr->len[i],
-						  uroce_mr_lkey(pr->mr[1]) };
+			sge = (struct uroce_eng_sge){ 0x200000000ull + (uint64_t)i * SLOT, pr->len[i],
+						  uroce_eng_mr_lkey(pr->mr[1]) };
 			wr.opcode = UROCE_WR_RDMA_READ;
 			wr.wr.rdma.remote_addr = 0x9000;
-			wr.wr.rdma.rkey = uroce_mr_rkey(pr->mr[4]);
+			wr.wr.rdma.rkey = uroce_eng_mr_rkey(pr->mr[4]);
 			break;
 		case K_FA:
 			pr->len[i] = 8;
-			sge = (struct uroce_sge){ 0x200000000ull + (uint64_t)i * SLOT, 8,
-						  uroce_mr_lkey(pr->mr[1]) };
+			sge = (struct uroce_eng_sge){ 0x200000000ull + (uint64_t)i * SLOT, 8,
+						  uroce_eng_mr_lkey(pr->mr[1]) };
 			wr.opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD;
 			wr.wr.atomic.remote_addr = 0xA0000;
-			wr.wr.atomic.rkey = uroce_mr_rkey(counter_mr[q]);
+			wr.wr.atomic.rkey = uroce_eng_mr_rkey(counter_mr[q]);
 			wr.wr.atomic.compare_add = 1;
 			pr->n_fa++;
 			break;
 		}
-		cr_assert_eq(uroce_post_send(pr->qp[0], &wr, NULL), 0);
+		cr_assert_eq(uroce_eng_post_send(pr->qp[0], &wr, NULL), 0);
 	}
 	for (i = 0; i < pr->n_recv_msgs; i++) {
-		struct uroce_sge sge = { 0x300000 + (uint64_t)i * SLOT, SLOT,
-					 uroce_mr_lkey(pr->mr[2]) };
-		struct uroce_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
+		struct uroce_eng_sge sge = { 0x300000 + (uint64_t)i * SLOT, SLOT,
+					 uroce_eng_mr_lkey(pr->mr[2]) };
+		struct uroce_eng_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
 
-		cr_assert_eq(uroce_post_recv(pr->qp[1], &rwr, NULL), 0);
+		cr_assert_eq(uroce_eng_post_recv(pr->qp[1], &rwr, NULL), 0);
 	}
 }
 
 static void
-check_send_wc(struct stress *st, int q, const struct uroce_wc *wc)
+check_send_wc(struct stress *st, int q, const struct uroce_eng_wc *wc)
 {
 	struct pair *pr = &st->p[q];
 	uint32_t i = pr->send_done, j;
@@ -187,7 +187,7 @@ check_send_wc(struct stress *st, int q, const struct uroce_wc *wc)
 	}
 	if (wc->status != UROCE_WC_SUCCESS || wc->wr_id != i || pr->retry_exc) {
 		cr_log_error("qp %d send wc %u: status %s wr_id %llu", q, i,
-			     uroce_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
+			     uroce_eng_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
 		pr->failed = true;
 		return;
 	}
@@ -214,7 +214,7 @@ check_send_wc(struct stress *st, int q, const struct uroce_wc *wc)
 }
 
 static void
-check_recv_wc(struct stress *st, int q, const struct uroce_wc *wc)
+check_recv_wc(struct stress *st, int q, const struct uroce_eng_wc *wc)
 {
 	struct pair *pr = &st->p[q];
 	uint32_t k = pr->recv_done, m = pr->recv_seq[k], j;
@@ -223,7 +223,7 @@ check_recv_wc(struct stress *st, int q, const struct uroce_wc *wc)
 	if (wc->status != UROCE_WC_SUCCESS || wc->wr_id != k || wc->imm_data != m ||
 	    wc->byte_len != pr->len[m]) {
 		cr_log_error("qp %d recv %u: %s wr_id %llu imm %u (want %u) len %u (want %u)",
-			     q, k, uroce_wc_status_str(wc->status), (unsigned long long)wc->wr_id,
+			     q, k, uroce_eng_wc_status_str(wc->status), (unsigned long long)wc->wr_id,
 			     wc->imm_data, m, wc->byte_len, pr->len[m]);
 		pr->failed = true;
 		return;
@@ -250,20 +250,20 @@ static bool
 all_done(void *arg)
 {
 	struct stress *st = arg;
-	struct uroce_wc wc[32];
+	struct uroce_eng_wc wc[32];
 	bool done = true;
 	int n, i, q;
 
 	/* One CQ per side is shared by all QPs: dispatch by QP number. */
-	while ((n = uroce_poll_cq(st->s[0].scq, 32, wc)) > 0)
+	while ((n = uroce_eng_poll_cq(st->s[0].scq, 32, wc)) > 0)
 		for (i = 0; i < n; i++)
 			for (q = 0; q < NQP; q++)
-				if (wc[i].qp_num == uroce_qp_num(st->p[q].qp[0]))
+				if (wc[i].qp_num == uroce_eng_qp_num(st->p[q].qp[0]))
 					check_send_wc(st, q, &wc[i]);
-	while ((n = uroce_poll_cq(st->s[1].rcq, 32, wc)) > 0)
+	while ((n = uroce_eng_poll_cq(st->s[1].rcq, 32, wc)) > 0)
 		for (i = 0; i < n; i++)
 			for (q = 0; q < NQP; q++)
-				if (wc[i].qp_num == uroce_qp_num(st->p[q].qp[1]))
+				if (wc[i].qp_num == uroce_eng_qp_num(st->p[q].qp[1]))
 					check_recv_wc(st, q, &wc[i]);
 	for (q = 0; q < NQP; q++) {
 		if (st->p[q].failed)
@@ -310,16 +310,16 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 	st->sw = simwire_create(&wc);
 	cr_assert_not_null(st->sw);
 	for (i = 0; i < 2; i++) {
-		st->s[i].pd = uroce_pd_alloc(simwire_engine(st->sw, i));
-		st->s[i].scq = uroce_cq_create(simwire_engine(st->sw, i), 4096, NULL);
-		st->s[i].rcq = uroce_cq_create(simwire_engine(st->sw, i), 4096, NULL);
+		st->s[i].pd = uroce_eng_pd_alloc(simwire_engine(st->sw, i));
+		st->s[i].scq = uroce_eng_cq_create(simwire_engine(st->sw, i), 4096, NULL);
+		st->s[i].rcq = uroce_eng_cq_create(simwire_engine(st->sw, i), 4096, NULL);
 	}
 	for (q = 0; q < NQP; q++) {
 		st->p[q].qp[0] = sim_qp_create(&st->s[0], UROCE_QPT_RC, 256);
 		st->p[q].qp[1] = sim_qp_create(&st->s[1], UROCE_QPT_RC, 256);
 		cr_assert_eq(sim_connect(st->sw, st->p[q].qp[0], st->p[q].qp[1], &o), 0);
 		setup_pair(st, q);
-		counter_mr[q] = uroce_mr_reg(st->s[1].pd, st->p[q].counter, 0xA0000, 8,
+		counter_mr[q] = uroce_eng_mr_reg(st->s[1].pd, st->p[q].counter, 0xA0000, 8,
 					     UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_ATOMIC);
 		cr_assert_not_null(counter_mr[q]);
 		post_all(st, q);
@@ -332,9 +332,9 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 		    (unsigned long long)ss.dropped, (unsigned long long)ss.duplicated,
 		    (unsigned long long)ss.reordered, (unsigned long long)ss.corrupted,
 		    (unsigned long long)simwire_now(st->sw),
-		    (unsigned long long)uroce_engine_counter(simwire_engine(st->sw, 0),
+		    (unsigned long long)uroce_eng_counter(simwire_engine(st->sw, 0),
 							      UROCE_CNT_RETRANSMITS),
-		    (unsigned long long)uroce_engine_counter(simwire_engine(st->sw, 0),
+		    (unsigned long long)uroce_eng_counter(simwire_engine(st->sw, 0),
 							      UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR));
 	cr_expect(ok, "did not finish");
 	for (q = 0; q < NQP; q++) {
@@ -345,16 +345,16 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 			     pr->send_done, NMSG);
 		memcpy(&counter, pr->counter, 8);
 		/* Every atomic the responder executed applied exactly once. */
-		cr_expect_eq(counter, uroce_qp_counter(pr->qp[1], UROCE_CNT_RX_ATOMIC_REQUESTS),
+		cr_expect_eq(counter, uroce_eng_qp_counter(pr->qp[1], UROCE_CNT_RX_ATOMIC_REQUESTS),
 			     "qp %d: counter %llu but %llu executions", q,
 			     (unsigned long long)counter,
-			     (unsigned long long)uroce_qp_counter(pr->qp[1],
+			     (unsigned long long)uroce_eng_qp_counter(pr->qp[1],
 								  UROCE_CNT_RX_ATOMIC_REQUESTS));
 		if (pr->retry_exc) {
 			n_exc++;
 			cr_log_info("qp %d: RETRY_EXC_ERR after %u of %u messages; all delivered "
 				    "ones verified", q, pr->recv_done, pr->n_recv_msgs);
-			cr_expect_eq(uroce_qp_state(pr->qp[0]), UROCE_QPS_ERR);
+			cr_expect_eq(uroce_eng_qp_state(pr->qp[0]), UROCE_QPS_ERR);
 		} else {
 			cr_expect_eq(pr->recv_done, pr->n_recv_msgs, "qp %d: %u of %u messages",
 				     q, pr->recv_done, pr->n_recv_msgs);
@@ -363,7 +363,7 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 			for (i = 0; i < (int)pr->n_fa; i++)
 				cr_expect(pr->fa_seen[i], "qp %d: FA original %d never returned",
 					  q, i);
-			cr_expect_eq(uroce_qp_state(pr->qp[0]), UROCE_QPS_RTS);
+			cr_expect_eq(uroce_eng_qp_state(pr->qp[0]), UROCE_QPS_RTS);
 		}
 		free(pr->src);
 		free(pr->dst);
@@ -449,7 +449,7 @@ struct bidir {
 	struct simwire *sw;
 	struct sim_side s[2];
 	uint8_t *mem[2];
-	struct uroce_mr *mr[2];
+	struct uroce_eng_mr *mr[2];
 	uint32_t recv_done[2];
 	uint32_t send_done[2];
 	bool failed;
@@ -459,22 +459,22 @@ static bool
 bidir_done(void *arg)
 {
 	struct bidir *b = arg;
-	struct uroce_wc wc[16];
+	struct uroce_eng_wc wc[16];
 	int side, n, i;
 
 	for (side = 0; side < 2; side++) {
-		while ((n = uroce_poll_cq(b->s[side].scq, 16, wc)) > 0)
+		while ((n = uroce_eng_poll_cq(b->s[side].scq, 16, wc)) > 0)
 			for (i = 0; i < n; i++) {
 				if (wc[i].status != UROCE_WC_SUCCESS ||
 				    wc[i].wr_id != b->send_done[side]) {
 					cr_log_error("side %d send %u: %s", side,
 						     b->send_done[side],
-						     uroce_wc_status_str(wc[i].status));
+						     uroce_eng_wc_status_str(wc[i].status));
 					b->failed = true;
 				}
 				b->send_done[side]++;
 			}
-		while ((n = uroce_poll_cq(b->s[side].rcq, 16, wc)) > 0)
+		while ((n = uroce_eng_poll_cq(b->s[side].rcq, 16, wc)) > 0)
 			for (i = 0; i < n; i++) {
 				uint32_t k = b->recv_done[side], j;
 				const uint8_t *d = b->mem[side] + 0x100000 + (size_t)k * SLOT;
@@ -513,7 +513,7 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 	for (side = 0; side < 2; side++) {
 		/* [0, 1 MB): sources; [1 MB, 2 MB): receive slots; 2 MB+: READ area */
 		b->mem[side] = calloc(1, 3 << 20);
-		b->mr[side] = uroce_mr_reg(b->s[side].pd, b->mem[side], 0, 3 << 20,
+		b->mr[side] = uroce_eng_mr_reg(b->s[side].pd, b->mem[side], 0, 3 << 20,
 					   UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_READ);
 		cr_assert_not_null(b->mr[side]);
 		for (j = 0; j < SLOT; j++)
@@ -523,19 +523,19 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 		int peer = 1 - side;
 
 		for (i = 0; i < BIMSG; i++) {
-			struct uroce_sge rs = { 0x100000 + (uint64_t)i * SLOT, SLOT,
-						uroce_mr_lkey(b->mr[side]) };
-			struct uroce_recv_wr rw = { .wr_id = i, .sg_list = &rs, .num_sge = 1 };
+			struct uroce_eng_sge rs = { 0x100000 + (uint64_t)i * SLOT, SLOT,
+						uroce_eng_mr_lkey(b->mr[side]) };
+			struct uroce_eng_recv_wr rw = { .wr_id = i, .sg_list = &rs, .num_sge = 1 };
 
-			cr_assert_eq(uroce_post_recv(b->s[side].qp, &rw, NULL), 0);
+			cr_assert_eq(uroce_eng_post_recv(b->s[side].qp, &rw, NULL), 0);
 		}
 		for (i = 0; i < BIMSG; i++) {
 			uint32_t len = (i * 997 + (uint32_t)side * 131) % (3 * 512 + 11);
-			struct uroce_sge sge = { (uint64_t)i * SLOT, len,
-						 uroce_mr_lkey(b->mr[side]) };
-			struct uroce_sge rsg = { (uint64_t)(i + BIMSG) * SLOT, 1500,
-						 uroce_mr_lkey(b->mr[side]) };
-			struct uroce_send_wr wr, rd;
+			struct uroce_eng_sge sge = { (uint64_t)i * SLOT, len,
+						 uroce_eng_mr_lkey(b->mr[side]) };
+			struct uroce_eng_sge rsg = { (uint64_t)(i + BIMSG) * SLOT, 1500,
+						 uroce_eng_mr_lkey(b->mr[side]) };
+			struct uroce_eng_send_wr wr, rd;
 
 			for (j = 0; j < len; j++)
 				b->mem[side][(size_t)i * SLOT + j] = pat(peer, i, j);
@@ -553,9 +553,9 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 			rd.opcode = UROCE_WR_RDMA_READ;
 			rd.send_flags = UROCE_SEND_SIGNALED;
 			rd.wr.rdma.remote_addr = 2 << 20;
-			rd.wr.rdma.rkey = uroce_mr_rkey(b->mr[peer]);
+			rd.wr.rdma.rkey = uroce_eng_mr_rkey(b->mr[peer]);
 			wr.next = &rd;
-			cr_assert_eq(uroce_post_send(b->s[side].qp, &wr, NULL), 0);
+			cr_assert_eq(uroce_eng_post_send(b->s[side].qp, &wr, NULL), 0);
 		}
 	}
 	cr_expect(simwire_run_until(b->sw, bidir_done, b, 60ull * 1000 * 1000));
@@ -563,9 +563,9 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 	if (b->failed)
 		for (side = 0; side < 2; side++)
 			for (i = 0; i < UROCE_CNT_MAX; i++)
-				if (uroce_qp_counter(b->s[side].qp, i) != 0)
-					cr_log_info("side %d %s = %llu", side, uroce_counter_name(i),
-						    (unsigned long long)uroce_qp_counter(
+				if (uroce_eng_qp_counter(b->s[side].qp, i) != 0)
+					cr_log_info("side %d %s = %llu", side, uroce_eng_counter_name(i),
+						    (unsigned long long)uroce_eng_qp_counter(
 							    b->s[side].qp, i));
 	for (side = 0; side < 2; side++) {
 		int peer = 1 - side;

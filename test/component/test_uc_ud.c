@@ -24,7 +24,7 @@ Test(uc, lossless_send_and_write)
 {
 	struct sim_qp_opts o = { .type = UROCE_QPT_UC, .mtu = UROCE_MTU_256, .psn0 = 0xFFFFFE };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 
 	proto_init(&p, &o);
 	simwire_set_capture(p.sw, 0, false);
@@ -44,7 +44,7 @@ Test(uc, lossless_send_and_write)
 	cr_expect_eq(memcmp(p.buf[1], p.buf[0], 1000), 0);
 	cr_expect_eq(memcmp(p.buf[1] + 4096, p.buf[0], 700), 0);
 	/* No ACK ever crossed the wire: side 1 sent nothing. */
-	cr_expect_eq(uroce_engine_counter(simwire_engine(p.sw, 1), UROCE_CNT_TX_PACKETS), 0);
+	cr_expect_eq(uroce_eng_counter(simwire_engine(p.sw, 1), UROCE_CNT_TX_PACKETS), 0);
 	proto_fini(&p);
 }
 
@@ -54,7 +54,7 @@ Test(uc, lost_packet_drops_message_resync_on_first)
 {
 	struct sim_qp_opts o = { .type = UROCE_QPT_UC, .mtu = UROCE_MTU_256 };
 	struct proto p;
-	struct uroce_wc wc[4];
+	struct uroce_eng_wc wc[4];
 	uint32_t i;
 
 	proto_init(&p, &o);
@@ -69,18 +69,18 @@ Test(uc, lost_packet_drops_message_resync_on_first)
 	flush(&p, 0);
 	cr_assert_eq(ntx(&p, 0), 9);
 	/* Expect: UC completes WQEs when sent, without ACKs. */
-	cr_expect_eq(uroce_poll_cq(p.s[0].scq, 4, wc), 3);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[0].scq, 4, wc), 3);
 	for (i = 0; i < 9; i++)
 		if (i != 4) /* the MIDDLE of message 2 is lost */
 			simwire_cap_forward(p.sw, 0, i);
-	cr_assert_eq(uroce_poll_cq(p.s[1].rcq, 4, wc), 2);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[1].rcq, 4, wc), 2);
 	cr_expect_eq(wc[0].wr_id, 100);
 	cr_expect_eq(wc[0].byte_len, 600);
 	cr_expect_eq(memcmp(p.buf[1], p.buf[0], 600), 0);
 	cr_expect_eq(wc[1].wr_id, 101);
 	cr_expect_eq(wc[1].byte_len, 600);
 	cr_expect_eq(memcmp(p.buf[1] + 1024, p.buf[0] + 2000, 600), 0, "message 3 data");
-	cr_expect_eq(uroce_qp_counter(p.s[1].qp, UROCE_CNT_RESP_SILENT_DROP), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_SILENT_DROP), 1);
 	flush(&p, 1);
 	cr_expect_eq(ntx(&p, 1), 0, "UC sends no ACK or NAK");
 	proto_fini(&p);
@@ -117,10 +117,10 @@ ud_pair(struct proto *p)
 }
 
 static void
-post_ud(struct proto *p, struct uroce_ah *ah, uint32_t len, uint32_t qkey, uint64_t id)
+post_ud(struct proto *p, struct uroce_eng_ah *ah, uint32_t len, uint32_t qkey, uint64_t id)
 {
-	struct uroce_sge sge = { IOVA(0), len, uroce_mr_lkey(p->mr[0]) };
-	struct uroce_send_wr wr;
+	struct uroce_eng_sge sge = { IOVA(0), len, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = id;
@@ -130,24 +130,24 @@ post_ud(struct proto *p, struct uroce_ah *ah, uint32_t len, uint32_t qkey, uint6
 	wr.imm_data = 0x77;
 	wr.send_flags = UROCE_SEND_SIGNALED;
 	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = uroce_qp_num(p->s[1].qp);
+	wr.wr.ud.remote_qpn = uroce_eng_qp_num(p->s[1].qp);
 	wr.wr.ud.remote_qkey = qkey;
-	cr_assert_eq(uroce_post_send(p->s[0].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_send(p->s[0].qp, &wr, NULL), 0);
 }
 
 Test(ud, send_with_grh_and_src_qp)
 {
 	struct proto p;
-	struct uroce_ah_attr aa;
-	struct uroce_ah *ah;
-	struct uroce_wc wc;
+	struct uroce_eng_ah_attr aa;
+	struct uroce_eng_ah *ah;
+	struct uroce_eng_wc wc;
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
 	memset(&aa, 0, sizeof(aa));
 	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
 	aa.hop_limit = 64;
-	ah = uroce_ah_create(p.s[0].pd, &aa);
+	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
 	cr_assert_not_null(ah);
 	fill(p.buf[0], 4096, 5);
 	post_recv_buf(&p, 1, 0, 4096 + UROCE_GRH_LEN, 9);
@@ -157,7 +157,7 @@ Test(ud, send_with_grh_and_src_qp)
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
 	cr_expect_eq(wc.byte_len, 4096 + UROCE_GRH_LEN);
 	cr_expect(wc.wc_flags & UROCE_WC_GRH);
-	cr_expect_eq(wc.src_qp, uroce_qp_num(p.s[0].qp));
+	cr_expect_eq(wc.src_qp, uroce_eng_qp_num(p.s[0].qp));
 	cr_expect_eq(wc.imm_data, 0x77);
 	cr_expect_eq(memcmp(p.buf[1] + UROCE_GRH_LEN, p.buf[0], 4096), 0);
 	/* IPv4 RoCEv2: the IPv4 header is in the last 20 bytes of the GRH. */
@@ -171,21 +171,21 @@ Test(ud, send_with_grh_and_src_qp)
 Test(ud, qkey_checked_and_privileged_qkey)
 {
 	struct proto p;
-	struct uroce_ah_attr aa;
-	struct uroce_ah *ah;
-	struct uroce_wc wc;
+	struct uroce_eng_ah_attr aa;
+	struct uroce_eng_ah *ah;
+	struct uroce_eng_wc wc;
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
 	memset(&aa, 0, sizeof(aa));
 	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
-	ah = uroce_ah_create(p.s[0].pd, &aa);
+	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
 	post_recv_buf(&p, 1, 0, 256, 1);
 	post_ud(&p, ah, 10, 0x9999, 1);
 	simwire_settle(p.sw);
 	/* Expect: wrong Q_Key dropped silently and counted. */
-	cr_expect_eq(uroce_poll_cq(p.s[1].rcq, 1, &wc), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_QKEY_ERR), 1);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_QKEY_ERR), 1);
 	/* A Q_Key with the high bit set uses the sender QP's own Q_Key (0x1234). */
 	post_ud(&p, ah, 10, 0x80000000u, 2);
 	cr_assert_eq(sim_wait_cq(p.sw, p.s[1].rcq, &wc, 1, 100000), 1);
@@ -197,32 +197,32 @@ Test(ud, qkey_checked_and_privileged_qkey)
 Test(ud, limits)
 {
 	struct proto p;
-	struct uroce_ah_attr aa;
-	struct uroce_ah *ah;
-	struct uroce_sge sge;
-	struct uroce_send_wr wr;
-	struct uroce_wc wc;
+	struct uroce_eng_ah_attr aa;
+	struct uroce_eng_ah *ah;
+	struct uroce_eng_sge sge;
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_wc wc;
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
 	memset(&aa, 0, sizeof(aa));
 	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
-	ah = uroce_ah_create(p.s[0].pd, &aa);
+	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
 	/* Longer than one MTU: rejected at post. */
-	sge = (struct uroce_sge){ IOVA(0), 4097, uroce_mr_lkey(p.mr[0]) };
+	sge = (struct uroce_eng_sge){ IOVA(0), 4097, uroce_eng_mr_lkey(p.mr[0]) };
 	memset(&wr, 0, sizeof(wr));
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = UROCE_WR_SEND;
 	wr.wr.ud.ah = ah;
-	cr_expect_eq(uroce_post_send(p.s[0].qp, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(p.s[0].qp, &wr, NULL), -EINVAL);
 	wr.wr.ud.ah = NULL;
 	sge.length = 8;
-	cr_expect_eq(uroce_post_send(p.s[0].qp, &wr, NULL), -EINVAL, "UD needs an AH");
+	cr_expect_eq(uroce_eng_post_send(p.s[0].qp, &wr, NULL), -EINVAL, "UD needs an AH");
 	/* No receive WQE: dropped and counted (no RNR on UD). */
 	post_ud(&p, ah, 8, 0x1234, 3);
 	simwire_settle(p.sw);
-	cr_expect_eq(uroce_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_DROP), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_DROP), 1);
 	/* Receive buffer without room for GRH + payload: LOC_LEN_ERR. */
 	post_recv_buf(&p, 1, 0, 30, 4);
 	post_ud(&p, ah, 8, 0x1234, 4);
@@ -236,23 +236,23 @@ Test(srq, two_qps_share_an_srq)
 {
 	struct simwire *sw = simwire_create(NULL);
 	struct sim_side s[2];
-	struct uroce_srq_init_attr sa = { .max_wr = 8, .max_sge = 1 };
-	struct uroce_qp_init_attr ia;
-	struct uroce_srq *srq;
-	struct uroce_qp *a[2], *b[2];
+	struct uroce_eng_srq_init_attr sa = { .max_wr = 8, .max_sge = 1 };
+	struct uroce_eng_qp_init_attr ia;
+	struct uroce_eng_srq *srq;
+	struct uroce_eng_qp *a[2], *b[2];
 	struct sim_qp_opts o = { .psn0 = 1 };
 	uint8_t *m0 = calloc(1, 4096), *m1 = calloc(1, 4096);
-	struct uroce_mr *mr0, *mr1;
-	struct uroce_wc wc[4];
+	struct uroce_eng_mr *mr0, *mr1;
+	struct uroce_eng_wc wc[4];
 	int i, n = 0;
 
 	memset(s, 0, sizeof(s));
 	for (i = 0; i < 2; i++) {
-		s[i].pd = uroce_pd_alloc(simwire_engine(sw, i));
-		s[i].scq = uroce_cq_create(simwire_engine(sw, i), 16, NULL);
-		s[i].rcq = uroce_cq_create(simwire_engine(sw, i), 16, NULL);
+		s[i].pd = uroce_eng_pd_alloc(simwire_engine(sw, i));
+		s[i].scq = uroce_eng_cq_create(simwire_engine(sw, i), 16, NULL);
+		s[i].rcq = uroce_eng_cq_create(simwire_engine(sw, i), 16, NULL);
 	}
-	srq = uroce_srq_create(s[1].pd, &sa);
+	srq = uroce_eng_srq_create(s[1].pd, &sa);
 	cr_assert_not_null(srq);
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = UROCE_QPT_RC;
@@ -263,36 +263,36 @@ Test(srq, two_qps_share_an_srq)
 	ia.cap.max_send_sge = 1;
 	for (i = 0; i < 2; i++) {
 		a[i] = sim_qp_create(&s[0], UROCE_QPT_RC, 8);
-		b[i] = uroce_qp_create(s[1].pd, &ia);
+		b[i] = uroce_eng_qp_create(s[1].pd, &ia);
 		cr_assert(a[i] && b[i]);
 		cr_assert_eq(sim_connect(sw, a[i], b[i], &o), 0);
 	}
-	mr0 = uroce_mr_reg(s[0].pd, m0, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
-	mr1 = uroce_mr_reg(s[1].pd, m1, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
+	mr0 = uroce_eng_mr_reg(s[0].pd, m0, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
+	mr1 = uroce_eng_mr_reg(s[1].pd, m1, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
 	for (i = 0; i < 2; i++) {
-		struct uroce_sge sge = { (uint64_t)i * 100, 100, uroce_mr_lkey(mr1) };
-		struct uroce_recv_wr rwr = { .wr_id = 50 + (uint64_t)i, .sg_list = &sge,
+		struct uroce_eng_sge sge = { (uint64_t)i * 100, 100, uroce_eng_mr_lkey(mr1) };
+		struct uroce_eng_recv_wr rwr = { .wr_id = 50 + (uint64_t)i, .sg_list = &sge,
 					     .num_sge = 1 };
 
-		cr_assert_eq(uroce_post_srq_recv(srq, &rwr, NULL), 0);
+		cr_assert_eq(uroce_eng_post_srq_recv(srq, &rwr, NULL), 0);
 	}
-	cr_expect_eq(uroce_post_recv(b[0], &(struct uroce_recv_wr){ 0 }, NULL), -EINVAL,
+	cr_expect_eq(uroce_eng_post_recv(b[0], &(struct uroce_eng_recv_wr){ 0 }, NULL), -EINVAL,
 		     "a QP with an SRQ has no RQ");
 	for (i = 0; i < 2; i++) {
-		struct uroce_sge sge = { 0, 10, uroce_mr_lkey(mr0) };
-		struct uroce_send_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
+		struct uroce_eng_sge sge = { 0, 10, uroce_eng_mr_lkey(mr0) };
+		struct uroce_eng_send_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
 					    .opcode = UROCE_WR_SEND };
 
 		m0[0] = (uint8_t)(0xA0 + i);
-		cr_assert_eq(uroce_post_send(a[i], &wr, NULL), 0);
+		cr_assert_eq(uroce_eng_post_send(a[i], &wr, NULL), 0);
 		n += sim_wait_cq(sw, s[1].rcq, wc + n, 1, 100000);
 	}
 	cr_assert_eq(n, 2);
-	cr_expect_eq(wc[0].qp_num, uroce_qp_num(b[0]));
-	cr_expect_eq(wc[1].qp_num, uroce_qp_num(b[1]));
+	cr_expect_eq(wc[0].qp_num, uroce_eng_qp_num(b[0]));
+	cr_expect_eq(wc[1].qp_num, uroce_eng_qp_num(b[1]));
 	cr_expect_eq(m1[0], 0xA0);
 	cr_expect_eq(m1[100], 0xA1);
-	cr_expect_eq(uroce_srq_destroy(srq), -EBUSY);
+	cr_expect_eq(uroce_eng_srq_destroy(srq), -EBUSY);
 	simwire_destroy(sw);
 	free(m0);
 	free(m1);
@@ -304,10 +304,10 @@ Test(uc, send_error_to_sqe_and_back)
 {
 	struct sim_qp_opts o = { .type = UROCE_QPT_UC };
 	struct proto p;
-	struct uroce_sge sge = { IOVA(0), 8, 0x7777 };
-	struct uroce_send_wr wr;
-	struct uroce_qp_attr a;
-	struct uroce_wc wc[2];
+	struct uroce_eng_sge sge = { IOVA(0), 8, 0x7777 };
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_qp_attr a;
+	struct uroce_eng_wc wc[2];
 
 	proto_init(&p, &o);
 	memset(&wr, 0, sizeof(wr));
@@ -315,20 +315,20 @@ Test(uc, send_error_to_sqe_and_back)
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = UROCE_WR_SEND;
-	cr_assert_eq(uroce_post_send(p.s[0].qp, &wr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_send(p.s[0].qp, &wr, NULL), 0);
 	flush(&p, 0);
-	cr_assert_eq(uroce_poll_cq(p.s[0].scq, 2, wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[0].scq, 2, wc), 1);
 	cr_expect_eq(wc[0].status, UROCE_WC_LOC_PROT_ERR);
-	cr_expect_eq(uroce_qp_state(p.s[0].qp), UROCE_QPS_SQE);
+	cr_expect_eq(uroce_eng_qp_state(p.s[0].qp), UROCE_QPS_SQE);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 2, 0);
-	cr_assert_eq(uroce_poll_cq(p.s[0].scq, 2, wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[0].scq, 2, wc), 1);
 	cr_expect_eq(wc[0].status, UROCE_WC_WR_FLUSH_ERR);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_RTS;
-	cr_assert_eq(uroce_modify_qp(p.s[0].qp, &a, UROCE_QP_STATE), 0);
+	cr_assert_eq(uroce_eng_modify_qp(p.s[0].qp, &a, UROCE_QP_STATE), 0);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 3, 0);
 	flush(&p, 0);
-	cr_assert_eq(uroce_poll_cq(p.s[0].scq, 2, wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[0].scq, 2, wc), 1);
 	cr_expect_eq(wc[0].status, UROCE_WC_SUCCESS);
 	cr_expect_eq(ntx(&p, 0), 1);
 	proto_fini(&p);

@@ -24,9 +24,9 @@ inj_ack(struct proto *p, uint8_t syn, uint32_t psn)
 }
 
 static int
-poll1(struct proto *p, struct uroce_wc *wc)
+poll1(struct proto *p, struct uroce_eng_wc *wc)
 {
-	return uroce_poll_cq(p->s[Q].scq, 1, wc);
+	return uroce_eng_poll_cq(p->s[Q].scq, 1, wc);
 }
 
 /* An ACK completes the WQEs up to its PSN, in order. */
@@ -34,7 +34,7 @@ Test(comp, ack_completes_in_order)
 {
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 
 	proto_init(&p, &o);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 1, 0);
@@ -53,7 +53,7 @@ Test(comp, ack_completes_in_order)
 	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 0);
 	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 77);
 	cr_expect_eq(poll1(&p, &wc), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_GHOST_RESPONSE), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_GHOST_RESPONSE), 1);
 	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 2);
 	cr_assert_eq(poll1(&p, &wc), 1);
 	cr_expect_eq(wc.wr_id, 3);
@@ -87,8 +87,8 @@ Test(comp, ack_timeout_go_back_n)
 	cr_assert_eq(ntx(&p, Q), 2);
 	cr_expect_eq(tx(&p, Q, 0)->psn, 11);
 	cr_expect_eq(tx(&p, Q, 1)->psn, 12);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 1);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_RETRANSMITS), 2);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_RETRANSMITS), 2);
 	proto_fini(&p);
 }
 
@@ -98,7 +98,7 @@ Test(comp, retry_cnt_7_is_not_infinite)
 {
 	struct sim_qp_opts o = { .psn0 = 0, .timeout = 1, .retry_cnt = 7 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint64_t rto = uroce_ack_timeout_us(1);
 	int i;
 
@@ -122,8 +122,8 @@ Test(comp, retry_cnt_7_is_not_infinite)
 	cr_expect_eq(wc.status, UROCE_WC_RETRY_EXC_ERR);
 	cr_assert_eq(poll1(&p, &wc), 1);
 	cr_expect_eq(wc.status, UROCE_WC_WR_FLUSH_ERR);
-	cr_expect_eq(uroce_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_RETRY_EXC_ERR), 1);
+	cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_RETRY_EXC_ERR), 1);
 	proto_fini(&p);
 }
 
@@ -132,7 +132,7 @@ Test(comp, retry_counter_resets_on_progress)
 {
 	struct sim_qp_opts o = { .psn0 = 0, .timeout = 1, .retry_cnt = 1 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint64_t rto = uroce_ack_timeout_us(1);
 
 	proto_init(&p, &o);
@@ -144,7 +144,7 @@ Test(comp, retry_counter_resets_on_progress)
 	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 0);
 	simwire_advance(p.sw, rto);
 	flush(&p, Q); /* allowed again after progress */
-	cr_expect_eq(uroce_qp_state(p.s[Q].qp), UROCE_QPS_RTS);
+	cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_RTS);
 	cr_assert_eq(poll1(&p, &wc), 1);
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
 	proto_fini(&p);
@@ -160,7 +160,7 @@ Test(comp, timeout_zero_means_no_timer)
 	proto_init(&p, &o);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 1, 0);
 	flush(&p, Q);
-	cr_expect_eq(uroce_engine_next_deadline(simwire_engine(p.sw, Q)), UINT64_MAX);
+	cr_expect_eq(uroce_eng_next_deadline(simwire_engine(p.sw, Q)), UINT64_MAX);
 	simwire_advance(p.sw, 100000000);
 	flush(&p, Q);
 	cr_expect_eq(ntx(&p, Q), 1);
@@ -173,7 +173,7 @@ Test(comp, seq_nak_resends_from_nak_psn)
 {
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	int i;
 
 	proto_init(&p, &o);
@@ -192,7 +192,7 @@ Test(comp, seq_nak_resends_from_nak_psn)
 	cr_assert_eq(poll1(&p, &wc), 1);
 	cr_expect_eq(wc.wr_id, 1);
 	cr_expect_eq(poll1(&p, &wc), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_PACKET_SEQ_ERR), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_PACKET_SEQ_ERR), 1);
 	proto_fini(&p);
 }
 
@@ -223,7 +223,7 @@ Test(comp, implied_nak_on_ack_past_read)
 {
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 
 	proto_init(&p, &o);
 	post_wr(&p, UROCE_WR_RDMA_READ, 0, 8, 0, 1, 0);
@@ -237,7 +237,7 @@ Test(comp, implied_nak_on_ack_past_read)
 	cr_expect_eq(tx(&p, Q, 0)->opcode, UROCE_OP_RDMA_READ_REQUEST);
 	cr_expect_eq(tx(&p, Q, 0)->psn, 0);
 	cr_expect_eq(poll1(&p, &wc), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_IMPLIED_NAK_SEQ_ERR), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_IMPLIED_NAK_SEQ_ERR), 1);
 	proto_fini(&p);
 }
 
@@ -270,7 +270,7 @@ Test(comp, read_response_gap_rerequests_subrange)
 	struct proto p;
 	struct uroce_ext_fields e = ack_ext;
 	const struct uroce_pkt *t;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t d[256];
 
 	proto_init(&p, &o);
@@ -315,17 +315,17 @@ Test(comp, rnr_nak_waits_then_retries)
 	simwire_cap_clear(p.sw, Q);
 	inj_ack(&p, uroce_aeth_rnr(14), 0);
 	/* Expect: the RNR deadline is the next event; nothing is sent before. */
-	cr_expect_eq(uroce_engine_next_deadline(simwire_engine(p.sw, Q)),
+	cr_expect_eq(uroce_eng_next_deadline(simwire_engine(p.sw, Q)),
 		     simwire_now(p.sw) + wait);
 	simwire_advance(p.sw, wait - 1);
-	cr_expect_eq(uroce_engine_poll(simwire_engine(p.sw, Q)), 0, "RNR wait spins");
+	cr_expect_eq(uroce_eng_poll(simwire_engine(p.sw, Q)), 0, "RNR wait spins");
 	cr_expect_eq(ntx(&p, Q), 0);
 	simwire_advance(p.sw, 1);
 	flush(&p, Q);
 	/* Expect: the SEND again at PSN 0. */
 	cr_assert_eq(ntx(&p, Q), 1);
 	cr_expect_eq(tx(&p, Q, 0)->psn, 0);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_RX_RNR_NAK), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_RX_RNR_NAK), 1);
 	proto_fini(&p);
 }
 
@@ -334,7 +334,7 @@ Test(comp, rnr_retry_exhausted)
 {
 	struct sim_qp_opts o = { .psn0 = 0, .rnr_retry = 2 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	int i;
 
 	proto_init(&p, &o);
@@ -349,8 +349,8 @@ Test(comp, rnr_retry_exhausted)
 	inj_ack(&p, uroce_aeth_rnr(1), 0);
 	cr_assert_eq(poll1(&p, &wc), 1);
 	cr_expect_eq(wc.status, UROCE_WC_RNR_RETRY_EXC_ERR);
-	cr_expect_eq(uroce_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
-	cr_expect_eq(uroce_qp_counter(p.s[Q].qp, UROCE_CNT_RNR_NAK_RETRY_ERR), 1);
+	cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_RNR_NAK_RETRY_ERR), 1);
 	proto_fini(&p);
 }
 
@@ -359,7 +359,7 @@ Test(comp, rnr_retry_7_infinite)
 {
 	struct sim_qp_opts o = { .psn0 = 0, .rnr_retry = 7 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	int i;
 
 	proto_init(&p, &o);
@@ -372,7 +372,7 @@ Test(comp, rnr_retry_7_infinite)
 	}
 	cr_expect_eq(ntx(&p, Q), 51);
 	cr_expect_eq(poll1(&p, &wc), 0);
-	cr_expect_eq(uroce_qp_state(p.s[Q].qp), UROCE_QPS_RTS);
+	cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_RTS);
 	proto_fini(&p);
 }
 
@@ -398,7 +398,7 @@ Test(comp, nak_codes_to_wc_status)
 	for (i = 0; i < UROCE_ARRAY_SIZE(t); i++) {
 		struct sim_qp_opts o = { .psn0 = 0 };
 		struct proto p;
-		struct uroce_wc wc;
+		struct uroce_eng_wc wc;
 
 		proto_init(&p, &o);
 		post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 8, 0, 1, 0);
@@ -408,12 +408,12 @@ Test(comp, nak_codes_to_wc_status)
 		cr_assert_eq(poll1(&p, &wc), 1);
 		cr_expect_eq(wc.wr_id, 1);
 		cr_expect_eq(wc.status, t[i].st, "code %d got %s", t[i].code,
-			     uroce_wc_status_str(wc.status));
+			     uroce_eng_wc_status_str(wc.status));
 		cr_assert_eq(poll1(&p, &wc), 1);
 		cr_expect_eq(wc.wr_id, 2);
 		cr_expect_eq(wc.status, UROCE_WC_WR_FLUSH_ERR);
-		cr_expect_eq(uroce_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
-		cr_expect_eq(uroce_qp_counter(p.s[Q].qp, t[i].cnt), 1);
+		cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
+		cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, t[i].cnt), 1);
 		proto_fini(&p);
 	}
 }
@@ -423,7 +423,7 @@ Test(comp, psn_wrap_requester)
 {
 	struct sim_qp_opts o = { .psn0 = 0xFFFFFF, .mtu = UROCE_MTU_256 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 
 	proto_init(&p, &o);
 	post_wr(&p, UROCE_WR_SEND, 0, 3 * 256, 0, 1, 0);
@@ -446,7 +446,7 @@ Test(comp, sqd_drains_then_event)
 {
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp_attr a;
 
 	proto_init(&p, &o);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 1, 0);
@@ -455,23 +455,23 @@ Test(comp, sqd_drains_then_event)
 	cr_assert_eq(ntx(&p, Q), 2);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_SQD;
-	cr_assert_eq(uroce_modify_qp(p.s[Q].qp, &a, UROCE_QP_STATE |
+	cr_assert_eq(uroce_eng_modify_qp(p.s[Q].qp, &a, UROCE_QP_STATE |
 				     UROCE_QP_EN_SQD_ASYNC_NOTIFY), 0);
 	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 3, 0);
 	flush(&p, Q);
 	/* Expect: nothing new sent in SQD, not drained yet. */
 	cr_expect_eq(ntx(&p, Q), 2);
 	cr_expect_eq(simwire_event_count(p.sw, Q, UROCE_EVENT_SQ_DRAINED), 0);
-	uroce_query_qp(p.s[Q].qp, &a, NULL);
+	uroce_eng_query_qp(p.s[Q].qp, &a, NULL);
 	cr_expect(a.sq_draining);
 	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 1);
 	/* Expect: drained → one SQ_DRAINED event. */
 	cr_expect_eq(simwire_event_count(p.sw, Q, UROCE_EVENT_SQ_DRAINED), 1);
-	uroce_query_qp(p.s[Q].qp, &a, NULL);
+	uroce_eng_query_qp(p.s[Q].qp, &a, NULL);
 	cr_expect(!a.sq_draining);
 	/* Back to RTS: the third SEND goes out. */
 	a.qp_state = UROCE_QPS_RTS;
-	cr_assert_eq(uroce_modify_qp(p.s[Q].qp, &a, UROCE_QP_STATE), 0);
+	cr_assert_eq(uroce_eng_modify_qp(p.s[Q].qp, &a, UROCE_QP_STATE), 0);
 	flush(&p, Q);
 	cr_assert_eq(ntx(&p, Q), 3);
 	cr_expect_eq(tx(&p, Q, 2)->psn, 2);
@@ -484,7 +484,7 @@ Test(comp, lost_ack_recovered_without_duplicate_delivery)
 {
 	struct sim_qp_opts o = { .psn0 = 0x20, .timeout = 8 };
 	struct proto p;
-	struct uroce_wc wc[2];
+	struct uroce_eng_wc wc[2];
 
 	proto_init(&p, &o);
 	post_recv_buf(&p, 1, 0, 64, 1);
@@ -497,7 +497,7 @@ Test(comp, lost_ack_recovered_without_duplicate_delivery)
 	/* Expect: the responder delivered once and ACKed PSN 0x20 ... */
 	cr_assert_eq(ntx(&p, 1), 1);
 	expect_ack(&p, 1, 0, UROCE_AETH_ACK, 0, 0x20);
-	cr_expect_eq(uroce_poll_cq(p.s[1].rcq, 2, wc), 1);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[1].rcq, 2, wc), 1);
 	/* ... which is lost. After the ACK timeout the SEND goes again. */
 	simwire_advance(p.sw, uroce_ack_timeout_us(8));
 	flush(&p, Q);
@@ -508,13 +508,13 @@ Test(comp, lost_ack_recovered_without_duplicate_delivery)
 	/* Expect: a duplicate, ACKed again, not delivered again. */
 	cr_assert_eq(ntx(&p, 1), 2);
 	expect_ack(&p, 1, 1, UROCE_AETH_ACK, 0, 0x20);
-	cr_expect_eq(uroce_poll_cq(p.s[1].rcq, 2, wc), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[1].qp, UROCE_CNT_DUPLICATE_REQUEST), 1);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[1].rcq, 2, wc), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_DUPLICATE_REQUEST), 1);
 	simwire_cap_forward(p.sw, 1, 1);
-	cr_assert_eq(uroce_poll_cq(p.s[Q].scq, 2, wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[Q].scq, 2, wc), 1);
 	cr_expect_eq(wc[0].wr_id, 7);
 	cr_expect_eq(wc[0].status, UROCE_WC_SUCCESS);
-	cr_expect_eq(uroce_engine_next_deadline(simwire_engine(p.sw, Q)), UINT64_MAX,
+	cr_expect_eq(uroce_eng_next_deadline(simwire_engine(p.sw, Q)), UINT64_MAX,
 		     "nothing outstanding: timer stopped");
 	proto_fini(&p);
 }

@@ -12,14 +12,14 @@
 #include "simwire.h"
 
 static struct simwire *sw;
-static struct uroce_pd *pd;
+static struct uroce_eng_pd *pd;
 static uint8_t mem[4096];
 
 static void
 setup(void)
 {
 	sw = simwire_create(NULL);
-	pd = uroce_pd_alloc(simwire_engine(sw, 0));
+	pd = uroce_eng_pd_alloc(simwire_engine(sw, 0));
 	cr_assert_not_null(pd);
 }
 
@@ -33,69 +33,69 @@ TestSuite(mr, .init = setup, .fini = teardown);
 
 Test(mr, bounds_inside_and_edges)
 {
-	struct uroce_mr *mr = uroce_mr_reg(pd, mem, 0x1000, 4096, UROCE_ACCESS_LOCAL_WRITE |
+	struct uroce_eng_mr *mr = uroce_eng_mr_reg(pd, mem, 0x1000, 4096, UROCE_ACCESS_LOCAL_WRITE |
 					   UROCE_ACCESS_REMOTE_READ);
 
 	cr_assert_not_null(mr);
-	cr_expect(uroce_mr_check(mr, 0x1000, 4096, UROCE_ACCESS_REMOTE_READ));
-	cr_expect(uroce_mr_check(mr, 0x1FFF, 1, 0));
-	cr_expect(uroce_mr_check(mr, 0x2000, 0, 0), "zero length at the end is inside");
-	cr_expect(!uroce_mr_check(mr, 0x2000, 1, 0), "one past the end");
-	cr_expect(!uroce_mr_check(mr, 0x0FFF, 1, 0), "one before the start");
-	cr_expect(!uroce_mr_check(mr, 0x1000, 4097, 0));
-	cr_expect(!uroce_mr_check(mr, 0x2001, 0, 0));
+	cr_expect(uroce_eng_mr_check(mr, 0x1000, 4096, UROCE_ACCESS_REMOTE_READ));
+	cr_expect(uroce_eng_mr_check(mr, 0x1FFF, 1, 0));
+	cr_expect(uroce_eng_mr_check(mr, 0x2000, 0, 0), "zero length at the end is inside");
+	cr_expect(!uroce_eng_mr_check(mr, 0x2000, 1, 0), "one past the end");
+	cr_expect(!uroce_eng_mr_check(mr, 0x0FFF, 1, 0), "one before the start");
+	cr_expect(!uroce_eng_mr_check(mr, 0x1000, 4097, 0));
+	cr_expect(!uroce_eng_mr_check(mr, 0x2001, 0, 0));
 }
 
 Test(mr, bounds_overflow_safe)
 {
-	struct uroce_mr *mr = uroce_mr_reg(pd, mem, 0x1000, 4096, UROCE_ACCESS_LOCAL_WRITE);
+	struct uroce_eng_mr *mr = uroce_eng_mr_reg(pd, mem, 0x1000, 4096, UROCE_ACCESS_LOCAL_WRITE);
 
 	/* va + len wraps to a small number inside the region: must fail. */
-	cr_expect(!uroce_mr_check(mr, 0x1800, UINT64_MAX - 0x100, 0));
-	cr_expect(!uroce_mr_check(mr, UINT64_MAX, 2, 0));
-	cr_expect(!uroce_mr_check(mr, UINT64_MAX - 8, 0x2000, 0));
-	cr_expect(!uroce_mr_check(mr, 0x1000, UINT64_MAX, 0));
+	cr_expect(!uroce_eng_mr_check(mr, 0x1800, UINT64_MAX - 0x100, 0));
+	cr_expect(!uroce_eng_mr_check(mr, UINT64_MAX, 2, 0));
+	cr_expect(!uroce_eng_mr_check(mr, UINT64_MAX - 8, 0x2000, 0));
+	cr_expect(!uroce_eng_mr_check(mr, 0x1000, UINT64_MAX, 0));
 	/* A region at the very top of the address space. */
-	cr_expect_null(uroce_mr_reg(pd, mem, UINT64_MAX - 10, 4096, 0), "iova + length wraps");
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, UINT64_MAX - 10, 4096, 0), "iova + length wraps");
 	cr_expect_eq(errno, EINVAL);
-	mr = uroce_mr_reg(pd, mem, UINT64_MAX - 4096, 4096, 0);
+	mr = uroce_eng_mr_reg(pd, mem, UINT64_MAX - 4096, 4096, 0);
 	cr_assert_not_null(mr);
-	cr_expect(uroce_mr_check(mr, UINT64_MAX - 1, 1, 0));
-	cr_expect(!uroce_mr_check(mr, UINT64_MAX - 1, 2, 0));
+	cr_expect(uroce_eng_mr_check(mr, UINT64_MAX - 1, 1, 0));
+	cr_expect(!uroce_eng_mr_check(mr, UINT64_MAX - 1, 2, 0));
 }
 
 Test(mr, access_rights)
 {
-	struct uroce_mr *mr = uroce_mr_reg(pd, mem, 0, 4096, UROCE_ACCESS_LOCAL_WRITE |
+	struct uroce_eng_mr *mr = uroce_eng_mr_reg(pd, mem, 0, 4096, UROCE_ACCESS_LOCAL_WRITE |
 					   UROCE_ACCESS_REMOTE_WRITE);
 
-	cr_expect(uroce_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_WRITE));
-	cr_expect(!uroce_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_READ));
-	cr_expect(!uroce_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_ATOMIC));
-	cr_expect(!uroce_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ));
+	cr_expect(uroce_eng_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_WRITE));
+	cr_expect(!uroce_eng_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_READ));
+	cr_expect(!uroce_eng_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_ATOMIC));
+	cr_expect(!uroce_eng_mr_check(mr, 0, 8, UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ));
 	/* Remote write without local write is invalid (IBA 10.6.3.1). */
-	cr_expect_null(uroce_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_WRITE));
-	cr_expect_null(uroce_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_ATOMIC));
-	cr_expect_null(uroce_mr_reg(pd, mem, 0, 16, 0x100));
-	cr_expect_not_null(uroce_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_READ));
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_WRITE));
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_ATOMIC));
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, 0x100));
+	cr_expect_not_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_READ));
 }
 
 Test(mr, key_variant_changes_on_reregistration)
 {
-	struct uroce_mr *mr;
+	struct uroce_eng_mr *mr;
 	uint32_t key[300];
 	unsigned int i, j;
 
 	/* Registering in the same slot again and again never reuses a key. The
 	 * allocator is round-robin, so a slot comes back after UROCE_MAX_MR. */
 	for (i = 0; i < 300; i++) {
-		mr = uroce_mr_reg(pd, mem, 0, 16, 0);
+		mr = uroce_eng_mr_reg(pd, mem, 0, 16, 0);
 		if (mr == NULL)
 			cr_assert_fail("registration %u failed", i);
-		key[i] = uroce_mr_lkey(mr);
-		if (uroce_mr_lkey(mr) != uroce_mr_rkey(mr) || (key[i] >> 8) == 0)
+		key[i] = uroce_eng_mr_lkey(mr);
+		if (uroce_eng_mr_lkey(mr) != uroce_eng_mr_rkey(mr) || (key[i] >> 8) == 0)
 			cr_assert_fail("key %#x: lkey != rkey or index 0", key[i]);
-		if (uroce_mr_dereg(mr) != 0)
+		if (uroce_eng_mr_dereg(mr) != 0)
 			cr_assert_fail("dereg failed");
 	}
 	for (i = 0; i < 300; i++)
@@ -105,25 +105,25 @@ Test(mr, key_variant_changes_on_reregistration)
 	/* Keep going until the allocator wraps to the first index: same index,
 	 * different variant byte. */
 	for (i = 300; i < UROCE_MAX_MR + 2; i++) {
-		mr = uroce_mr_reg(pd, mem, 0, 16, 0);
+		mr = uroce_eng_mr_reg(pd, mem, 0, 16, 0);
 		if (mr == NULL)
 			cr_assert_fail("registration %u failed", i);
-		if ((uroce_mr_lkey(mr) >> 8) == (key[0] >> 8)) {
-			cr_expect_neq(uroce_mr_lkey(mr), key[0]);
-			uroce_mr_dereg(mr);
+		if ((uroce_eng_mr_lkey(mr) >> 8) == (key[0] >> 8)) {
+			cr_expect_neq(uroce_eng_mr_lkey(mr), key[0]);
+			uroce_eng_mr_dereg(mr);
 			return;
 		}
-		uroce_mr_dereg(mr);
+		uroce_eng_mr_dereg(mr);
 	}
 	cr_assert_fail("index never reused");
 }
 
 Test(mr, dereg_and_pd_busy)
 {
-	struct uroce_mr *mr = uroce_mr_reg(pd, mem, 0, 16, 0);
+	struct uroce_eng_mr *mr = uroce_eng_mr_reg(pd, mem, 0, 16, 0);
 
-	cr_expect_eq(uroce_pd_dealloc(pd), -EBUSY);
-	cr_expect_eq(uroce_mr_dereg(mr), 0);
-	cr_expect_eq(uroce_mr_dereg(NULL), -EINVAL);
-	cr_expect_eq(uroce_pd_dealloc(pd), 0);
+	cr_expect_eq(uroce_eng_pd_dealloc(pd), -EBUSY);
+	cr_expect_eq(uroce_eng_mr_dereg(mr), 0);
+	cr_expect_eq(uroce_eng_mr_dereg(NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_pd_dealloc(pd), 0);
 }

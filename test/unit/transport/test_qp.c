@@ -20,9 +20,9 @@ setup(void)
 	sw = simwire_create(NULL);
 	cr_assert_not_null(sw);
 	memset(&s, 0, sizeof(s));
-	s.pd = uroce_pd_alloc(simwire_engine(sw, 0));
-	s.scq = uroce_cq_create(simwire_engine(sw, 0), 64, NULL);
-	s.rcq = uroce_cq_create(simwire_engine(sw, 0), 64, NULL);
+	s.pd = uroce_eng_pd_alloc(simwire_engine(sw, 0));
+	s.scq = uroce_eng_cq_create(simwire_engine(sw, 0), 64, NULL);
+	s.rcq = uroce_eng_cq_create(simwire_engine(sw, 0), 64, NULL);
 	cr_assert(s.pd && s.scq && s.rcq);
 }
 
@@ -43,7 +43,7 @@ static const int rts_mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT 
 			    UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC;
 
 static void
-good_attr(struct uroce_qp_attr *a, enum uroce_qp_state st)
+good_attr(struct uroce_eng_qp_attr *a, enum uroce_qp_state st)
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_state = st;
@@ -61,39 +61,39 @@ good_attr(struct uroce_qp_attr *a, enum uroce_qp_state st)
 	a->qp_access_flags = UROCE_ACCESS_REMOTE_WRITE;
 }
 
-static struct uroce_qp *
+static struct uroce_eng_qp *
 rc_to(enum uroce_qp_state target)
 {
-	struct uroce_qp *qp = sim_qp_create(&s, UROCE_QPT_RC, 16);
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp *qp = sim_qp_create(&s, UROCE_QPT_RC, 16);
+	struct uroce_eng_qp_attr a;
 
 	cr_assert_not_null(qp);
 	if (target == UROCE_QPS_RESET)
 		return qp;
 	good_attr(&a, UROCE_QPS_INIT);
-	cr_assert_eq(uroce_modify_qp(qp, &a, init_mask), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, init_mask), 0);
 	if (target == UROCE_QPS_INIT)
 		return qp;
 	good_attr(&a, UROCE_QPS_RTR);
-	cr_assert_eq(uroce_modify_qp(qp, &a, rtr_mask), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), 0);
 	if (target == UROCE_QPS_RTR)
 		return qp;
 	good_attr(&a, UROCE_QPS_RTS);
-	cr_assert_eq(uroce_modify_qp(qp, &a, rts_mask), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, rts_mask), 0);
 	if (target == UROCE_QPS_RTS)
 		return qp;
 	good_attr(&a, target);
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
 	return qp;
 }
 
 Test(qp, happy_path_reset_to_rts_and_query)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_RTS);
-	struct uroce_qp_attr q;
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_RTS);
+	struct uroce_eng_qp_attr q;
 
-	cr_assert_eq(uroce_qp_state(qp), UROCE_QPS_RTS);
-	cr_assert_eq(uroce_query_qp(qp, &q, NULL), 0);
+	cr_assert_eq(uroce_eng_qp_state(qp), UROCE_QPS_RTS);
+	cr_assert_eq(uroce_eng_query_qp(qp, &q, NULL), 0);
 	cr_expect_eq(q.path_mtu, UROCE_MTU_1024);
 	cr_expect_eq(q.dest_qp_num, 0x22);
 	cr_expect_eq(q.rq_psn, 1);
@@ -103,10 +103,10 @@ Test(qp, happy_path_reset_to_rts_and_query)
 	cr_expect_eq(q.retry_cnt, 7);
 	cr_expect_eq(q.max_rd_atomic, 4);
 	cr_expect_eq(q.max_dest_rd_atomic, 4);
-	cr_expect(uroce_qp_num(qp) >= 0x11);
-	cr_expect_eq(uroce_engine_qp(simwire_engine(sw, 0), uroce_qp_num(qp)), qp);
-	cr_expect_null(uroce_engine_qp(simwire_engine(sw, 0), 0xFFFFFF));
-	cr_expect_null(uroce_qp_context(qp));
+	cr_expect(uroce_eng_qp_num(qp) >= 0x11);
+	cr_expect_eq(uroce_eng_qp(simwire_engine(sw, 0), uroce_eng_qp_num(qp)), qp);
+	cr_expect_null(uroce_eng_qp(simwire_engine(sw, 0), 0xFFFFFF));
+	cr_expect_null(uroce_eng_qp_context(qp));
 }
 
 /* Each required attribute of each transition, removed one at a time. */
@@ -124,19 +124,19 @@ Test(qp, missing_required_attribute_is_einval)
 
 	for (i = 0; i < UROCE_ARRAY_SIZE(steps); i++) {
 		for (bit = 1; bit < 21; bit++) {
-			struct uroce_qp *qp;
-			struct uroce_qp_attr a;
+			struct uroce_eng_qp *qp;
+			struct uroce_eng_qp_attr a;
 
 			if (!(steps[i].mask & (1 << bit)))
 				continue;
 			qp = rc_to(steps[i].from);
 			good_attr(&a, steps[i].to);
-			cr_expect_eq(uroce_modify_qp(qp, &a, steps[i].mask & ~(1 << bit)), -EINVAL,
+			cr_expect_eq(uroce_eng_modify_qp(qp, &a, steps[i].mask & ~(1 << bit)), -EINVAL,
 				     "%s->%s without bit %u accepted",
-				     uroce_qp_state_str(steps[i].from),
-				     uroce_qp_state_str(steps[i].to), bit);
-			cr_expect_eq(uroce_qp_state(qp), steps[i].from, "state changed");
-			uroce_qp_destroy(qp);
+				     uroce_eng_qp_state_str(steps[i].from),
+				     uroce_eng_qp_state_str(steps[i].to), bit);
+			cr_expect_eq(uroce_eng_qp_state(qp), steps[i].from, "state changed");
+			uroce_eng_qp_destroy(qp);
 		}
 	}
 }
@@ -157,57 +157,57 @@ Test(qp, invalid_transitions_are_einval)
 	unsigned int i;
 
 	for (i = 0; i < UROCE_ARRAY_SIZE(bad); i++) {
-		struct uroce_qp *qp = rc_to(bad[i].from);
-		struct uroce_qp_attr a;
+		struct uroce_eng_qp *qp = rc_to(bad[i].from);
+		struct uroce_eng_qp_attr a;
 
 		good_attr(&a, bad[i].to);
-		cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), -EINVAL, "%s->%s accepted",
-			     uroce_qp_state_str(bad[i].from), uroce_qp_state_str(bad[i].to));
-		cr_expect_eq(uroce_qp_state(qp), bad[i].from);
-		uroce_qp_destroy(qp);
+		cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), -EINVAL, "%s->%s accepted",
+			     uroce_eng_qp_state_str(bad[i].from), uroce_eng_qp_state_str(bad[i].to));
+		cr_expect_eq(uroce_eng_qp_state(qp), bad[i].from);
+		uroce_eng_qp_destroy(qp);
 	}
 }
 
 Test(qp, out_of_range_values_are_einval)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_INIT);
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_INIT);
+	struct uroce_eng_qp_attr a;
 
 	good_attr(&a, UROCE_QPS_RTR);
 	a.path_mtu = 0;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), -EINVAL);
 	a.path_mtu = 6; /* 8192 is not an IBA MTU */
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTR);
 	a.rq_psn = 1u << 24;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTR);
 	a.min_rnr_timer = 32;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTR);
 	a.max_dest_rd_atomic = UROCE_MAX_DEST_RD_ATOMIC + 1;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTR);
 	/* An attribute RTR does not take (SQ_PSN) is rejected. */
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask | UROCE_QP_SQ_PSN), -EINVAL);
-	cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_INIT);
-	cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), 0);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask | UROCE_QP_SQ_PSN), -EINVAL);
+	cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_INIT);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), 0);
 	good_attr(&a, UROCE_QPS_RTS);
 	a.retry_cnt = 8;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rts_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rts_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTS);
 	a.rnr_retry = 8;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rts_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rts_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTS);
 	a.timeout = 32;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rts_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rts_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTS);
 	a.sq_psn = 0x1000000;
-	cr_expect_eq(uroce_modify_qp(qp, &a, rts_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rts_mask), -EINVAL);
 	good_attr(&a, UROCE_QPS_RTS);
 	a.cur_qp_state = UROCE_QPS_INIT; /* wrong current state */
-	cr_expect_eq(uroce_modify_qp(qp, &a, rts_mask | UROCE_QP_CUR_STATE), -EINVAL);
-	cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_RTR);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, rts_mask | UROCE_QP_CUR_STATE), -EINVAL);
+	cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_RTR);
 }
 
 Test(qp, every_mtu_accepted)
@@ -215,28 +215,28 @@ Test(qp, every_mtu_accepted)
 	enum uroce_mtu m;
 
 	for (m = UROCE_MTU_256; m <= UROCE_MTU_4096; m++) {
-		struct uroce_qp *qp = rc_to(UROCE_QPS_INIT);
-		struct uroce_qp_attr a;
+		struct uroce_eng_qp *qp = rc_to(UROCE_QPS_INIT);
+		struct uroce_eng_qp_attr a;
 
 		good_attr(&a, UROCE_QPS_RTR);
 		a.path_mtu = m;
-		cr_expect_eq(uroce_modify_qp(qp, &a, rtr_mask), 0);
-		uroce_qp_destroy(qp);
+		cr_expect_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), 0);
+		uroce_eng_qp_destroy(qp);
 	}
 }
 
 Test(qp, sqd_and_back, .description = "RTS -> SQD -> RTS, SQD -> SQD with attributes")
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_SQD);
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_SQD);
+	struct uroce_eng_qp_attr a;
 
-	cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_SQD);
+	cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_SQD);
 	good_attr(&a, UROCE_QPS_SQD);
 	a.timeout = 3;
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_TIMEOUT), 0);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_TIMEOUT), 0);
 	good_attr(&a, UROCE_QPS_RTS);
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
-	cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_RTS);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+	cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_RTS);
 }
 
 Test(qp, any_state_to_err_and_reset)
@@ -244,27 +244,27 @@ Test(qp, any_state_to_err_and_reset)
 	enum uroce_qp_state st;
 
 	for (st = UROCE_QPS_RESET; st <= UROCE_QPS_SQD; st++) {
-		struct uroce_qp *qp = rc_to(st);
-		struct uroce_qp_attr a;
+		struct uroce_eng_qp *qp = rc_to(st);
+		struct uroce_eng_qp_attr a;
 
 		good_attr(&a, UROCE_QPS_ERR);
-		cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
-		cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_ERR);
+		cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+		cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_ERR);
 		good_attr(&a, UROCE_QPS_RESET);
-		cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
-		cr_expect_eq(uroce_qp_state(qp), UROCE_QPS_RESET);
-		uroce_qp_destroy(qp);
+		cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+		cr_expect_eq(uroce_eng_qp_state(qp), UROCE_QPS_RESET);
+		uroce_eng_qp_destroy(qp);
 	}
 }
 
 /* Entering ERR flushes every outstanding send and receive WQE (IBA 10.3.1). */
 Test(qp, err_flushes_all_wqes)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_RTS);
-	struct uroce_send_wr swr[3];
-	struct uroce_recv_wr rwr[2];
-	struct uroce_qp_attr a;
-	struct uroce_wc wc[8];
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_RTS);
+	struct uroce_eng_send_wr swr[3];
+	struct uroce_eng_recv_wr rwr[2];
+	struct uroce_eng_qp_attr a;
+	struct uroce_eng_wc wc[8];
 	int i, n;
 
 	memset(swr, 0, sizeof(swr));
@@ -280,18 +280,18 @@ Test(qp, err_flushes_all_wqes)
 	}
 	/* Capture so nothing is acknowledged. */
 	simwire_set_capture(sw, 0, true);
-	cr_assert_eq(uroce_post_send(qp, swr, NULL), 0);
-	cr_assert_eq(uroce_post_recv(qp, rwr, NULL), 0);
-	uroce_engine_poll(simwire_engine(sw, 0));
+	cr_assert_eq(uroce_eng_post_send(qp, swr, NULL), 0);
+	cr_assert_eq(uroce_eng_post_recv(qp, rwr, NULL), 0);
+	uroce_eng_poll(simwire_engine(sw, 0));
 	good_attr(&a, UROCE_QPS_ERR);
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
-	n = uroce_poll_cq(s.scq, 8, wc);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+	n = uroce_eng_poll_cq(s.scq, 8, wc);
 	cr_assert_eq(n, 3);
 	for (i = 0; i < 3; i++) {
 		cr_expect_eq(wc[i].wr_id, (uint64_t)(10 + i));
 		cr_expect_eq(wc[i].status, UROCE_WC_WR_FLUSH_ERR);
 	}
-	n = uroce_poll_cq(s.rcq, 8, wc);
+	n = uroce_eng_poll_cq(s.rcq, 8, wc);
 	cr_assert_eq(n, 2);
 	for (i = 0; i < 2; i++) {
 		cr_expect_eq(wc[i].wr_id, (uint64_t)(20 + i));
@@ -299,28 +299,28 @@ Test(qp, err_flushes_all_wqes)
 	}
 	/* Posting in ERR completes at once with a flush error. */
 	swr[0].next = NULL;
-	cr_assert_eq(uroce_post_send(qp, swr, NULL), 0);
-	cr_assert_eq(uroce_poll_cq(s.scq, 8, wc), 1);
+	cr_assert_eq(uroce_eng_post_send(qp, swr, NULL), 0);
+	cr_assert_eq(uroce_eng_poll_cq(s.scq, 8, wc), 1);
 	cr_expect_eq(wc[0].status, UROCE_WC_WR_FLUSH_ERR);
 }
 
 Test(qp, post_send_before_rts_is_einval)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_RTR);
-	struct uroce_send_wr wr, *bad = NULL;
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_RTR);
+	struct uroce_eng_send_wr wr, *bad = NULL;
 
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = UROCE_WR_SEND;
-	cr_expect_eq(uroce_post_send(qp, &wr, &bad), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, &bad), -EINVAL);
 	cr_expect_eq(bad, &wr);
 }
 
 Test(qp, post_send_validation)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_RTS);
-	struct uroce_qp *ud = sim_qp_create(&s, UROCE_QPT_UD, 4);
-	struct uroce_send_wr wr;
-	struct uroce_sge sge = { 0, 4, 0 };
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_RTS);
+	struct uroce_eng_qp *ud = sim_qp_create(&s, UROCE_QPT_UD, 4);
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_sge sge = { 0, 4, 0 };
 	uint8_t big[UROCE_MAX_INLINE + 1];
 	unsigned int i;
 
@@ -328,89 +328,89 @@ Test(qp, post_send_validation)
 	wr.opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD; /* atomics are 8 bytes */
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -EINVAL);
 	wr.opcode = UROCE_WR_SEND;
 	wr.num_sge = UROCE_MAX_SGE + 1;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -EINVAL);
 	sge.addr = (uint64_t)(uintptr_t)big;
 	sge.length = sizeof(big);
 	wr.num_sge = 1;
 	wr.send_flags = UROCE_SEND_INLINE;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -EINVAL);
 	wr.opcode = 77;
 	wr.send_flags = 0;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -EINVAL);
 	/* Queue full: 16 WRs fit, the 17th does not (nothing is acked: capture). */
 	simwire_set_capture(sw, 0, true);
 	wr.opcode = UROCE_WR_SEND;
 	wr.num_sge = 0;
 	for (i = 0; i < 16; i++)
-		cr_expect_eq(uroce_post_send(qp, &wr, NULL), 0);
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -ENOMEM);
+		cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), 0);
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -ENOMEM);
 	/* UD: only SEND, and an AH is required. */
 	cr_assert_not_null(ud);
 	wr.opcode = UROCE_WR_RDMA_WRITE;
-	cr_expect_eq(uroce_post_send(ud, &wr, NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_post_send(ud, &wr, NULL), -EINVAL);
 }
 
 Test(qp, ud_transitions)
 {
-	struct uroce_qp *qp = sim_qp_create(&s, UROCE_QPT_UD, 4);
-	struct uroce_qp_attr a;
+	struct uroce_eng_qp *qp = sim_qp_create(&s, UROCE_QPT_UD, 4);
+	struct uroce_eng_qp_attr a;
 
 	good_attr(&a, UROCE_QPS_INIT);
 	/* UD needs QKEY, not ACCESS_FLAGS. */
-	cr_expect_eq(uroce_modify_qp(qp, &a, init_mask), -EINVAL);
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, init_mask), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
 					   UROCE_QP_QKEY), 0);
 	good_attr(&a, UROCE_QPS_RTR);
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
 	good_attr(&a, UROCE_QPS_RTS);
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE), -EINVAL);
-	cr_expect_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), 0);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), 0);
 }
 
 Test(qp, create_rejects_bad_caps)
 {
-	struct uroce_qp_init_attr ia;
+	struct uroce_eng_qp_init_attr ia;
 
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_type = UROCE_QPT_RC;
 	ia.send_cq = s.scq;
 	ia.recv_cq = s.rcq;
 	ia.cap.max_send_wr = UROCE_MAX_QP_WR + 1;
-	cr_expect_null(uroce_qp_create(s.pd, &ia));
+	cr_expect_null(uroce_eng_qp_create(s.pd, &ia));
 	cr_expect_eq(errno, EINVAL);
 	ia.cap.max_send_wr = 4;
 	ia.cap.max_send_sge = UROCE_MAX_SGE + 1;
-	cr_expect_null(uroce_qp_create(s.pd, &ia));
+	cr_expect_null(uroce_eng_qp_create(s.pd, &ia));
 	ia.cap.max_send_sge = 1;
 	ia.qp_type = 1; /* not RC/UC/UD */
-	cr_expect_null(uroce_qp_create(s.pd, &ia));
+	cr_expect_null(uroce_eng_qp_create(s.pd, &ia));
 	ia.qp_type = UROCE_QPT_RC;
 	ia.send_cq = NULL;
-	cr_expect_null(uroce_qp_create(s.pd, &ia));
+	cr_expect_null(uroce_eng_qp_create(s.pd, &ia));
 }
 
 /* One message spans at most 2^22 packets (PSN window), at the path MTU. */
 Test(qp, message_packet_limit)
 {
-	struct uroce_qp *qp = rc_to(UROCE_QPS_INIT);
-	struct uroce_qp_attr a;
-	struct uroce_sge sge = { 0, (1u << 30) + 1, 0 };
-	struct uroce_send_wr wr;
+	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_INIT);
+	struct uroce_eng_qp_attr a;
+	struct uroce_eng_sge sge = { 0, (1u << 30) + 1, 0 };
+	struct uroce_eng_send_wr wr;
 
 	good_attr(&a, UROCE_QPS_RTR);
 	a.path_mtu = UROCE_MTU_256;
-	cr_assert_eq(uroce_modify_qp(qp, &a, rtr_mask), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, rtr_mask), 0);
 	good_attr(&a, UROCE_QPS_RTS);
-	cr_assert_eq(uroce_modify_qp(qp, &a, rts_mask), 0);
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, rts_mask), 0);
 	simwire_set_capture(sw, 0, true);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = UROCE_WR_RDMA_READ;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), -EINVAL, "2^22 + 1 packets");
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), -EINVAL, "2^22 + 1 packets");
 	sge.length = 1u << 30;
-	cr_expect_eq(uroce_post_send(qp, &wr, NULL), 0, "exactly 2^22 packets");
+	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), 0, "exactly 2^22 packets");
 }

@@ -192,8 +192,8 @@ Test(req, address_vector_on_the_wire)
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct simwire *sw = simwire_create(&wc);
 	struct sim_side s[2];
-	struct uroce_qp_attr a;
-	struct uroce_send_wr wr;
+	struct uroce_eng_qp_attr a;
+	struct uroce_eng_send_wr wr;
 	const struct sim_cap *c;
 
 	cr_assert_not_null(sw);
@@ -201,18 +201,18 @@ Test(req, address_vector_on_the_wire)
 	simwire_set_capture(sw, 0, true);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_SQD;
-	cr_assert_eq(uroce_modify_qp(s[0].qp, &a, UROCE_QP_STATE), 0);
+	cr_assert_eq(uroce_eng_modify_qp(s[0].qp, &a, UROCE_QP_STATE), 0);
 	memcpy(a.ah_attr.dgid, simwire_gid(sw, 1), 16);
 	a.ah_attr.tclass = 0x68;
 	a.ah_attr.hop_limit = 7;
 	a.ah_attr.flow_label = 0x12345;
-	cr_assert_eq(uroce_modify_qp(s[0].qp, &a, UROCE_QP_STATE | UROCE_QP_AV), 0);
+	cr_assert_eq(uroce_eng_modify_qp(s[0].qp, &a, UROCE_QP_STATE | UROCE_QP_AV), 0);
 	a.qp_state = UROCE_QPS_RTS;
-	cr_assert_eq(uroce_modify_qp(s[0].qp, &a, UROCE_QP_STATE), 0);
+	cr_assert_eq(uroce_eng_modify_qp(s[0].qp, &a, UROCE_QP_STATE), 0);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = UROCE_WR_SEND;
-	cr_assert_eq(uroce_post_send(s[0].qp, &wr, NULL), 0);
-	uroce_engine_poll(simwire_engine(sw, 0));
+	cr_assert_eq(uroce_eng_post_send(s[0].qp, &wr, NULL), 0);
+	uroce_eng_poll(simwire_engine(sw, 0));
 	cr_assert_eq(simwire_ncap(sw, 0), 1);
 	c = simwire_cap(sw, 0, 0);
 	/* Expect: IPv6 frame from GID 0 to GID 1 with the AV's fields. */
@@ -222,9 +222,9 @@ Test(req, address_vector_on_the_wire)
 	cr_expect_eq(c->f.tclass, 0x68);
 	cr_expect_eq(c->f.hop_limit, 7);
 	cr_expect_eq(c->f.flow_label, 0x12345);
-	cr_expect_eq(c->f.sport, uroce_udp_sport(0x12345, uroce_qp_num(s[0].qp),
-						 uroce_qp_num(s[1].qp)));
+	cr_expect_eq(c->f.sport, uroce_udp_sport(0x12345, uroce_eng_qp_num(s[0].qp),
+						 uroce_eng_qp_num(s[1].qp)));
 	cr_expect_eq(c->f.dport, UROCE_UDP_PORT);
-	cr_expect_eq(c->p.dqpn, uroce_qp_num(s[1].qp));
+	cr_expect_eq(c->p.dqpn, uroce_eng_qp_num(s[1].qp));
 	simwire_destroy(sw);
 }

@@ -19,7 +19,7 @@ reth(struct proto *p, uint32_t off, uint32_t len)
 
 	memset(&e, 0, sizeof(e));
 	e.va = IOVA(R) + off;
-	e.rkey = uroce_mr_rkey(p->mr[R]);
+	e.rkey = uroce_eng_mr_rkey(p->mr[R]);
 	e.dma_len = len;
 	return e;
 }
@@ -29,7 +29,7 @@ Test(resp, in_order_send_acked)
 {
 	struct sim_qp_opts o = { .psn0 = 100 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t data[10] = "0123456789";
 
 	proto_init(&p, &o);
@@ -39,7 +39,7 @@ Test(resp, in_order_send_acked)
 	/* Expect: one ACK for PSN 100, and a RECV completion of 10 bytes. */
 	cr_assert_eq(ntx(&p, R), 1);
 	expect_ack(&p, R, 0, UROCE_AETH_ACK, 0, 100);
-	cr_assert_eq(uroce_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
 	cr_expect_eq(wc.wr_id, 7);
 	cr_expect_eq(wc.byte_len, 10);
 	cr_expect_eq(memcmp(p.buf[R], data, 10), 0);
@@ -67,7 +67,7 @@ Test(resp, psn_ahead_one_nak_then_silent)
 	flush(&p, R);
 	/* Expect: nothing more for the same gap. */
 	cr_expect_eq(ntx(&p, R), 1);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_OUT_OF_SEQUENCE), 3);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_OUT_OF_SEQUENCE), 3);
 	inj(&p, R, UROCE_OP_SEND_ONLY, 10, true, NULL, d, 4);
 	flush(&p, R);
 	/* Expect: ePSN processed and ACKed; a new gap gets a new NAK. */
@@ -86,7 +86,7 @@ Test(resp, duplicate_send_and_write_reacked_not_reexecuted)
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
 	struct uroce_ext_fields e;
-	struct uroce_wc wc[4];
+	struct uroce_eng_wc wc[4];
 	uint8_t a[4] = { 1, 1, 1, 1 }, b[4] = { 2, 2, 2, 2 };
 
 	proto_init(&p, &o);
@@ -104,10 +104,10 @@ Test(resp, duplicate_send_and_write_reacked_not_reexecuted)
 	cr_assert_eq(ntx(&p, R), 1, "coalesced re-ACK");
 	expect_ack(&p, R, 0, UROCE_AETH_ACK, 0, 1);
 	/* ...and not executed: one RECV completion, memory unchanged. */
-	cr_expect_eq(uroce_poll_cq(p.s[R].rcq, 4, wc), 1);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[R].rcq, 4, wc), 1);
 	cr_expect_eq(memcmp(p.buf[R] + 256, a, 4), 0);
 	cr_expect_eq(memcmp(p.buf[R] + 64, "\0\0\0\0", 4), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_DUPLICATE_REQUEST), 2);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_DUPLICATE_REQUEST), 2);
 	proto_fini(&p);
 }
 
@@ -152,7 +152,7 @@ Test(resp, duplicate_read_replayed_with_subrange)
 	cr_expect_eq(tx(&p, R, 7)->opcode, UROCE_OP_RDMA_READ_RESPONSE_LAST);
 	cr_expect_eq(tx(&p, R, 7)->psn, 0);
 	cr_expect_eq(memcmp(tx(&p, R, 7)->payload, p.buf[R] + 1024 + 512, 256), 0);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_READ_REPLAY), 2);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_READ_REPLAY), 2);
 	/* A restart that does not match the saved READ is dropped. */
 	e = reth(&p, 1024 + 100, 2 * 256);
 	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 0xFFFFFF, true, &e, NULL, 0);
@@ -174,7 +174,7 @@ Test(resp, duplicate_atomic_answered_from_saved_value)
 	memcpy(p.buf[R] + 8, &v, 8);
 	memset(&e, 0, sizeof(e));
 	e.va = IOVA(R) + 8;
-	e.rkey = uroce_mr_rkey(p.mr[R]);
+	e.rkey = uroce_eng_mr_rkey(p.mr[R]);
 	e.swap_add = 2;
 	inj(&p, R, UROCE_OP_FETCH_ADD, 50, true, &e, NULL, 0);
 	flush(&p, R);
@@ -194,8 +194,8 @@ Test(resp, duplicate_atomic_answered_from_saved_value)
 	cr_expect_eq(tx(&p, R, 1)->psn, 50);
 	memcpy(&v, p.buf[R] + 8, 8);
 	cr_expect_eq(v, 42);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RX_ATOMIC_REQUESTS), 1);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_ATOMIC_REPLAY), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RX_ATOMIC_REQUESTS), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_ATOMIC_REPLAY), 1);
 	proto_fini(&p);
 }
 
@@ -205,7 +205,7 @@ Test(resp, rnr_nak_when_no_receive_wqe)
 {
 	struct sim_qp_opts o = { .psn0 = 5, .min_rnr_timer = 14 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t d[8] = "abcdefg";
 
 	proto_init(&p, &o);
@@ -224,7 +224,7 @@ Test(resp, rnr_nak_when_no_receive_wqe)
 	/* Expect: the retry is accepted and ACKed. */
 	cr_assert_eq(ntx(&p, R), 2);
 	expect_ack(&p, R, 1, UROCE_AETH_ACK, 0, 5);
-	cr_assert_eq(uroce_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
 	cr_expect_eq(wc.byte_len, 8);
 	proto_fini(&p);
 }
@@ -246,7 +246,7 @@ Test(resp, acks_coalesce)
 	/* Expect: a single ACK for PSN 4. */
 	cr_assert_eq(ntx(&p, R), 1);
 	expect_ack(&p, R, 0, UROCE_AETH_ACK, 0, 4);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_ACKS_COALESCED), 4);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_ACKS_COALESCED), 4);
 	/* MSN in the AETH counts completed messages: 5. */
 	cr_expect_eq(uroce_aeth_msn(tx(&p, R, 0)->bth + tx(&p, R, 0)->info->off_aeth), 5);
 	proto_fini(&p);
@@ -272,7 +272,7 @@ Test(resp, max_dest_rd_atomic_enforced)
 		cr_expect_eq(tx(&p, R, i)->opcode, UROCE_OP_RDMA_READ_RESPONSE_ONLY);
 	expect_ack(&p, R, UROCE_MAX_DEST_RD_ATOMIC, UROCE_AETH_NAK, UROCE_NAK_INVALID_REQUEST,
 		   UROCE_MAX_DEST_RD_ATOMIC);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_RD_ATOMIC_EXCEEDED), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_RD_ATOMIC_EXCEEDED), 1);
 	proto_fini(&p);
 }
 
@@ -291,7 +291,7 @@ Test(resp, bad_opcode_sequence_invalid_request)
 	/* Expect: NAK invalid request, responder QP in ERR. */
 	cr_assert_eq(ntx(&p, R), 1);
 	expect_ack(&p, R, 0, UROCE_AETH_NAK, UROCE_NAK_INVALID_REQUEST, 0);
-	cr_expect_eq(uroce_qp_state(p.s[R].qp), UROCE_QPS_ERR);
+	cr_expect_eq(uroce_eng_qp_state(p.s[R].qp), UROCE_QPS_ERR);
 	proto_fini(&p);
 }
 
@@ -337,7 +337,7 @@ Test(resp, send_too_long_for_receive_buffer)
 {
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t d[100] = { 0 };
 
 	proto_init(&p, &o);
@@ -346,10 +346,10 @@ Test(resp, send_too_long_for_receive_buffer)
 	flush(&p, R);
 	cr_assert_eq(ntx(&p, R), 1);
 	expect_ack(&p, R, 0, UROCE_AETH_NAK, UROCE_NAK_INVALID_REQUEST, 0);
-	cr_assert_eq(uroce_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
 	cr_expect_eq(wc.wr_id, 9);
 	cr_expect_eq(wc.status, UROCE_WC_LOC_LEN_ERR);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_LOCAL_LENGTH_ERROR), 1);
 	proto_fini(&p);
 }
 
@@ -358,7 +358,7 @@ Test(resp, psn_wrap_multi_packet_send)
 {
 	struct sim_qp_opts o = { .psn0 = 0xFFFFFF, .mtu = UROCE_MTU_256 };
 	struct proto p;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t d[300];
 	uint32_t i;
 
@@ -372,13 +372,13 @@ Test(resp, psn_wrap_multi_packet_send)
 	/* Expect: ACK for PSN 0; the message reassembled across the wrap. */
 	cr_assert_eq(ntx(&p, R), 1);
 	expect_ack(&p, R, 0, UROCE_AETH_ACK, 0, 0);
-	cr_assert_eq(uroce_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
 	cr_expect_eq(wc.byte_len, 300);
 	cr_expect_eq(memcmp(p.buf[R], d, 300), 0);
 	/* A PSN just behind the wrap is a duplicate, not a future PSN. */
 	inj(&p, R, UROCE_OP_SEND_LAST, 0, true, NULL, d + 256, 44);
 	flush(&p, R);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_DUPLICATE_REQUEST), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_DUPLICATE_REQUEST), 1);
 	proto_fini(&p);
 }
 
@@ -416,16 +416,16 @@ Test(resp, unknown_qpn_and_wrong_service)
 	b.dqpn = 0x999;
 	cr_assert_eq(simwire_inject(p.sw, R, &b, NULL, d, 4), 0);
 	b.opcode = UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_SEND_ONLY);
-	b.dqpn = uroce_qp_num(p.s[R].qp);
+	b.dqpn = uroce_eng_qp_num(p.s[R].qp);
 	cr_assert_eq(simwire_inject(p.sw, R, &b, NULL, d, 4), 0);
 	b.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_SEND_ONLY);
 	b.pkey = 0x1234;
 	cr_assert_eq(simwire_inject(p.sw, R, &b, NULL, d, 4), 0);
 	flush(&p, R);
 	cr_expect_eq(ntx(&p, R), 0);
-	cr_expect_eq(uroce_engine_counter(simwire_engine(p.sw, R), UROCE_CNT_RX_BAD_QPN), 1);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RX_BAD_SERVICE), 1);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RX_BAD_PKEY), 1);
+	cr_expect_eq(uroce_eng_counter(simwire_engine(p.sw, R), UROCE_CNT_RX_BAD_QPN), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RX_BAD_SERVICE), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RX_BAD_PKEY), 1);
 	proto_fini(&p);
 }
 
@@ -460,7 +460,7 @@ Test(resp, read_resources_keep_the_newest)
 	flush(&p, R);
 	cr_assert_eq(ntx(&p, R), 4);
 	cr_expect_eq(tx(&p, R, 3)->psn, 1);
-	cr_expect_eq(uroce_qp_counter(p.s[R].qp, UROCE_CNT_RESP_REPLAY_MISS), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_REPLAY_MISS), 1);
 	/* Three new READs before any response goes out, with max 2: the
 	 * third finds the oldest still waiting for its first response. */
 	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 3, true, &e, NULL, 0);
@@ -481,8 +481,8 @@ Test(resp, every_request_opcode)
 	struct sim_qp_opts o = { .psn0 = 0, .mtu = UROCE_MTU_256 };
 	struct proto p;
 	struct uroce_ext_fields e;
-	struct uroce_wc wc[8];
-	struct uroce_mr *inv;
+	struct uroce_eng_wc wc[8];
+	struct uroce_eng_mr *inv;
 	uint8_t d[256];
 	uint64_t v = 10;
 	uint32_t psn = 0;
@@ -490,7 +490,7 @@ Test(resp, every_request_opcode)
 
 	proto_init(&p, &o);
 	memset(d, 0x5C, sizeof(d));
-	inv = uroce_mr_reg(p.s[R].pd, p.buf[R] + 8192, 0x777000, 64, UROCE_ACCESS_LOCAL_WRITE);
+	inv = uroce_eng_mr_reg(p.s[R].pd, p.buf[R] + 8192, 0x777000, 64, UROCE_ACCESS_LOCAL_WRITE);
 	for (n = 0; n < 7; n++)
 		post_recv_buf(&p, R, (uint32_t)n * 1024, 1024, (uint64_t)n);
 	memset(&e, 0, sizeof(e));
@@ -504,9 +504,9 @@ Test(resp, every_request_opcode)
 	inj(&p, R, UROCE_OP_SEND_FIRST, psn++, false, NULL, d, 256);
 	inj(&p, R, UROCE_OP_SEND_LAST_WITH_IMMEDIATE, psn++, true, &e, d, 7);
 	/* SEND_ONLY_WITH_INVALIDATE and FIRST + LAST_WITH_INVALIDATE */
-	e.inv_rkey = uroce_mr_rkey(inv);
+	e.inv_rkey = uroce_eng_mr_rkey(inv);
 	inj(&p, R, UROCE_OP_SEND_ONLY_WITH_INVALIDATE, psn++, true, &e, d, 8);
-	n = uroce_poll_cq(p.s[R].rcq, 8, wc);
+	n = uroce_eng_poll_cq(p.s[R].rcq, 8, wc);
 	cr_assert_eq(n, 5);
 	cr_expect_eq(wc[0].byte_len, 522);
 	cr_expect_eq(wc[1].byte_len, 5);
@@ -515,9 +515,9 @@ Test(resp, every_request_opcode)
 	cr_expect_eq(wc[3].byte_len, 263);
 	cr_expect(wc[3].wc_flags & UROCE_WC_WITH_IMM);
 	cr_expect(wc[4].wc_flags & UROCE_WC_WITH_INV);
-	cr_expect(!uroce_mr_valid(inv));
+	cr_expect(!uroce_eng_mr_valid(inv));
 	/* WRITE FIRST/MIDDLE/LAST, ONLY, FIRST + LAST_WITH_IMM, ONLY_WITH_IMM */
-	e = (struct uroce_ext_fields){ .va = IOVA(R) + 16384, .rkey = uroce_mr_rkey(p.mr[R]),
+	e = (struct uroce_ext_fields){ .va = IOVA(R) + 16384, .rkey = uroce_eng_mr_rkey(p.mr[R]),
 				       .dma_len = 600, .imm = 99 };
 	inj(&p, R, UROCE_OP_RDMA_WRITE_FIRST, psn++, false, &e, d, 256);
 	inj(&p, R, UROCE_OP_RDMA_WRITE_MIDDLE, psn++, false, NULL, d, 256);
@@ -529,7 +529,7 @@ Test(resp, every_request_opcode)
 	inj(&p, R, UROCE_OP_RDMA_WRITE_LAST_WITH_IMMEDIATE, psn++, true, &e, d, 4);
 	e.dma_len = 3;
 	inj(&p, R, UROCE_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE, psn++, true, &e, d, 3);
-	n = uroce_poll_cq(p.s[R].rcq, 8, wc);
+	n = uroce_eng_poll_cq(p.s[R].rcq, 8, wc);
 	cr_assert_eq(n, 2);
 	cr_expect_eq(wc[0].opcode, UROCE_WC_RECV_RDMA_WITH_IMM);
 	cr_expect_eq(wc[0].byte_len, 260);
@@ -538,11 +538,11 @@ Test(resp, every_request_opcode)
 	cr_expect_eq(p.buf[R][16384 + 599], 0x5C);
 	/* READ, CMP_SWAP, FETCH_ADD */
 	memcpy(p.buf[R] + 32768, &v, 8);
-	e = (struct uroce_ext_fields){ .va = IOVA(R) + 16384, .rkey = uroce_mr_rkey(p.mr[R]),
+	e = (struct uroce_ext_fields){ .va = IOVA(R) + 16384, .rkey = uroce_eng_mr_rkey(p.mr[R]),
 				       .dma_len = 300 };
 	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, psn, true, &e, NULL, 0);
 	psn += 2;
-	e = (struct uroce_ext_fields){ .va = IOVA(R) + 32768, .rkey = uroce_mr_rkey(p.mr[R]),
+	e = (struct uroce_ext_fields){ .va = IOVA(R) + 32768, .rkey = uroce_eng_mr_rkey(p.mr[R]),
 				       .compare = 10, .swap_add = 20 };
 	inj(&p, R, UROCE_OP_COMPARE_SWAP, psn++, true, &e, NULL, 0);
 	e.swap_add = 5;
@@ -570,7 +570,7 @@ Test(resp, write_imm_rnr_on_last_packet)
 	struct sim_qp_opts o = { .psn0 = 0, .mtu = UROCE_MTU_256, .min_rnr_timer = 3 };
 	struct proto p;
 	struct uroce_ext_fields e;
-	struct uroce_wc wc;
+	struct uroce_eng_wc wc;
 	uint8_t a[256], b[100];
 
 	proto_init(&p, &o);
@@ -592,7 +592,7 @@ Test(resp, write_imm_rnr_on_last_packet)
 	/* Expect: ACK 1, RECV_RDMA_WITH_IMM of 356 bytes, data in place. */
 	cr_assert_eq(ntx(&p, R), 2);
 	expect_ack(&p, R, 1, UROCE_AETH_ACK, 0, 1);
-	cr_assert_eq(uroce_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
 	cr_expect_eq(wc.opcode, UROCE_WC_RECV_RDMA_WITH_IMM);
 	cr_expect_eq(wc.byte_len, 356);
 	cr_expect_eq(wc.imm_data, 5);

@@ -14,22 +14,22 @@
 Test(srq, create_limits_and_post)
 {
 	struct simwire *sw = simwire_create(NULL);
-	struct uroce_pd *pd = uroce_pd_alloc(simwire_engine(sw, 0));
-	struct uroce_srq_init_attr a = { .max_wr = 0, .max_sge = 1 };
-	struct uroce_srq *srq;
-	struct uroce_sge sge[2] = { { 0, 8, 0 }, { 0, 8, 0 } };
-	struct uroce_recv_wr wr[3], *bad = NULL;
+	struct uroce_eng_pd *pd = uroce_eng_pd_alloc(simwire_engine(sw, 0));
+	struct uroce_eng_srq_init_attr a = { .max_wr = 0, .max_sge = 1 };
+	struct uroce_eng_srq *srq;
+	struct uroce_eng_sge sge[2] = { { 0, 8, 0 }, { 0, 8, 0 } };
+	struct uroce_eng_recv_wr wr[3], *bad = NULL;
 	int i;
 
-	cr_expect_null(uroce_srq_create(pd, &a));
+	cr_expect_null(uroce_eng_srq_create(pd, &a));
 	cr_expect_eq(errno, EINVAL);
 	a.max_wr = UROCE_MAX_QP_WR + 1;
-	cr_expect_null(uroce_srq_create(pd, &a));
+	cr_expect_null(uroce_eng_srq_create(pd, &a));
 	a.max_wr = 2;
 	a.max_sge = UROCE_MAX_SGE + 1;
-	cr_expect_null(uroce_srq_create(pd, &a));
+	cr_expect_null(uroce_eng_srq_create(pd, &a));
 	a.max_sge = 1;
-	srq = uroce_srq_create(pd, &a);
+	srq = uroce_eng_srq_create(pd, &a);
 	cr_assert_not_null(srq);
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < 3; i++) {
@@ -39,14 +39,14 @@ Test(srq, create_limits_and_post)
 		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
 	}
 	/* Two fit, the third is -ENOMEM and reported as bad_wr. */
-	cr_expect_eq(uroce_post_srq_recv(srq, wr, &bad), -ENOMEM);
+	cr_expect_eq(uroce_eng_post_srq_recv(srq, wr, &bad), -ENOMEM);
 	cr_expect_eq(bad, &wr[2]);
 	wr[0].num_sge = 2;
 	wr[0].next = NULL;
-	cr_expect_eq(uroce_post_srq_recv(srq, wr, &bad), -EINVAL, "too many SGEs");
-	cr_expect_eq(uroce_pd_dealloc(pd), -EBUSY);
-	cr_expect_eq(uroce_srq_destroy(srq), 0);
-	cr_expect_eq(uroce_srq_destroy(NULL), -EINVAL);
-	cr_expect_eq(uroce_pd_dealloc(pd), 0);
+	cr_expect_eq(uroce_eng_post_srq_recv(srq, wr, &bad), -EINVAL, "too many SGEs");
+	cr_expect_eq(uroce_eng_pd_dealloc(pd), -EBUSY);
+	cr_expect_eq(uroce_eng_srq_destroy(srq), 0);
+	cr_expect_eq(uroce_eng_srq_destroy(NULL), -EINVAL);
+	cr_expect_eq(uroce_eng_pd_dealloc(pd), 0);
 	simwire_destroy(sw);
 }
