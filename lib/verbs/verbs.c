@@ -1024,22 +1024,28 @@ wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce
 	return 0;
 }
 
+/* The checks every post makes before it touches a ring: 0, -EINVAL (no QP
+ * or no WR), or -ENOTCONN once the daemon is gone. */
+static int
+post_check(const struct uroce_qp *qp, bool have_wr)
+{
+	if (qp == NULL || !have_wr)
+		return -EINVAL;
+	return qp->context->fatal ? -ENOTCONN : 0;
+}
+
 int
 uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send_wr **bad_wr)
 {
 	struct uroce_qp_priv *pv;
 	uint32_t posted = 0;
-	int rc = 0;
+	int rc;
 
-	if (qp == NULL || wr == NULL) {
+	rc = post_check(qp, wr != NULL);
+	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
-		return -EINVAL;
-	}
-	if (qp->context->fatal) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
-		return -ENOTCONN;
+		return rc;
 	}
 	pv = qp->priv;
 	pthread_mutex_lock(&pv->sq_lock);
@@ -1072,17 +1078,13 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 {
 	struct uroce_qp_priv *pv;
 	uint32_t posted = 0;
-	int rc = 0, i;
+	int rc, i;
 
-	if (qp == NULL || wr == NULL) {
+	rc = post_check(qp, wr != NULL);
+	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
-		return -EINVAL;
-	}
-	if (qp->context->fatal) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
-		return -ENOTCONN;
+		return rc;
 	}
 	pv = qp->priv;
 	pthread_mutex_lock(&pv->rq_lock);
