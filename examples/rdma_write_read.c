@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * rdma_write_read: one-sided RDMA between two processes.
+ *
+ * The "target" process registers a buffer for remote access and tells the
+ * "initiator" where it is (its virtual address and rkey), together with its
+ * QP number, first PSN and GID. The initiator then, for each size, RDMA WRITEs
+ * a pattern into the target's buffer, asks the target to check it, and RDMA
+ * READs it back into a cleared buffer of its own and compares. The target's
+ * CPU takes no part in the transfers: it only looks at its memory when told.
+ *
+ * The two processes exchange their connection data over a socketpair; a
+ * program on two hosts sends the same fields over TCP. The path MTU is
+ * 1024 bytes, so 1 B is one packet, 4 KiB four and 1 MiB 1024: a WRITE is
+ * split into FIRST, MIDDLE... LAST packets, a READ is one request answered
+ * by as many READ RESPONSE packets (IBA 9.4.2, 9.4.3).
+ *
+ *   rdma_write_read [SOCKET_PATH] [SIZE...]
+ *
+ * SIZE defaults to 1 4096 1048576 (at most 16 MiB each). SOCKET_PATH defaults
+ * to $UROCE_SOCKET, then /run/uroce/uroced.sock; run it against the test tool:
+ *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
+ *   build/examples/rdma_write_read /tmp/uroce.sock
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "uroce_verbs.h"
+
+#define MAX_SIZES 16
+#define MAX_SIZE (16u << 20)
+#define WANT_MTU 3          /* IBA MTU enum: 1024 bytes */
+#define WAIT_MS 10000       /* give up on a completion after 10 s */
+
+/* What each side tells the other. Both processes run this binary on one host,
+ * so the struct goes as it is; over TCP, send each field in network order. */
+struct conn_info {
+	uint64_t va;        /* target: address of its buffer (the MR's iova) */
+	uint32_t rkey;      /* target: the key that lets the peer reach it */
+	uint32_t len;       /* target: length of its buffer */
+	uint32_t qpn;
+	uint32_t psn;       /* the first PSN this side will send */
+	uint8_t gid[16];
+};
+
+/* After connecting, the initiator sends one of these per size; the target
+ * answers one byte, 0 if its buffer holds the pattern. size 0: finished. */
+struct check_msg {
+	uint32_t size;
+	uint32_t seed;
+};
+
+/* Everything one side owns, in the order it is created. */
+struct side {
+	struct uroce_context *ctx;
+	struct uroce_pd *pd;
+	uint8_t *buf;
+	size_t len;
+	struct uroce_mr *mr;
+	struct uroce_cq *cq;
+	struct uroce_qp *qp;
+	struct conn_info me;
+};
+
+static const char *role = "rdma_write_read";
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", role, what, strerror(err));
+	exit(1);
+}
+
+/* Control calls return 0 or -errno. */
+static void
+ck(int rc, const char *what)
+{
+	if (rc < 0)
+		die(what, -rc);
+}
+
+/* Read or write exactly @p len bytes on the socketpair; a dead peer is an error
+ * (MSG_NOSIGNAL: EPIPE instead of SIGPIPE). */
+static void
+xsend(int fd, const void *p, size_t len)
+{
+	ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+	if (n < 0)
+		die("send to peer", errno);
+	if ((size_t)n != len)
+		die("send to peer", EIO);
+}
+
+static void
+xrecv(int fd, void *p, size_t len)
+{
+	ssize_t n = recv(fd, p, len, MSG_WAITALL);
+
+	if (n < 0)
+		die("receive from peer", errno);
+	if ((size_t)n != len)
+		die("receive from peer (peer exited)", ECONNRESET);
+}
+
+/* A pattern with no short period, so that a misplaced packet shows. */
+static void
+fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed | 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;    /* xorshift32 */
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (uint8_t)(x >> 24);
+	}
+}
+
+/* Open the device and make a PD, a buffer of @p len bytes registered with
+ * @p access, a CQ and one RC QP. */
+static void
+setup(struct side *s, const char *path, size_t len, int access)
+{
+	struct uroce_qp_init_attr ia;
+
+	s->ctx = uroce_open_device(path);
+	if (s->ctx == NULL)
+		die("open_device", errno);
+	ck(uroce_query_gid(s->ctx, 1, 0, s->me.gid), "query_gid");
+	s->pd = uroce_alloc_pd(s->ctx);
+	if (s->pd == NULL)
+		die("alloc_pd", errno);
+	s->len = len;
+	s->buf = uroce_alloc_buf(s->ctx, len);
+	if (s->buf == NULL)
+		die("alloc_buf", errno);
+	s->mr = uroce_reg_mr(s->pd, s->buf, len, access);
+	if (s->mr == NULL)
+		die("reg_mr", errno);
+	s->cq = uroce_create_cq(s->ctx, 16, NULL);
+	if (s->cq == NULL)
+		die("create_cq", errno);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = s->cq;
+	ia.recv_cq = s->cq;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 1;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	s->qp = uroce_create_qp(s->pd, &ia);
+	if (s->qp == NULL)
+		die("create_qp", errno);
+	s->me.qpn = s->qp->qp_num;
+	s->me.psn = (uint32_t)getpid() & 0xffffff;  /* any 24-bit value */
+	s->me.va = (uint64_t)(uintptr_t)s->buf;
+	s->me.rkey = s->mr->rkey;
+	s->me.len = (uint32_t)len;
+}
+
+/* RESET -> INIT -> RTR -> RTS, aimed at @p peer. @p access says what the peer
+ * may do to this side's memory through this QP (IBA 10.6: the QP's access
+ * flags and the MR's must both allow it). */
+static void
+connect_qp(struct side *s, const struct conn_info *peer, int access)
+{
+	struct uroce_port_attr port;
+	struct uroce_qp_attr a;
+
+	/* The path MTU may not exceed the port's active MTU. */
+	ck(uroce_query_port(s->ctx, 1, &port), "query_port");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = (uint32_t)access;
+	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+					      UROCE_QP_ACCESS_FLAGS), "modify to INIT");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTR;
+	a.path_mtu = port.active_mtu < WANT_MTU ? port.active_mtu : WANT_MTU;
+	a.dest_qp_num = peer->qpn;
+	a.rq_psn = peer->psn;       /* the first PSN we expect is the one the peer sends */
+	a.max_dest_rd_atomic = 1;   /* READs this side answers at a time */
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, peer->gid, 16);
+	a.ah_attr.port_num = 1;
+	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
+					      UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
+					      UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER),
+	   "modify to RTR");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = s->me.psn;
+	a.timeout = 14;             /* 4.096 us * 2^14 = 67 ms */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;        /* READs this side has outstanding at a time */
+	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
+					      UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+					      UROCE_QP_MAX_QP_RD_ATOMIC), "modify to RTS");
+}
+
+static void
+teardown(struct side *s)
+{
+	ck(uroce_destroy_qp(s->qp), "destroy_qp");
+	ck(uroce_destroy_cq(s->cq), "destroy_cq");
+	ck(uroce_dereg_mr(s->mr), "dereg_mr");
+	ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
+	ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
+	ck(uroce_close_device(s->ctx), "close_device");
+}
+
+/* Wait for the completion of the one WR in flight. Rather than spin, arm the
+ * CQ and sleep on its eventfd; poll once more after arming, since a
+ * completion that arrived before the arm raises no event. */
+static void
+wait_wc(struct uroce_cq *cq, uint32_t opcode)
+{
+	struct uroce_wc wc;
+	int n;
+
+	for (;;) {
+		n = uroce_poll_cq(cq, 1, &wc);
+		if (n == 0) {
+			ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
+			n = uroce_poll_cq(cq, 1, &wc);
+		}
+		ck(n, "poll_cq");
+		if (n == 1)
+			break;
+		n = uroce_get_cq_event(cq, WAIT_MS);
+		ck(n, "get_cq_event");
+		if (n == 0)
+			die("waiting for a completion", ETIMEDOUT);
+	}
+	if (wc.status != UROCE_WC_SUCCESS) {
+		fprintf(stderr, "%s: completion error %u (vendor_err %u)\n", role, wc.status,
+			wc.vendor_err);
+		exit(1);
+	}
+	if (wc.opcode != opcode) {
+		fprintf(stderr, "%s: completion opcode %u, expected %u\n", role, wc.opcode,
+			opcode);
+		exit(1);
+	}
+}
+
+/* One RDMA WRITE or READ of @p len bytes between local @p laddr and the
+ * target's @p raddr, signaled, and wait for it. */
+static void
+rdma(struct side *s, uint32_t opcode, uint8_t *laddr, uint64_t raddr, uint32_t rkey,
+     uint32_t len)
+{
+	struct uroce_sge sge = {(uint64_t)(uintptr_t)laddr, len, s->mr->lkey};
+	struct uroce_send_wr wr = {
+		.wr_id = opcode, .sg_list = &sge, .num_sge = 1,
+		.opcode = opcode, .send_flags = UROCE_SEND_SIGNALED,
+	};
+	struct uroce_send_wr *bad;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	ck(uroce_post_send(s->qp, &wr, &bad), "post_send");
+	wait_wc(s->cq, opcode == UROCE_WR_RDMA_WRITE ? UROCE_WC_RDMA_WRITE : UROCE_WC_RDMA_READ);
+}
+
+/* The target: expose a buffer, then check it whenever the initiator asks. */
+static int
+target(int sock, const char *path, size_t max)
+{
+	int access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+		     UROCE_ACCESS_REMOTE_READ;
+	struct conn_info peer;
+	struct check_msg m;
+	struct side s;
+	uint8_t *want;
+
+	role = "rdma_write_read[target]";
+	want = malloc(max);
+	if (want == NULL)
+		die("malloc", ENOMEM);
+	memset(&s, 0, sizeof(s));
+	setup(&s, path, max, access);
+	/* Connect before answering, so that the QP is ready for the initiator's
+	 * first packet. */
+	xrecv(sock, &peer, sizeof(peer));
+	connect_qp(&s, &peer, access);
+	xsend(sock, &s.me, sizeof(s.me));
+	for (;;) {
+		uint8_t verdict;
+
+		xrecv(sock, &m, sizeof(m));
+		if (m.size == 0)
+			break;
+		if (m.size > max)
+			die("check request", EINVAL);
+		fill(want, m.size, m.seed);
+		verdict = memcmp(s.buf, want, m.size) != 0;
+		xsend(sock, &verdict, 1);
+	}
+	free(want);
+	teardown(&s);
+	return 0;
+}
+
+/* The initiator: WRITE, have the target check, READ back, compare. */
+static int
+initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t max)
+{
+	struct conn_info peer;
+	struct check_msg m;
+	struct side s;
+	uint8_t *src, *dst;
+	int i;
+
+	role = "rdma_write_read[initiator]";
+	memset(&s, 0, sizeof(s));
+	/* [0, max): what we WRITE; [max, 2*max): where READ puts it. READ
+	 * writes local memory, so LOCAL_WRITE; nothing remote reaches us. */
+	setup(&s, path, 2 * max, UROCE_ACCESS_LOCAL_WRITE);
+	src = s.buf;
+	dst = s.buf + max;
+	xsend(sock, &s.me, sizeof(s.me));
+	xrecv(sock, &peer, sizeof(peer));
+	connect_qp(&s, &peer, 0);
+	printf("%s: connected QP %#x to QP %#x, target buffer %#llx rkey %#x\n", role, s.me.qpn,
+	       peer.qpn, (unsigned long long)peer.va, peer.rkey);
+
+	for (i = 0; i < nsizes; i++) {
+		uint32_t len = sizes[i];
+		uint8_t verdict;
+
+		if (len > peer.len)
+			die("size beyond the target's buffer", EINVAL);
+		/* 1. WRITE a fresh pattern; it completes once the target has
+		 * acknowledged its last packet, i.e. all of it. */
+		m.size = len;
+		m.seed = 0x9e3779b9u * (uint32_t)(i + 1);
+		fill(src, len, m.seed);
+		rdma(&s, UROCE_WR_RDMA_WRITE, src, peer.va, peer.rkey, len);
+		/* 2. The target checks its own memory. */
+		xsend(sock, &m, sizeof(m));
+		xrecv(sock, &verdict, 1);
+		if (verdict != 0) {
+			fprintf(stderr, "%s: %u bytes: the target's buffer does not match\n", role,
+				len);
+			return 1;
+		}
+		/* 3. READ it back into cleared memory and compare. */
+		memset(dst, 0, len);
+		rdma(&s, UROCE_WR_RDMA_READ, dst, peer.va, peer.rkey, len);
+		if (memcmp(dst, src, len) != 0) {
+			fprintf(stderr, "%s: %u bytes: READ returned other bytes\n", role, len);
+			return 1;
+		}
+		printf("%s: %u bytes: WRITE and READ verified\n", role, len);
+	}
+	m.size = 0;
+	m.seed = 0;
+	xsend(sock, &m, sizeof(m));
+	teardown(&s);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint32_t sizes[MAX_SIZES] = {1, 4096, 1u << 20};
+	int nsizes = 3, sv[2], rc, status, i;
+	const char *path = argc > 1 ? argv[1] : NULL;
+	size_t max = 0;
+	pid_t pid;
+
+	if (argc > 2) {
+		nsizes = argc - 2;
+		if (nsizes > MAX_SIZES)
+			goto usage;
+		for (i = 0; i < nsizes; i++) {
+			char *end;
+			unsigned long v = strtoul(argv[i + 2], &end, 0);
+
+			if (*end != '\0' || v == 0 || v > MAX_SIZE)
+				goto usage;
+			sizes[i] = (uint32_t)v;
+		}
+	}
+	for (i = 0; i < nsizes; i++)
+		if (sizes[i] > max)
+			max = sizes[i];
+
+	/* Fork before opening the device: a context must not cross fork()
+	 * (doc/verbs.md), so each process opens its own. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		die("socketpair", errno);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (pid == 0) {
+		close(sv[0]);
+		exit(target(sv[1], path, max));
+	}
+	close(sv[1]);
+	rc = initiator(sv[0], path, sizes, nsizes, max);
+	close(sv[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s: the target failed (status %#x)\n", role, status);
+		return 1;
+	}
+	if (rc == 0)
+		printf("rdma_write_read: %d sizes verified\n", nsizes);
+	return rc;
+
+usage:
+	fprintf(stderr, "usage: rdma_write_read [SOCKET_PATH] [SIZE...] (1 <= SIZE <= %u, "
+			"at most %d sizes)\n", MAX_SIZE, MAX_SIZES);
+	return 2;
+}
