@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Component tests of app/uroce-perf: each test starts the uroced_lite test
+ * tool on a fresh socket, then a uroce-perf server and a uroce-perf client
+ * that meet over 127.0.0.1 TCP on a free port and do RDMA through the daemon
+ * core's loopback port. Runs are short and use --verify; the test checks
+ * both exit codes and parses the client's result table (perftest columns).
+ * Every process started here is stopped by its PID.
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_ARGS 24
+#define MAX_ROWS 32
+
+struct proc {
+	pid_t pid;
+	int status;
+	bool done;
+	char out[64];   /* stdout+stderr file */
+};
+
+static char sock_path[108];
+static pid_t lite_pid = -1;
+
+/* Every child this test process started and has not reaped yet, so that the
+ * suite's fini can stop them (by PID) when an assertion ends a test early. */
+#define MAX_LIVE 8
+static pid_t live[MAX_LIVE];
+
+static void
+track(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i] == 0) {
+			live[i] = pid;
+			return;
+		}
+	cr_assert_fail("too many children");
+}
+
+static void
+reaped(pid_t pid)
+{
+	int i;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+static void
+stop_leftovers(void)
+{
+	int i, st;
+
+	for (i = 0; i < MAX_LIVE; i++)
+		if (live[i] > 0) {
+			kill(live[i], SIGKILL);
+			waitpid(live[i], &st, 0);
+			live[i] = 0;
+		}
+	if (sock_path[0] != '\0')
+		unlink(sock_path);
+}
+
+TestSuite(perf, .fini = stop_leftovers);
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+nap(void)
+{
+	struct timespec ts = {.tv_nsec = 2000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Start a program with its output in a fresh temporary file. */
+static void
+spawn(struct proc *p, char *const argv[])
+{
+	int fd;
+
+	snprintf(p->out, sizeof(p->out), "/tmp/uroce-test-perf-out-XXXXXX");
+	fd = mkstemp(p->out);
+	cr_assert(fd >= 0, "mkstemp: %s", strerror(errno));
+	p->done = false;
+	p->pid = fork();
+	cr_assert(p->pid >= 0);
+	if (p->pid == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	track(p->pid);
+	close(fd);
+}
+
+/* Wait up to @p secs for @p p; then SIGKILL it (by PID) and say so. */
+static bool
+wait_for(struct proc *p, double secs)
+{
+	double end = now_s() + secs;
+	bool finished;
+
+	while (!p->done && now_s() < end) {
+		if (waitpid(p->pid, &p->status, WNOHANG) == p->pid)
+			p->done = true;
+		else
+			nap();
+	}
+	finished = p->done;
+	if (!finished) {
+		kill(p->pid, SIGKILL);
+		waitpid(p->pid, &p->status, 0);
+		p->done = true;
+	}
+	reaped(p->pid);
+	return finished;
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert_not_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	cr_assert_not_null(buf);
+	cr_assert_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void
+start_lite(void)
+{
+	const char *lite = getenv("UROCED_LITE");
+	double end;
+
+	cr_assert_not_null(lite, "UROCED_LITE not set (run through meson test)");
+	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-perf-%d.sock", (int)getpid());
+	unlink(sock_path);
+	lite_pid = fork();
+	cr_assert(lite_pid >= 0);
+	if (lite_pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+
+		dup2(devnull, 1);
+		execl(lite, lite, sock_path, (char *)NULL);
+		_exit(127);
+	}
+	track(lite_pid);
+	for (end = now_s() + 10; access(sock_path, F_OK) != 0 && now_s() < end;)
+		nap();
+	cr_assert(access(sock_path, F_OK) == 0, "uroced_lite did not start");
+}
+
+static void
+stop_lite(void)
+{
+	int st;
+
+	if (lite_pid <= 0)
+		return;
+	kill(lite_pid, SIGTERM);
+	waitpid(lite_pid, &st, 0);
+	reaped(lite_pid);
+	lite_pid = -1;
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uroced_lite did not stop cleanly");
+}
+
+static unsigned int
+free_port(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sa);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	cr_assert(s >= 0);
+	cr_assert_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(getsockname(s, (struct sockaddr *)&sa, &len), 0);
+	close(s);
+	return ntohs(sa.sin_port);
+}
+
+/* argv for uroce-perf: the program, then @p args (NULL-terminated), the
+ * socket and port, then @p peer if not NULL. */
+static void
+build_argv(char **argv, char *port, const char *const *args, const char *peer)
+{
+	const char *perf = getenv("UROCE_PERF");
+	int n = 0;
+
+	cr_assert_not_null(perf, "UROCE_PERF not set (run through meson test)");
+	argv[n++] = (char *)perf;
+	for (; *args != NULL; args++)
+		argv[n++] = (char *)*args;
+	argv[n++] = "--socket";
+	argv[n++] = sock_path;
+	argv[n++] = "-p";
+	argv[n++] = port;
+	if (peer != NULL)
+		argv[n++] = (char *)peer;
+	argv[n] = NULL;
+	cr_assert(n < MAX_ARGS);
+}
+
+/* One result row of the client's table. */
+struct row {
+	double v[9];
+	int nv;
+};
+
+/* Parse the rows between the "#bytes" header and the closing rule. */
+static int
+parse_table(const char *out, struct row *rows, int max)
+{
+	const char *p = strstr(out, " #bytes");
+	int n = 0;
+
+	if (p == NULL)
+		return -1;
+	p = strchr(p, '\n');
+	while (p != NULL && p[1] == ' ' && n < max) {
+		char buf[512], *end, *line = buf;
+		const char *eol = strchr(p + 1, '\n');
+		size_t len = eol != NULL ? (size_t)(eol - p - 1) : strlen(p + 1);
+		struct row *r = &rows[n];
+
+		/* One line at a time: strtod would skip the newline. */
+		if (len >= sizeof(buf))
+			break;
+		memcpy(buf, p + 1, len);
+		buf[len] = '\0';
+		r->nv = 0;
+		for (;;) {
+			double d = strtod(line, &end);
+
+			if (end == line || r->nv == 9)
+				break;
+			r->v[r->nv++] = d;
+			line = end;
+		}
+		if (r->nv == 0)
+			break;
+		n++;
+		p = strchr(p + 1, '\n');
+	}
+	return n;
+}
+
+/* Run server and client with the same @p args; check exits and table. */
+static void
+run_pair_expect(const char *const *args, bool lat, const unsigned long *sizes, int nsizes,
+		unsigned long iters, const char *server_says)
+{
+	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
+	struct proc srv = {0}, cli = {0};
+	struct row rows[MAX_ROWS];
+	char *sout, *cout;
+	bool cok, sok;
+	int n, i, j;
+
+	start_lite();
+	snprintf(port, sizeof(port), "%u", free_port());
+	build_argv(sargv, port, args, NULL);
+	build_argv(cargv, port, args, "127.0.0.1");
+	spawn(&srv, sargv);
+	spawn(&cli, cargv);
+	cok = wait_for(&cli, 25);
+	sok = wait_for(&srv, 5);
+	stop_lite();
+	sout = slurp(srv.out);
+	cout = slurp(cli.out);
+	unlink(srv.out);
+	unlink(cli.out);
+	/* Expect: both sides finish in time and exit 0 (verification passed). */
+	cr_assert(cok && sok, "timeout (client done %d, server done %d)\nclient:\n%s\nserver:\n%s",
+		  cok, sok, cout, sout);
+	cr_assert(WIFEXITED(cli.status) && WEXITSTATUS(cli.status) == 0,
+		  "client failed (status %#x):\n%s", cli.status, cout);
+	cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0,
+		  "server failed (status %#x):\n%s", srv.status, sout);
+	/* Expect: no sanitizer report (a UBSan report alone would not change the exit code). */
+	cr_expect(strstr(cout, "runtime error") == NULL && strstr(cout, "Sanitizer") == NULL,
+		  "client:\n%s", cout);
+	cr_expect(strstr(sout, "runtime error") == NULL && strstr(sout, "Sanitizer") == NULL,
+		  "server:\n%s", sout);
+	/* Expect: the server checked the data it owns and says so. */
+	cr_expect(strstr(sout, server_says) != NULL, "server did not say '%s':\n%s",
+		  server_says, sout);
+	/* Expect: one row per size with the perftest column count, the size in
+	 * the bytes column, the iteration count, and finite positive numbers. */
+	n = parse_table(cout, rows, MAX_ROWS);
+	cr_assert_eq(n, nsizes, "expected %d result rows, parsed %d:\n%s", nsizes, n, cout);
+	for (i = 0; i < n; i++) {
+		cr_expect_eq(rows[i].nv, lat ? 9 : 5, "row %d has %d columns:\n%s", i,
+			     rows[i].nv, cout);
+		cr_expect_eq((unsigned long)rows[i].v[0], sizes[i], "row %d bytes", i);
+		if (iters)
+			cr_expect_eq((unsigned long)rows[i].v[1], iters, "row %d iterations", i);
+		else
+			cr_expect_gt(rows[i].v[1], 0, "row %d iterations", i);
+		for (j = 2; j < rows[i].nv; j++)
+			cr_expect(isfinite(rows[i].v[j]) && rows[i].v[j] > 0,
+				  "row %d column %d is %g", i, j, rows[i].v[j]);
+		if (lat)
+			cr_expect(rows[i].v[2] <= rows[i].v[4] && rows[i].v[4] <= rows[i].v[3],
+				  "row %d: t_min <= t_typical <= t_max", i);
+	}
+	free(sout);
+	free(cout);
+}
+
+static void
+run_pair(const char *const *args, bool lat, const unsigned long *sizes, int nsizes,
+	 unsigned long iters)
+{
+	run_pair_expect(args, lat, sizes, nsizes, iters, "verify OK");
+}
+
+static const unsigned long s4096[] = {4096}, s64[] = {64}, s8[] = {8};
+
+Test(perf, write_bw, .timeout = 60)
+{
+	const char *a[] = {"write", "bw", "-s", "4096", "-n", "300", "-t", "512", "--verify",
+			   NULL};
+
+	/* Expect: with 512 slots every one of the 300 WRITEs has its own slot,
+	 * so the server checks all of them. */
+	run_pair_expect(a, false, s4096, 1, 300, "4096       verify OK (300 messages checked");
+}
+
+Test(perf, write_bw_sweep_to_64k, .timeout = 60)
+{
+	const char *a[] = {"write", "bw", "-a", "--max-size", "65536", "-n", "20", "-t", "16",
+			   "--verify", NULL};
+	unsigned long sizes[16];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		sizes[i] = 2ul << i;
+	run_pair(a, false, sizes, 16, 20);
+}
+
+Test(perf, write_lat, .timeout = 60)
+{
+	const char *a[] = {"write", "lat", "-s", "64", "-n", "200", "--verify", NULL};
+
+	run_pair(a, true, s64, 1, 200);
+}
+
+Test(perf, read_bw, .timeout = 60)
+{
+	const char *a[] = {"read", "bw", "-s", "4096", "-n", "300", "--verify", NULL};
+
+	run_pair(a, false, s4096, 1, 300);
+}
+
+Test(perf, read_lat, .timeout = 60)
+{
+	const char *a[] = {"read", "lat", "-s", "64", "-n", "200", "--verify", NULL};
+
+	run_pair(a, true, s64, 1, 200);
+}
+
+Test(perf, send_bw_two_qps, .timeout = 60)
+{
+	const char *a[] = {"send", "bw", "-s", "4096", "-n", "200", "-q", "2", "-t", "32",
+			   "--verify", NULL};
+
+	/* Expect: the server checked all 2 x 200 received messages. */
+	run_pair_expect(a, false, s4096, 1, 200, "4096       verify OK (400 messages checked");
+}
+
+Test(perf, send_lat, .timeout = 60)
+{
+	const char *a[] = {"send", "lat", "-s", "64", "-n", "200", "--verify", NULL};
+
+	run_pair(a, true, s64, 1, 200);
+}
+
+Test(perf, atomic_bw, .timeout = 60)
+{
+	const char *a[] = {"atomic", "bw", "-n", "300", "--verify", NULL};
+
+	/* Expect: the server's counter is 300 after 300 FETCH_ADDs of 1. */
+	run_pair_expect(a, false, s8, 1, 300, "8          verify OK (300 messages checked");
+}
+
+Test(perf, atomic_lat, .timeout = 60)
+{
+	const char *a[] = {"atomic", "lat", "-n", "200", "--verify", NULL};
+
+	run_pair(a, true, s8, 1, 200);
+}
+
+Test(perf, read_bw_duration, .timeout = 60)
+{
+	const char *a[] = {"read", "bw", "-s", "1024", "-D", "1", "--verify", NULL};
+
+	/* Expect: a -D run reports however many iterations fit in 1 s. */
+	run_pair(a, false, (const unsigned long[]){1024}, 1, 0);
+}
+
+/* Run uroce-perf alone and return its exit status and output. */
+static int
+run_alone(char *const argv[], char **out)
+{
+	struct proc p = {0};
+
+	spawn(&p, argv);
+	cr_assert(wait_for(&p, 15), "uroce-perf did not exit");
+	*out = slurp(p.out);
+	unlink(p.out);
+	return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : -1;
+}
+
+Test(perf, bad_options_exit_2_with_usage, .timeout = 60)
+{
+	char *perf = getenv("UROCE_PERF");
+	char *cases[][6] = {
+		{perf, "write", "bw", "-s", "abc", NULL},
+		{perf, "fly", "bw", NULL},
+		{perf, "write", "fast", NULL},
+		{perf, "write", "lat", "-D", "2", NULL},
+		{perf, "atomic", "bw", "-s", "64", NULL},
+		{perf, "write", "bw", "--bogus", NULL},
+		{perf, "write", NULL},
+	};
+	unsigned int i;
+
+	cr_assert_not_null(perf, "UROCE_PERF not set (run through meson test)");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out;
+		int rc = run_alone(cases[i], &out);
+
+		/* Expect: exit 2, one "uroce-perf: ..." line, then the usage. */
+		cr_expect_eq(rc, 2, "case %u: exit %d:\n%s", i, rc, out);
+		cr_expect(strncmp(out, "uroce-perf: ", 12) == 0, "case %u:\n%s", i, out);
+		cr_expect(strstr(out, "\nusage: uroce-perf") != NULL, "case %u:\n%s", i, out);
+		free(out);
+	}
+}
+
+Test(perf, unreachable_daemon_exits_1, .timeout = 60)
+{
+	char *perf = getenv("UROCE_PERF");
+	char path[64];
+	char *argv[] = {perf, "write", "bw", "--socket", path, "127.0.0.1", NULL};
+	char *out;
+	int rc;
+
+	cr_assert_not_null(perf, "UROCE_PERF not set (run through meson test)");
+	snprintf(path, sizeof(path), "/tmp/uroce-test-perf-none-%d.sock", (int)getpid());
+	rc = run_alone(argv, &out);
+	/* Expect: exit 1 with a line naming the socket, before any TCP. */
+	cr_expect_eq(rc, 1, "exit %d:\n%s", rc, out);
+	cr_expect(strstr(out, "cannot reach the uroce daemon at") != NULL, "%s", out);
+	cr_expect(strstr(out, path) != NULL, "%s", out);
+	free(out);
+}
+
+Test(perf, peer_disconnect_is_reported, .timeout = 60)
+{
+	const char *a[] = {"send", "lat", "-n", "100000000", NULL};
+	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
+	struct proc srv = {0}, cli = {0};
+	char *sout, *cout;
+	bool sok;
+
+	start_lite();
+	snprintf(port, sizeof(port), "%u", free_port());
+	build_argv(sargv, port, a, NULL);
+	build_argv(cargv, port, a, "127.0.0.1");
+	spawn(&srv, sargv);
+	spawn(&cli, cargv);
+	/* Let them connect and start the run, then kill the client. */
+	usleep(1500000);
+	kill(cli.pid, SIGKILL);
+	waitpid(cli.pid, &cli.status, 0);
+	reaped(cli.pid);
+	cli.done = true;
+	sok = wait_for(&srv, 10);
+	stop_lite();
+	sout = slurp(srv.out);
+	cout = slurp(cli.out);
+	unlink(srv.out);
+	unlink(cli.out);
+	/* Expect: the server notices, says "peer disconnected" and exits 1. */
+	cr_assert(sok, "server did not notice the peer going away:\n%s", sout);
+	cr_expect(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 1,
+		  "server status %#x:\n%s", srv.status, sout);
+	cr_expect(strstr(sout, "peer disconnected") != NULL, "%s", sout);
+	free(sout);
+	free(cout);
+}
+
+/* Connect to a uroce-perf server on @p port as a fake client (retrying
+ * while it starts) and send @p len bytes of @p msg, then close. */
+static void
+fake_client(unsigned int port, const void *msg, size_t len)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	double end = now_s() + 10;
+	int s;
+
+	for (;;) {
+		s = socket(AF_INET, SOCK_STREAM, 0);
+		cr_assert(s >= 0);
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+		close(s);
+		cr_assert(now_s() < end, "the server never listened");
+		nap();
+	}
+	if (len)
+		cr_assert_eq(send(s, msg, len, MSG_NOSIGNAL), (ssize_t)len);
+	close(s);
+}
+
+Test(perf, malformed_side_channel_is_refused, .timeout = 60)
+{
+	const char *a[] = {"write", "bw", NULL};
+	char *argv[MAX_ARGS], port[16], garbage[96], *out;
+	struct proc srv = {0};
+	unsigned int round, p;
+
+	memset(garbage, 0xa5, sizeof(garbage));
+	start_lite();
+	for (round = 0; round < 2; round++) {
+		p = free_port();
+		snprintf(port, sizeof(port), "%u", p);
+		build_argv(argv, port, a, NULL);
+		spawn(&srv, argv);
+		/* Round 0: 96 bytes that are not a HELLO; round 1: connect and close. */
+		fake_client(p, garbage, round == 0 ? sizeof(garbage) : 0);
+		cr_assert(wait_for(&srv, 10), "server did not exit");
+		out = slurp(srv.out);
+		unlink(srv.out);
+		/* Expect: exit 1 with a clear line, no crash. */
+		cr_expect(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 1,
+			  "round %u: status %#x:\n%s", round, srv.status, out);
+		cr_expect(strstr(out, round == 0 ? "is not a uroce-perf client" :
+					 "peer disconnected") != NULL, "round %u:\n%s", round, out);
+		free(out);
+	}
+	stop_lite();
+}
