@@ -147,6 +147,25 @@ enum uroce_wc_flags {
 	UROCE_WC_SOLICITED = 1 << 15,
 };
 
+/** The completion opcode a send work request reports (verbs semantics). */
+static inline enum uroce_wc_opcode
+uroce_wc_opcode_of(enum uroce_wr_opcode op)
+{
+	switch (op) {
+	case UROCE_WR_RDMA_WRITE:
+	case UROCE_WR_RDMA_WRITE_WITH_IMM:
+		return UROCE_WC_RDMA_WRITE;
+	case UROCE_WR_RDMA_READ:
+		return UROCE_WC_RDMA_READ;
+	case UROCE_WR_ATOMIC_CMP_AND_SWP:
+		return UROCE_WC_COMP_SWAP;
+	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
+		return UROCE_WC_FETCH_ADD;
+	default:
+		return UROCE_WC_SEND;
+	}
+}
+
 #ifdef __cplusplus
 }
 #endif

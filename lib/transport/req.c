@@ -51,24 +51,6 @@ opcode_allowed(enum uroce_qp_type t, enum uroce_wr_opcode op)
 	return false;
 }
 
-static enum uroce_wc_opcode
-wc_opcode(enum uroce_wr_opcode op)
-{
-	switch (op) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return UROCE_WC_RDMA_WRITE;
-	case UROCE_WR_RDMA_READ:
-		return UROCE_WC_RDMA_READ;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-		return UROCE_WC_COMP_SWAP;
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return UROCE_WC_FETCH_ADD;
-	default:
-		return UROCE_WC_SEND;
-	}
-}
-
 void
 req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st)
 {
@@ -82,7 +64,7 @@ req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status s
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = w->wr_id;
 		wc.status = st;
-		wc.opcode = wc_opcode(w->opcode);
+		wc.opcode = uroce_wc_opcode_of(w->opcode);
 		wc.qp_num = qp->qpn;
 		wc.byte_len = w->length;
 		cq_push(qp->init.send_cq, &wc);
