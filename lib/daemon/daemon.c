@@ -278,24 +278,6 @@ cq_drain(struct uroce_daemon *d, struct dcq *cq)
 	return total;
 }
 
-static int
-wc_opcode_of(int wr_opcode)
-{
-	switch (wr_opcode) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return UROCE_WC_RDMA_WRITE;
-	case UROCE_WR_RDMA_READ:
-		return UROCE_WC_RDMA_READ;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-		return UROCE_WC_COMP_SWAP;
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return UROCE_WC_FETCH_ADD;
-	default:
-		return UROCE_WC_SEND;
-	}
-}
-
 /*
  * A WQE the daemon refuses: the QP goes to ERR (IBA 10.8.3.3: a local error
  * puts the QP in the error state); what the engine flushed is delivered first
@@ -464,7 +446,7 @@ qp_service_sq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 			}
 			st = send_translate(d, s, qp, &w, &qp->stash_send);
 			if (st != UROCE_WC_SUCCESS) {
-				wqe_reject(d, qp, qp->scq, w.wr_id, wc_opcode_of(w.opcode), st);
+				wqe_reject(d, qp, qp->scq, w.wr_id, uroce_wc_opcode_of(w.opcode), st);
 				continue;
 			}
 			qp->send_stashed = true;
@@ -475,7 +457,7 @@ qp_service_sq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 		qp->send_stashed = false;
 		if (rc != 0)
 			wqe_reject(d, qp, qp->scq, qp->stash_send.wr_id,
-				   wc_opcode_of(qp->stash_send.opcode), UROCE_WC_LOC_QP_OP_ERR);
+				   uroce_wc_opcode_of(qp->stash_send.opcode), UROCE_WC_LOC_QP_OP_ERR);
 	}
 	return true;
 }
