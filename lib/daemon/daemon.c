@@ -35,6 +35,8 @@
 /* PDs and CQs in the whole daemon (no engine table bounds them). */
 #define DAEMON_MAX_PD UROCE_MAX_QP
 #define DAEMON_MAX_CQ UROCE_MAX_QP
+/* Address handles in the whole daemon (max_ah of QUERY_DEVICE). */
+#define DAEMON_MAX_AH UROCE_MAX_QP
 /* Work bounds of one uroce_daemon_poll(). */
 #define MSGS_PER_POLL 16
 #define WQES_PER_QP 64
@@ -48,6 +50,7 @@ enum obj_type {
 	OBJ_MR,
 	OBJ_CQ,
 	OBJ_QP,
+	OBJ_AH,
 };
 
 struct session;
@@ -65,6 +68,10 @@ struct dmr {
 	void *mr;
 	uint32_t key;
 	struct dseg *seg;
+};
+
+struct dah {
+	void *ah;
 };
 
 struct dcq {
@@ -338,6 +345,20 @@ send_translate(struct uroce_daemon *d, struct session *s, struct dqp *qp,
 	     w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD))
 		return UROCE_WC_LOC_QP_OP_ERR;
 	memset(out, 0, offsetof(struct dsend_wr, inline_data));
+	if (qp->type == UROCE_QPT_UD) {
+		struct dah *ah;
+
+		/* IBA 10.7.3.1 (table 95): UD carries SEND and SEND with immediate. */
+		if (w->opcode != UROCE_WR_SEND && w->opcode != UROCE_WR_SEND_WITH_IMM)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		/* The AH must be this session's (another client's handle fails). */
+		if (w->wr.ud.reserved != 0 || w->wr.ud.remote_qpn > 0xffffff ||
+		    obj_get(s, w->wr.ud.ah_handle, OBJ_AH, (void **)&ah) != 0)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		out->ah = ah->ah;
+		out->remote_qpn = w->wr.ud.remote_qpn;
+		out->remote_qkey = w->wr.ud.remote_qkey;
+	}
 	out->wr_id = w->wr_id;
 	out->opcode = w->opcode;
 	out->flags = w->send_flags;
@@ -355,8 +376,10 @@ send_translate(struct uroce_daemon *d, struct session *s, struct dqp *qp,
 			out->sge[i].lkey = w->data.sg_list[i].lkey;
 		}
 	}
-	if (w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
+	if (qp->type == UROCE_QPT_UD) {
+		/* wr.ud taken above */
+	} else if (w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+		   w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		out->remote_addr = w->wr.atomic.remote_addr;
 		out->rkey = w->wr.atomic.rkey;
 		out->compare_add = w->wr.atomic.compare_add;
@@ -446,7 +469,8 @@ qp_service_sq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 			}
 			st = send_translate(d, s, qp, &w, &qp->stash_send);
 			if (st != UROCE_WC_SUCCESS) {
-				wqe_reject(d, qp, qp->scq, w.wr_id, uroce_wc_opcode_of(w.opcode), st);
+				wqe_reject(d, qp, qp->scq, w.wr_id, uroce_wc_opcode_of(w.opcode),
+					   st);
 				continue;
 			}
 			qp->send_stashed = true;
@@ -457,7 +481,8 @@ qp_service_sq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 		qp->send_stashed = false;
 		if (rc != 0)
 			wqe_reject(d, qp, qp->scq, qp->stash_send.wr_id,
-				   uroce_wc_opcode_of(qp->stash_send.opcode), UROCE_WC_LOC_QP_OP_ERR);
+				   uroce_wc_opcode_of(qp->stash_send.opcode),
+				   UROCE_WC_LOC_QP_OP_ERR);
 	}
 	return true;
 }
@@ -543,7 +568,7 @@ cq_free(struct uroce_daemon *d, struct dcq *cq)
 static void
 session_free(struct uroce_daemon *d, struct session *s)
 {
-	static const uint8_t order[] = {OBJ_QP, OBJ_MR, OBJ_CQ, OBJ_PD, OBJ_SEG};
+	static const uint8_t order[] = {OBJ_QP, OBJ_AH, OBJ_MR, OBJ_CQ, OBJ_PD, OBJ_SEG};
 	unsigned int k;
 	uint32_t i;
 
@@ -562,6 +587,11 @@ session_free(struct uroce_daemon *d, struct session *s)
 				break;
 			case OBJ_MR:
 				mr_free(d, o->p);
+				break;
+			case OBJ_AH:
+				eng_ah_destroy(((struct dah *)o->p)->ah);
+				free(o->p);
+				d->st.ahs--;
 				break;
 			case OBJ_CQ:
 				cq_free(d, o->p);
@@ -914,9 +944,10 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	if (rc != 0)
 		return rc;
 	if (q->srq_handle != UROCE_SHM_HANDLE_NONE)
-		return -EOPNOTSUPP; /* SRQ: not in this daemon yet */
-	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC)
-		return -EOPNOTSUPP; /* UD needs address handles: not yet */
+		return -EOPNOTSUPP; /* SRQ: CREATE_SRQ gives no doorbell slot (doc/verbs.md) */
+	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
+	    q->qp_type != UROCE_QPT_UD)
+		return -EINVAL;
 	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
 	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_recv_wr == 0 ||
 	    q->cap.max_recv_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
@@ -1093,6 +1124,62 @@ do_query_qp(struct session *s, const void *body, struct reply *r)
 	return 0;
 }
 
+static int
+do_create_ah(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_create_ah_req *q = body;
+	const struct uroce_shm_ah_attr *a = &q->attr;
+	struct uroce_shm_msg_handle *p = r->body;
+	struct dpd *pd;
+	struct dah *ah;
+	int rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+
+	if (rc != 0)
+		return rc;
+	/* RoCE AHs are always global (IBA A16.3); one port, GID index 0. */
+	if (q->reserved != 0 || a->reserved0 != 0 || a->reserved1 != 0 ||
+	    a->flow_label > 0xfffff || a->sgid_index != 0 || a->port_num > 1)
+		return -EINVAL;
+	if (d->st.ahs >= DAEMON_MAX_AH)
+		return -ENOMEM;
+	ah = calloc(1, sizeof(*ah));
+	if (ah == NULL)
+		return -ENOMEM;
+	ah->ah = eng_ah_create(pd->pd, a->dgid, a->traffic_class, a->hop_limit, a->flow_label,
+			       a->sl, a->port_num);
+	if (ah->ah == NULL) {
+		rc = errno ? -errno : -ENOMEM;
+		free(ah);
+		return rc;
+	}
+	rc = obj_add(s, OBJ_AH, ah, &p->handle);
+	if (rc != 0) {
+		eng_ah_destroy(ah->ah);
+		free(ah);
+		return rc;
+	}
+	d->st.ahs++;
+	return 0;
+}
+
+static int
+do_destroy_ah(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_handle *q = body;
+	struct dah *ah;
+	int rc = obj_get(s, q->handle, OBJ_AH, (void **)&ah);
+
+	if (rc != 0)
+		return rc;
+	rc = eng_ah_destroy(ah->ah);
+	if (rc != 0)
+		return rc;
+	free(ah);
+	obj_del(s, q->handle);
+	d->st.ahs--;
+	return 0;
+}
+
 static void
 do_query_device(struct uroce_daemon *d, struct reply *r)
 {
@@ -1113,7 +1200,7 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	p->max_qp_rd_atom = UROCE_MAX_DEST_RD_ATOMIC;
 	p->max_qp_init_rd_atom = UROCE_MAX_RD_ATOMIC;
 	p->max_srq = 0; /* not served by this daemon yet */
-	p->max_ah = 0;  /* UD not served by this daemon yet */
+	p->max_ah = DAEMON_MAX_AH;
 	p->max_inline_data = UROCE_MAX_INLINE;
 	p->atomic_cap = 1; /* IBV_ATOMIC_HCA: atomic among this device's QPs */
 	p->phys_port_cnt = 1;
@@ -1187,6 +1274,10 @@ dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *b
 		return do_modify_qp(d, s, body);
 	case UROCE_SHM_MSG_QUERY_QP:
 		return do_query_qp(s, body, r);
+	case UROCE_SHM_MSG_CREATE_AH:
+		return do_create_ah(d, s, body, r);
+	case UROCE_SHM_MSG_DESTROY_AH:
+		return do_destroy_ah(d, s, body);
 	case UROCE_SHM_MSG_QUERY_DEVICE:
 		do_query_device(d, r);
 		return 0;
@@ -1195,7 +1286,7 @@ dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *b
 	case UROCE_SHM_MSG_QUERY_GID:
 		return do_query_gid(d, body, r);
 	default:
-		return -EOPNOTSUPP; /* SRQ and AH: not served yet */
+		return -EOPNOTSUPP; /* SRQ: not served (doc/verbs.md) */
 	}
 }
 

@@ -41,6 +41,9 @@ struct dsend_wr {
 	uint32_t rkey;
 	uint64_t compare_add;
 	uint64_t swap;
+	void *ah;             /* UD: engine AH (NULL on RC/UC) */
+	uint32_t remote_qpn;  /* UD */
+	uint32_t remote_qkey; /* UD */
 	uint32_t inline_len;
 	uint8_t inline_data[UROCE_MAX_INLINE]; /* daemon-private copy */
 };
@@ -112,6 +115,10 @@ int eng_pd_dealloc(void *pd);
 void *eng_mr_reg(void *pd, void *addr, uint64_t iova, uint64_t len, int access, uint32_t *lkey,
 		 uint32_t *rkey);
 int eng_mr_dereg(void *mr);
+/* An engine AH on @p pd (GRH fields as ibv_ah_attr); NULL with errno. */
+void *eng_ah_create(void *pd, const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit,
+		    uint32_t flow_label, uint8_t sl, uint8_t port);
+int eng_ah_destroy(void *ah);
 void *eng_cq_create(struct eng *e, int cqe);
 int eng_cq_destroy(void *cq);
 /* Up to n completions; -EOVERFLOW once drained after an overflow. */

@@ -243,6 +243,28 @@ eng_mr_dereg(void *mr)
 }
 
 void *
+eng_ah_create(void *pd, const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit,
+	      uint32_t flow_label, uint8_t sl, uint8_t port)
+{
+	struct uroce_eng_ah_attr at;
+
+	memset(&at, 0, sizeof(at));
+	memcpy(at.dgid, dgid, 16);
+	at.tclass = tclass;
+	at.hop_limit = hop_limit;
+	at.flow_label = flow_label;
+	at.sl = sl;
+	at.port_num = port;
+	return uroce_eng_ah_create(pd, &at);
+}
+
+int
+eng_ah_destroy(void *ah)
+{
+	return uroce_eng_ah_destroy(ah);
+}
+
+void *
 eng_cq_create(struct eng *e, int cqe)
 {
 	return uroce_eng_cq_create(e->eng, cqe, NULL);
@@ -420,7 +442,11 @@ eng_post_send(void *qp, const struct dsend_wr *w)
 		wr.num_sge = w->num_sge;
 	}
 	wr.sg_list = sge;
-	if (w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	if (w->ah != NULL) {
+		wr.wr.ud.ah = w->ah;
+		wr.wr.ud.remote_qpn = w->remote_qpn;
+		wr.wr.ud.remote_qkey = w->remote_qkey;
+	} else if (w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
 	    w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = w->remote_addr;
 		wr.wr.atomic.rkey = w->rkey;

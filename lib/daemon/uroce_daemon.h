@@ -47,6 +47,7 @@ struct uroce_daemon_stats {
 	uint32_t mrs;
 	uint32_t cqs;
 	uint32_t qps;
+	uint32_t ahs;           /**< address handles */
 	uint64_t msgs;          /**< control requests answered */
 	uint64_t bad_msgs;      /**< control messages refused by validation */
 	uint64_t hello_refused; /**< clients refused for an incompatible ABI */

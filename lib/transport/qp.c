@@ -504,7 +504,8 @@ uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *attr
 }
 
 int
-uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr)
+uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
+		    struct uroce_eng_recv_wr **bad_wr)
 {
 	int rc = 0;
 

@@ -157,7 +157,8 @@ post_one(struct uroce_eng_qp *qp, const struct uroce_eng_send_wr *wr)
 }
 
 int
-uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr, struct uroce_eng_send_wr **bad_wr)
+uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr,
+		    struct uroce_eng_send_wr **bad_wr)
 {
 	enum uroce_qp_state st;
 	int rc = 0;

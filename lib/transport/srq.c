@@ -116,7 +116,8 @@ uroce_eng_srq_destroy(struct uroce_eng_srq *srq)
 }
 
 int
-uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr)
+uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
+			struct uroce_eng_recv_wr **bad_wr)
 {
 	int rc;
 

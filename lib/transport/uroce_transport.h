@@ -127,7 +127,8 @@ struct uroce_eng_ops {
 	 * pad; the last 4 bytes are for the ICRC, which the shell computes after
 	 * adding the encapsulation. Ownership passes to the shell. Required.
 	 */
-	void (*tx_send)(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *addr);
+	void (*tx_send)(void *ctx, uint8_t *buf, uint32_t ib_len,
+			const struct uroce_eng_tx_addr *addr);
 	/** Give back a buffer from tx_alloc that will not be sent. Required. */
 	void (*tx_free)(void *ctx, uint8_t *buf);
 	/** Asynchronous event (CQ overflow, QP fatal, SQ drained). Optional. */
@@ -210,8 +211,8 @@ int uroce_eng_pd_dealloc(struct uroce_eng_pd *pd);
  * @return the MR, or NULL with errno EINVAL (bad flags, NULL addr with a
  *   length, iova + length wraps), ENOMEM (out of MR slots or memory).
  */
-struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length,
-			      int access);
+struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova,
+				      uint64_t length, int access);
 
 /** Deregister. @return 0, or -EINVAL if @p mr is NULL. */
 int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);
@@ -241,7 +242,8 @@ struct uroce_eng_ah_attr {
 };
 
 /** Create an address handle. @return the AH, or NULL with errno EINVAL/ENOMEM. */
-struct uroce_eng_ah *uroce_eng_ah_create(struct uroce_eng_pd *pd, const struct uroce_eng_ah_attr *attr);
+struct uroce_eng_ah *uroce_eng_ah_create(struct uroce_eng_pd *pd,
+					 const struct uroce_eng_ah_attr *attr);
 
 /** Destroy an address handle. @return 0, or -EINVAL if NULL. */
 int uroce_eng_ah_destroy(struct uroce_eng_ah *ah);
@@ -301,7 +303,8 @@ struct uroce_eng_srq_init_attr {
 };
 
 /** Create a shared receive queue. @return the SRQ, or NULL with errno EINVAL/ENOMEM. */
-struct uroce_eng_srq *uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_attr *attr);
+struct uroce_eng_srq *uroce_eng_srq_create(struct uroce_eng_pd *pd,
+					   const struct uroce_eng_srq_init_attr *attr);
 
 /** Destroy an SRQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
 int uroce_eng_srq_destroy(struct uroce_eng_srq *srq);
@@ -358,7 +361,8 @@ struct uroce_eng_qp_attr {
  * @return the QP, or NULL with errno EINVAL (type, CQs, caps beyond
  *   config/uroce_limits.h, SRQ of another PD) or ENOMEM (out of QPNs).
  */
-struct uroce_eng_qp *uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr);
+struct uroce_eng_qp *uroce_eng_qp_create(struct uroce_eng_pd *pd,
+					 const struct uroce_eng_qp_init_attr *attr);
 
 /** Destroy a QP (outstanding WQEs are dropped without completions). @return 0 or -EINVAL. */
 int uroce_eng_qp_destroy(struct uroce_eng_qp *qp);
@@ -456,14 +460,16 @@ struct uroce_eng_recv_wr {
  *   the MTU, atomic not 8 bytes, a message of more than 2^22 packets at the
  *   current path MTU), -ENOMEM (send queue full).
  */
-int uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr, struct uroce_eng_send_wr **bad_wr);
+int uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr,
+			struct uroce_eng_send_wr **bad_wr);
 
 /**
  * Post a chain of receive WRs on the QP's own RQ.
  * @return 0; -EINVAL (QP in RESET, QP uses an SRQ, too many SGEs),
  *   -ENOMEM (receive queue full).
  */
-int uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr, struct uroce_eng_recv_wr **bad_wr);
+int uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
+			struct uroce_eng_recv_wr **bad_wr);
 
 /**
  * Post a chain of receive WRs on an SRQ.

@@ -48,6 +48,12 @@ extern "C" {
 /** Socket path used when uroce_open_device() gets NULL and $UROCE_SOCKET is unset. */
 #define UROCE_DEFAULT_SOCKET "/run/uroce/uroced.sock"
 
+/** Bytes of GRH in front of every UD receive (IBA 11.4.1.2): a UD receive
+ * buffer needs this much room before the payload, and byte_len counts it. */
+#ifndef UROCE_GRH_LEN
+#define UROCE_GRH_LEN 40
+#endif
+
 struct uroce_context;
 struct uroce_cq;
 
@@ -132,9 +138,11 @@ struct uroce_qp_init_attr {
 	struct uroce_cq *send_cq;
 	struct uroce_cq *recv_cq;
 	struct uroce_qp_cap cap;   /**< in: requested; out: actual */
-	uint32_t qp_type;          /**< UROCE_QPT_RC or UROCE_QPT_UC */
+	uint32_t qp_type;          /**< UROCE_QPT_RC, UROCE_QPT_UC or UROCE_QPT_UD */
 	bool sq_sig_all;
 };
+
+struct uroce_ah;
 
 /** Address vector (ibv_ah_attr with its GRH; RoCE is always global). */
 struct uroce_ah_attr {
@@ -167,6 +175,13 @@ struct uroce_qp_attr {
 	uint8_t retry_cnt;
 	uint8_t rnr_retry;
 	uint8_t sq_draining;
+};
+
+/** Address handle for UD sends (read-only for users). */
+struct uroce_ah {
+	struct uroce_context *context;
+	struct uroce_pd *pd;
+	uint32_t handle; /**< daemon handle */
 };
 
 /** Queue pair (read-only for users). */
@@ -210,6 +225,13 @@ struct uroce_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** UD QPs: destination address handle, QPN and Q_Key. A Q_Key with
+		 * bit 31 set means "use the QP's own Q_Key" (IBA 10.2.5). */
+		struct {
+			struct uroce_ah *ah;
+			uint32_t remote_qpn;
+			uint32_t remote_qkey;
+		} ud;
 	} wr;
 };
 
@@ -324,7 +346,7 @@ int uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms);
  * Create a QP in RESET on @p pd.
  * @param init  in: the request; out: init->cap holds the actual capacities
  * @return the QP, or NULL with errno EINVAL (caps beyond the device limits,
- *   CQs of another context), EOPNOTSUPP (UD, SRQ), ENOMEM, ENOTCONN,
+ *   CQs of another context), ENOMEM, ENOTCONN,
  *   ETIMEDOUT.
  */
 struct uroce_qp *uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init);
@@ -364,6 +386,22 @@ int uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_
  * @return 0, -EINVAL (too many SGEs), -ENOMEM (ring full), -ENOTCONN.
  */
 int uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr);
+
+/**
+ * Create an address handle on @p pd for UD sends (ibv_create_ah): the
+ * destination GID, traffic class, hop limit and flow label of the GRH.
+ * @return the AH, or NULL with errno EINVAL (NULL argument, flow label above
+ *   20 bits, no such port), EPERM (the PD is another context's), ENOMEM,
+ *   ENOTCONN, ETIMEDOUT.
+ */
+struct uroce_ah *uroce_create_ah(struct uroce_pd *pd, const struct uroce_ah_attr *attr);
+
+/**
+ * Destroy an address handle (the local structure is freed on success and
+ * when the daemon is gone).
+ * @return 0, -EINVAL, -EPERM/-ENOENT (not one of this context's AHs), -ENOTCONN.
+ */
+int uroce_destroy_ah(struct uroce_ah *ah);
 
 #ifdef __cplusplus
 }

@@ -396,6 +396,55 @@ uroce_dealloc_pd(struct uroce_pd *pd)
 	return rc;
 }
 
+struct uroce_ah *
+uroce_create_ah(struct uroce_pd *pd, const struct uroce_ah_attr *attr)
+{
+	struct uroce_shm_msg_create_ah_req q;
+	struct uroce_shm_msg_handle r;
+	struct uroce_ah *ah;
+	int rc;
+
+	if (pd == NULL || attr == NULL || attr->flow_label > 0xfffff) {
+		errno = EINVAL;
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (ah == NULL)
+		return NULL;
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = pd->handle;
+	memcpy(q.attr.dgid, attr->dgid, 16);
+	q.attr.flow_label = attr->flow_label;
+	q.attr.hop_limit = attr->hop_limit;
+	q.attr.traffic_class = attr->traffic_class;
+	q.attr.sl = attr->sl;
+	q.attr.port_num = attr->port_num;
+	q.attr.is_global = 1;
+	rc = rpc(pd->context, UROCE_SHM_MSG_CREATE_AH, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0) {
+		free(ah);
+		errno = -rc;
+		return NULL;
+	}
+	ah->context = pd->context;
+	ah->pd = pd;
+	ah->handle = r.handle;
+	return ah;
+}
+
+int
+uroce_destroy_ah(struct uroce_ah *ah)
+{
+	int rc;
+
+	if (ah == NULL)
+		return -EINVAL;
+	rc = rpc_handle(ah->context, UROCE_SHM_MSG_DESTROY_AH, ah->handle);
+	if (rc == 0 || rc == -ENOTCONN)
+		free(ah);
+	return rc;
+}
+
 void *
 uroce_alloc_buf(struct uroce_context *c, size_t size)
 {
@@ -994,6 +1043,15 @@ wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce
 		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
 		w->wr.atomic.swap = wr->wr.atomic.swap;
 		w->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else if (qp->qp_type == UROCE_QPT_UD) {
+		/* IBA 10.7.3.1 (table 95): UD carries SEND and SEND with immediate only. */
+		if ((wr->opcode != UROCE_WR_SEND && wr->opcode != UROCE_WR_SEND_WITH_IMM) ||
+		    wr->wr.ud.ah == NULL || wr->wr.ud.ah->context != qp->context ||
+		    wr->wr.ud.remote_qpn > 0xffffff)
+			return -EINVAL;
+		w->wr.ud.ah_handle = wr->wr.ud.ah->handle;
+		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 	} else if (wr->opcode != UROCE_WR_SEND && wr->opcode != UROCE_WR_SEND_WITH_IMM &&
 		   wr->opcode != UROCE_WR_SEND_WITH_INV) {
 		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;

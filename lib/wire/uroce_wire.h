@@ -137,7 +137,8 @@ enum uroce_op {
 
 /** One entry of the opcode table: the single source of truth for layout. */
 struct uroce_opcode_info {
-	const char *name;     /**< IBTA name (IBA table 35), e.g. "RC RDMA WRITE Only"; NULL if invalid */
+	/** IBA name (table 35), e.g. "RC RDMA WRITE Only"; NULL if the opcode is invalid. */
+	const char *name;
 	uint32_t mask;        /**< UROCE_HDR_* and UROCE_F_* bits */
 	uint8_t hdr_len;      /**< BTH plus every extension header */
 	/** Offset from the start of the BTH of each extension header, 0 if absent. */
@@ -236,8 +237,8 @@ enum uroce_wire_err {
 	UROCE_WIRE_OK = 0,
 	UROCE_WIRE_TRUNCATED,   /**< "truncated": a header or length runs past the buffer */
 	UROCE_WIRE_NOT_ROCEV2,  /**< "not_rocev2": not Ethernet/[VLAN]/IP/UDP to port 4791 */
-	UROCE_WIRE_BAD_IP,      /**< "bad_ip": IP header invalid (version, IHL, checksum, fragment) */
-	UROCE_WIRE_BAD_LENGTH,  /**< "bad_length": IP/UDP/BTH lengths disagree with each other or the table */
+	UROCE_WIRE_BAD_IP,      /**< "bad_ip": IP version, IHL, checksum or a fragment */
+	UROCE_WIRE_BAD_LENGTH,  /**< "bad_length": IP/UDP/BTH lengths disagree, or with the table */
 	UROCE_WIRE_BAD_OPCODE,  /**< "bad_opcode": opcode not in the table */
 	UROCE_WIRE_BAD_TVER,    /**< "bad_tver": BTH transport version is not 0 */
 	UROCE_WIRE_BAD_ICRC,    /**< "bad_icrc": invariant CRC mismatch */
@@ -480,10 +481,33 @@ enum uroce_nak_code {
 /** ACK syndrome with "credits invalid" (0x1F), as RoCE sends for RC without EEC flow control. */
 #define UROCE_AETH_ACK_NO_CREDIT 0x1F
 
-static inline enum uroce_aeth_type uroce_aeth_type(uint8_t syn) { return (enum uroce_aeth_type)(syn & 0x60); }
-static inline uint8_t uroce_aeth_value(uint8_t syn) { return syn & 0x1F; }
-static inline uint8_t uroce_aeth_nak(enum uroce_nak_code c) { return (uint8_t)(UROCE_AETH_NAK | c); }
-static inline uint8_t uroce_aeth_rnr(uint8_t timer) { return (uint8_t)(UROCE_AETH_RNR_NAK | (timer & 0x1F)); }
+/** Type of an AETH syndrome (bits 6:5). */
+static inline enum uroce_aeth_type
+uroce_aeth_type(uint8_t syn)
+{
+	return (enum uroce_aeth_type)(syn & 0x60);
+}
+
+/** Credit count, RNR timer code or NAK code of a syndrome (bits 4:0). */
+static inline uint8_t
+uroce_aeth_value(uint8_t syn)
+{
+	return syn & 0x1F;
+}
+
+/** NAK syndrome for @p c. */
+static inline uint8_t
+uroce_aeth_nak(enum uroce_nak_code c)
+{
+	return (uint8_t)(UROCE_AETH_NAK | c);
+}
+
+/** RNR NAK syndrome with the 5-bit timer code @p timer (IBA table 45). */
+static inline uint8_t
+uroce_aeth_rnr(uint8_t timer)
+{
+	return (uint8_t)(UROCE_AETH_RNR_NAK | (timer & 0x1F));
+}
 
 /**
  * RNR NAK timer: the 5-bit code of IBA table 45 to microseconds

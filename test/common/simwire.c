@@ -749,7 +749,8 @@ wait_done(void *arg)
 }
 
 int
-sim_wait_cq(struct simwire *sw, struct uroce_eng_cq *cq, struct uroce_eng_wc *wc, int n, uint64_t max_us)
+sim_wait_cq(struct simwire *sw, struct uroce_eng_cq *cq, struct uroce_eng_wc *wc, int n,
+	    uint64_t max_us)
 {
 	struct wait_ctx w = { .cq = cq, .wc = wc, .n = n, .got = 0 };
 

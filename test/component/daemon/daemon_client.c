@@ -20,6 +20,13 @@
  *   daemon_client thief SOCK WFD RFD      uses the victim's handles and keys
  *   daemon_client orphan SOCK WFD RFD     waits while the daemon is destroyed,
  *                                         then checks calls fail with ENOTCONN
+ *   daemon_client ud SOCK ROLE WFD RFD    UD QP; datagrams both ways (data, imm,
+ *                                         src_qp, GRH flag checked), one with a
+ *                                         wrong Q_Key that must be dropped; role 1
+ *                                         then tries role 0's AH handle (-EPERM,
+ *                                         and an error completion in a WQE); role 0
+ *                                         checks RDMA on UD (-EINVAL) and a
+ *                                         4097-byte datagram (error completion)
  *
  * Exit status 0 means every check passed; a failure prints what and exits 1.
  */
@@ -653,6 +660,255 @@ run_orphan(const char *sock, int wfd, int rfd)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* UD                                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define UD_QKEY 0x11223344u
+#define UD_N 4                 /* good datagrams each way */
+#define UD_LEN 1000            /* payload bytes, below the 1024 path MTU */
+#define UD_SLOT 2048           /* receive slot: GRH + payload */
+
+struct ud_info {
+	uint32_t qpn;
+	uint32_t qkey;
+	uint32_t ah_handle;
+	uint8_t gid[16];
+};
+
+static struct uroce_qp *
+ud_qp_new(struct ep *e)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_qp_attr a;
+	struct uroce_qp *qp;
+	int rc;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.qp_type = UROCE_QPT_UD;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = uroce_create_qp(e->pd, &ia);
+	CHECK(qp != NULL, "create UD qp: %s", strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = UD_QKEY;
+	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+					     UROCE_QP_QKEY);
+	CHECK(rc == 0, "UD INIT: %d", rc);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTR;
+	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE);
+	CHECK(rc == 0, "UD RTR: %d", rc);
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = 0x123;
+	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN);
+	CHECK(rc == 0, "UD RTS: %d", rc);
+	return qp;
+}
+
+static void
+ud_send(struct ep *e, struct uroce_qp *qp, struct uroce_ah *ah, uint32_t dqpn, uint32_t qkey,
+	uint64_t wr_id, uint32_t seed, bool imm)
+{
+	struct uroce_sge sg = {(uint64_t)(uintptr_t)e->buf + seed * UD_SLOT, UD_LEN, e->mr->lkey};
+	struct uroce_send_wr wr, *bad = NULL;
+	int rc;
+
+	fill(e->buf + seed * UD_SLOT, UD_LEN, seed);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = imm ? UROCE_WR_SEND_WITH_IMM : UROCE_WR_SEND;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.imm_data = 0xabc00000u + seed;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = dqpn;
+	wr.wr.ud.remote_qkey = qkey;
+	rc = uroce_post_send(qp, &wr, &bad);
+	CHECK(rc == 0, "UD post_send %llu: %d", (unsigned long long)wr_id, rc);
+	expect_wc(e->cq, wr_id, UROCE_WC_SUCCESS, UROCE_WC_SEND);
+}
+
+/* Receive the datagrams of seeds first..first+UD_N-1 from @p src_qpn, in order. */
+static void
+ud_recv_check(struct ep *e, uint32_t src_qpn, uint32_t first)
+{
+	struct uroce_wc wc;
+	uint32_t i;
+
+	for (i = 0; i < UD_N; i++) {
+		uint32_t seed = first + i;
+		uint8_t *slot;
+
+		wait_wc(e->cq, &wc);
+		CHECK(wc.status == UROCE_WC_SUCCESS && wc.opcode == UROCE_WC_RECV,
+		      "UD recv status %u opcode %u", wc.status, wc.opcode);
+		slot = e->buf + 32768 + wc.wr_id * UD_SLOT;
+		/* IBA 11.4.1.2: the first 40 bytes of a UD receive are the GRH. */
+		CHECK(wc.byte_len == UROCE_GRH_LEN + UD_LEN, "UD byte_len %u", wc.byte_len);
+		CHECK(wc.wc_flags & UROCE_WC_GRH, "UD recv without GRH flag");
+		CHECK(wc.src_qp == src_qpn, "src_qp %#x, wanted %#x", wc.src_qp, src_qpn);
+		CHECK(same(slot + UROCE_GRH_LEN, UD_LEN, seed), "UD datagram %u corrupt", seed);
+		if (i == 0)
+			CHECK((wc.wc_flags & UROCE_WC_WITH_IMM) &&
+			      wc.imm_data == 0xabc00000u + seed, "imm %#x flags %#x", wc.imm_data,
+			      wc.wc_flags);
+		else
+			CHECK(!(wc.wc_flags & UROCE_WC_WITH_IMM), "unexpected imm");
+	}
+}
+
+static int
+run_ud(const char *sock, int role, int wfd, int rfd)
+{
+	struct uroce_device_attr da;
+	struct uroce_ah_attr aa;
+	struct ud_info me, peer;
+	struct uroce_ah *ah, fake_ah;
+	struct uroce_qp *qp;
+	struct uroce_wc wc;
+	struct ep e;
+	uint32_t i;
+	uint8_t b;
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	ep_open(&e, sock);
+	/* query_device tells the truth: AHs are served, SRQs are not. */
+	CHECK(uroce_query_device(e.ctx, &da) == 0 && da.max_ah == 4096 && da.max_srq == 0,
+	      "max_ah %u max_srq %u", da.max_ah, da.max_srq);
+	qp = ud_qp_new(&e);
+	{
+		struct uroce_qp_attr qa;
+
+		CHECK(uroce_query_qp(qp, &qa, 0, NULL) == 0 && qa.qp_state == UROCE_QPS_RTS &&
+		      qa.qkey == UD_QKEY, "UD query_qp state %u qkey %#x", qa.qp_state, qa.qkey);
+	}
+	/* Receive slots: GRH + payload each; wr_id is the slot index. */
+	for (i = 0; i < 8; i++)
+		post_recv1(qp, i, (uint64_t)(uintptr_t)e.buf + 32768 + i * UD_SLOT, UD_SLOT,
+			   e.mr->lkey);
+	memset(&me, 0, sizeof(me));
+	me.qpn = qp->qp_num;
+	me.qkey = UD_QKEY;
+	memcpy(me.gid, e.gid, 16);
+	memset(&aa, 0, sizeof(aa));
+	memcpy(aa.dgid, e.gid, 16);
+	aa.hop_limit = 64;
+	aa.traffic_class = 0;
+	aa.flow_label = 0x12345;
+	aa.port_num = 1;
+	aa.flow_label = 0x1fffff;
+	CHECK(uroce_create_ah(e.pd, &aa) == NULL && errno == EINVAL, "21-bit flow label");
+	aa.flow_label = 0x12345;
+	ah = uroce_create_ah(e.pd, &aa);
+	CHECK(ah != NULL, "create_ah: %s", strerror(errno));
+	me.ah_handle = ah->handle;
+	xwrite(wfd, &me, sizeof(me));
+	xread(rfd, &peer, sizeof(peer));
+	/* Both sides have their receives posted once the exchange is done. */
+	if (role == 0) {
+		/* Expect: a wrong Q_Key is silently dropped by the receiver (IBA
+		 * C9-158 / 10.2.5): the peer's first completion is seed 1. */
+		ud_send(&e, qp, ah, peer.qpn, 0x0badbad0u, 100, 0, false);
+		for (i = 0; i < UD_N; i++)
+			ud_send(&e, qp, ah, peer.qpn, peer.qkey, 101 + i, 1 + i, i == 0);
+		ud_recv_check(&e, peer.qpn, 11);
+	} else {
+		ud_recv_check(&e, peer.qpn, 1);
+		for (i = 0; i < UD_N; i++)
+			ud_send(&e, qp, ah, peer.qpn, peer.qkey, 201 + i, 11 + i, i == 0);
+	}
+	xwrite(wfd, "d", 1);
+	xread(rfd, &b, 1);
+	/* Nothing else arrived: the wrong-Q_Key datagram left no completion. */
+	CHECK(uroce_poll_cq(e.cq, 1, &wc) == 0, "extra completion wr_id %llu status %u",
+	      (unsigned long long)wc.wr_id, wc.status);
+	if (role == 1) {
+		/* Another client's AH handle: refused by the daemon. */
+		fake_ah = *ah;
+		fake_ah.handle = peer.ah_handle;
+		rc = uroce_destroy_ah(&fake_ah);
+		CHECK(rc == -EPERM, "destroy foreign AH: %d", rc);
+		/* ... and in a WQE it fails that WQE with a local QP operation error. */
+		{
+			struct uroce_sge sg = {(uint64_t)(uintptr_t)e.buf, 16, e.mr->lkey};
+			struct uroce_send_wr wr, *bad = NULL;
+
+			memset(&wr, 0, sizeof(wr));
+			wr.wr_id = 300;
+			wr.opcode = UROCE_WR_SEND;
+			wr.send_flags = UROCE_SEND_SIGNALED;
+			wr.sg_list = &sg;
+			wr.num_sge = 1;
+			wr.wr.ud.ah = &fake_ah;
+			wr.wr.ud.remote_qpn = peer.qpn;
+			wr.wr.ud.remote_qkey = peer.qkey;
+			CHECK(uroce_post_send(qp, &wr, &bad) == 0, "post foreign AH");
+			/* The QP goes to ERR: its 4 unused receives are flushed first. */
+			for (i = 0; i < 4; i++) {
+				wait_wc(e.cq, &wc);
+				CHECK(wc.status == UROCE_WC_WR_FLUSH_ERR && wc.wr_id == 4 + i,
+				      "flush wr_id %llu status %u",
+				      (unsigned long long)wc.wr_id, wc.status);
+			}
+			expect_wc(e.cq, 300, UROCE_WC_LOC_QP_OP_ERR, UROCE_WC_SEND);
+		}
+		/* Leave QP, AH and the rest to the daemon's cleanup: exit abruptly,
+		 * as a crashing client would (no leak report for what we left). */
+		_exit(0);
+	}
+	{
+		/* RDMA on a UD QP: refused by liburoce before it reaches the ring. */
+		struct uroce_sge sg = {(uint64_t)(uintptr_t)e.buf, 16, e.mr->lkey};
+		struct uroce_send_wr wr, *bad = NULL;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.opcode = UROCE_WR_RDMA_WRITE;
+		wr.sg_list = &sg;
+		wr.num_sge = 1;
+		wr.wr.ud.ah = ah;
+		CHECK(uroce_post_send(qp, &wr, &bad) == -EINVAL && bad == &wr, "UD RDMA WRITE");
+		/* A datagram longer than the 4096-byte MTU fails that WR. */
+		wr.opcode = UROCE_WR_SEND;
+		wr.wr_id = 400;
+		wr.send_flags = UROCE_SEND_SIGNALED;
+		wr.wr.ud.remote_qpn = peer.qpn;
+		wr.wr.ud.remote_qkey = peer.qkey;
+		sg.length = 4097;
+		CHECK(uroce_post_send(qp, &wr, &bad) == 0, "post 4097 B datagram");
+		/* The QP goes to ERR: its 4 unused receives are flushed first. */
+		for (i = 0; i < 4; i++) {
+			wait_wc(e.cq, &wc);
+			CHECK(wc.status == UROCE_WC_WR_FLUSH_ERR && wc.wr_id == 4 + i,
+			      "flush wr_id %llu status %u", (unsigned long long)wc.wr_id,
+			      wc.status);
+		}
+		wait_wc(e.cq, &wc);
+		/* The engine refuses it at post (longer than the UD MTU): the
+		 * daemon fails the WR with a local QP operation error. */
+		CHECK(wc.wr_id == 400 && wc.status == UROCE_WC_LOC_QP_OP_ERR,
+		      "4097 B datagram: wr_id %llu status %u", (unsigned long long)wc.wr_id,
+		      wc.status);
+	}
+	CHECK(uroce_destroy_ah(ah) == 0, "destroy_ah");
+	CHECK(uroce_destroy_qp(qp) == 0, "destroy UD qp");
+	CHECK(uroce_destroy_qp(e.qp) == 0, "destroy RC qp");
+	CHECK(uroce_destroy_cq(e.cq) == 0, "destroy_cq");
+	CHECK(uroce_dereg_mr(e.mr) == 0, "dereg_mr");
+	CHECK(uroce_free_buf(e.ctx, e.buf) == 0, "free_buf");
+	CHECK(uroce_dealloc_pd(e.pd) == 0, "dealloc_pd");
+	CHECK(uroce_close_device(e.ctx) == 0, "close");
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -663,6 +919,8 @@ main(int argc, char **argv)
 	g_mode = argv[1];
 	if (!strcmp(argv[1], "pair") && argc == 6)
 		return run_pair(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
+	if (!strcmp(argv[1], "ud") && argc == 6)
+		return run_ud(argv[2], atoi(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	if (!strcmp(argv[1], "hog") && argc == 4)
 		return run_hog(argv[2], atoi(argv[3]));
 	if (!strcmp(argv[1], "victim") && argc == 5)

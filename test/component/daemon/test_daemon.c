@@ -31,6 +31,8 @@
 #include "uroce_shm.h"
 
 #define MAX_CHILD 4
+/* Datagrams one UD client sends (one with a bad Q_Key, four good). */
+#define UD_FRAMES_MIN 4
 
 struct child {
 	pid_t pid;
@@ -168,6 +170,7 @@ expect_all_reclaimed(void)
 	/* Expect: every resource of every client is gone. */
 	cr_expect_eq(st.sessions, 0);
 	cr_expect_eq(st.qps, 0);
+	cr_expect_eq(st.ahs, 0);
 	cr_expect_eq(st.cqs, 0);
 	cr_expect_eq(st.mrs, 0);
 	cr_expect_eq(st.pds, 0);
@@ -227,6 +230,37 @@ Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
 	cr_expect(access(sock_path, F_OK) != 0, "socket file left behind");
+}
+
+Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
+{
+	struct child ch[2] = {0};
+	struct uroce_daemon_stats st;
+	int p01[2], p10[2];
+	bool ok;
+
+	start_daemon();
+	cr_assert(pipe(p01) == 0 && pipe(p10) == 0);
+	ch[0].pid = spawn("ud", sock_path, 0, p01[1], p10[0]);
+	ch[1].pid = spawn("ud", sock_path, 1, p10[1], p01[0]);
+	/* Expect: UD SEND and SEND_WITH_IMM both ways, data, imm, src_qp, byte_len
+	 * (GRH + payload) and the GRH flag checked by the clients; a datagram with
+	 * a wrong Q_Key gives no completion; role 1 gets -EPERM destroying role
+	 * 0's AH and an error completion using it in a WQE; role 0's datagram
+	 * above the 4096-byte MTU fails with LOC_QP_OP_ERR. */
+	ok = run(ch, 2, -1, 60);
+	kill_all(ch, 2);
+	cr_expect(ok, "clients did not finish");
+	expect_exit0(&ch[0], "ud role 0");
+	expect_exit0(&ch[1], "ud role 1");
+	uroce_daemon_stats(dmn, &st);
+	/* Expect: exactly the foreign-AH and the over-MTU WQEs were refused. */
+	cr_expect_eq(st.wqe_rejected, 2);
+	cr_expect_geq(st.loop_frames, 2 * UD_FRAMES_MIN);
+	/* Expect: role 1 left its AH and QP to the daemon: all reclaimed. */
+	expect_all_reclaimed();
+	close_pipes(p01, p10);
+	uroce_daemon_destroy(dmn);
 }
 
 Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)

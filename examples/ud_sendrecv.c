@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * ud_sendrecv: datagrams between two processes over UD queue pairs.
+ *
+ * Unlike RC, a UD QP is not connected to anyone: it goes RESET -> INIT -> RTR
+ * -> RTS with only its own Q_Key, port and send PSN, and every send names its
+ * destination itself, through an address handle (the peer's GID, hop limit,
+ * traffic class, flow label) plus the peer's QPN and Q_Key. A datagram is one
+ * packet of at most the path MTU, nothing is acknowledged or retried, and a
+ * datagram that finds no posted receive, or carries the wrong Q_Key, is
+ * silently dropped (IBA 9.6.1.1, 10.2.5). Every UD receive buffer starts with
+ * 40 bytes where the GRH lands (IBA 11.4.1.2); the payload follows it, and
+ * byte_len counts both.
+ *
+ * The two processes ("a" and "b") each post their receives first, then swap
+ * QPN, Q_Key and GID over a socketpair (over TCP on two hosts), then send
+ * COUNT datagrams with immediate data (the sequence number) to each other and
+ * check every one they receive: payload, immediate, sender QPN.
+ *
+ *   ud_sendrecv [SOCKET_PATH] [COUNT]
+ *
+ * COUNT defaults to 16 (1 .. 64). SOCKET_PATH defaults to $UROCE_SOCKET, then
+ * /run/uroce/uroced.sock; run it against the test tool:
+ *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
+ *   build/examples/ud_sendrecv /tmp/uroce.sock
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "uroce_verbs.h"
+
+#define MAX_COUNT 64
+#define MSG_LEN 512                      /* payload bytes, well below any path MTU */
+#define SLOT (UROCE_GRH_LEN + MSG_LEN)   /* one receive buffer: GRH room + payload */
+#define WAIT_MS 10000                    /* give up on a completion after 10 s */
+
+/* What each side tells the other (same host: the struct goes as it is). */
+struct ud_info {
+	uint32_t qpn;
+	uint32_t qkey;
+	uint8_t gid[16];
+};
+
+static const char *role = "ud_sendrecv";
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", role, what, strerror(err));
+	exit(1);
+}
+
+/* Control calls return 0 or -errno. */
+static void
+ck(int rc, const char *what)
+{
+	if (rc < 0)
+		die(what, -rc);
+}
+
+static void
+xsend(int fd, const void *p, size_t len)
+{
+	if (send(fd, p, len, MSG_NOSIGNAL) != (ssize_t)len)
+		die("send to peer", errno ? errno : EIO);
+}
+
+static void
+xrecv(int fd, void *p, size_t len)
+{
+	ssize_t n = recv(fd, p, len, MSG_WAITALL);
+
+	if (n < 0)
+		die("receive from peer", errno);
+	if ((size_t)n != len)
+		die("receive from peer (peer exited)", ECONNRESET);
+}
+
+/* The payload of datagram @p seq from side @p from: no short period. */
+static void
+fill(uint8_t *p, char from, uint32_t seq)
+{
+	uint32_t x = (uint32_t)from * 0x9e3779b9u + seq * 0x85ebca6bu + 1;
+	int i;
+
+	for (i = 0; i < MSG_LEN; i++) {
+		x ^= x << 13;    /* xorshift32 */
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (uint8_t)(x >> 24);
+	}
+}
+
+/* Take one completion; arm the CQ and sleep on its eventfd when there is none
+ * (poll once more after arming: a completion before the arm raises no event). */
+static void
+next_wc(struct uroce_cq *cq, struct uroce_wc *wc)
+{
+	int n;
+
+	for (;;) {
+		n = uroce_poll_cq(cq, 1, wc);
+		if (n == 0) {
+			ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
+			n = uroce_poll_cq(cq, 1, wc);
+		}
+		ck(n, "poll_cq");
+		if (n == 1)
+			break;
+		n = uroce_get_cq_event(cq, WAIT_MS);
+		ck(n, "get_cq_event");
+		if (n == 0)
+			die("waiting for a completion", ETIMEDOUT);
+	}
+	if (wc->status != UROCE_WC_SUCCESS) {
+		fprintf(stderr, "%s: completion error %u (wr_id %llu)\n", role, wc->status,
+			(unsigned long long)wc->wr_id);
+		exit(1);
+	}
+}
+
+static int
+side(int sock, const char *path, char me, uint32_t count)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_ah_attr aa;
+	struct uroce_qp_attr a;
+	struct ud_info mine, peer;
+	struct uroce_context *ctx;
+	struct uroce_pd *pd;
+	struct uroce_mr *mr;
+	struct uroce_cq *cq;
+	struct uroce_qp *qp;
+	struct uroce_ah *ah;
+	bool seen[MAX_COUNT] = {false};
+	uint32_t i, sent = 0, got = 0;
+	uint8_t *buf, *rx, *tx, want[MSG_LEN], done;
+
+	role = me == 'a' ? "ud_sendrecv[a]" : "ud_sendrecv[b]";
+	ctx = uroce_open_device(path);
+	if (ctx == NULL)
+		die("open_device", errno);
+	memset(&mine, 0, sizeof(mine));
+	ck(uroce_query_gid(ctx, 1, 0, mine.gid), "query_gid");
+	pd = uroce_alloc_pd(ctx);
+	if (pd == NULL)
+		die("alloc_pd", errno);
+	/* [0, count*SLOT): receive slots; then the send payloads. */
+	buf = uroce_alloc_buf(ctx, (size_t)count * SLOT + (size_t)count * MSG_LEN);
+	if (buf == NULL)
+		die("alloc_buf", errno);
+	rx = buf;
+	tx = buf + (size_t)count * SLOT;
+	mr = uroce_reg_mr(pd, buf, (size_t)count * (SLOT + MSG_LEN), UROCE_ACCESS_LOCAL_WRITE);
+	if (mr == NULL)
+		die("reg_mr", errno);
+	cq = uroce_create_cq(ctx, (int)(2 * count), NULL);
+	if (cq == NULL)
+		die("create_cq", errno);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = UROCE_QPT_UD;
+	ia.sq_sig_all = true;
+	ia.cap.max_send_wr = count;
+	ia.cap.max_recv_wr = count;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = uroce_create_qp(pd, &ia);
+	if (qp == NULL)
+		die("create_qp", errno);
+
+	/* A UD QP needs only its own Q_Key and port (INIT), nothing for RTR, and
+	 * its first PSN for RTS: there is no peer to name. */
+	mine.qpn = qp->qp_num;
+	mine.qkey = 0x11110000u | (uint32_t)getpid() % 0xffff; /* any value below 2^31 */
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = mine.qkey;
+	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+					   UROCE_QP_QKEY), "modify to INIT");
+	a.qp_state = UROCE_QPS_RTR;
+	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE), "modify to RTR");
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = (uint32_t)getpid() & 0xffffff;
+	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), "modify to RTS");
+
+	/* Receives go in before the peer learns our QPN: nothing is dropped. */
+	for (i = 0; i < count; i++) {
+		struct uroce_sge sge = {(uint64_t)(uintptr_t)(rx + i * SLOT), SLOT, mr->lkey};
+		struct uroce_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};
+		struct uroce_recv_wr *bad;
+
+		ck(uroce_post_recv(qp, &wr, &bad), "post_recv");
+	}
+	xsend(sock, &mine, sizeof(mine));
+	xrecv(sock, &peer, sizeof(peer));
+
+	/* The address handle: where our datagrams go (RoCE: always a GRH). */
+	memset(&aa, 0, sizeof(aa));
+	memcpy(aa.dgid, peer.gid, 16);
+	aa.hop_limit = 64;
+	aa.port_num = 1;
+	ah = uroce_create_ah(pd, &aa);
+	if (ah == NULL)
+		die("create_ah", errno);
+
+	for (i = 0; i < count; i++) {
+		struct uroce_sge sge = {(uint64_t)(uintptr_t)(tx + i * MSG_LEN), MSG_LEN, mr->lkey};
+		struct uroce_send_wr wr = {
+			.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
+			.opcode = UROCE_WR_SEND_WITH_IMM, .imm_data = i,
+		};
+		struct uroce_send_wr *bad;
+
+		fill(tx + i * MSG_LEN, me, i);
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = peer.qpn;
+		wr.wr.ud.remote_qkey = peer.qkey;
+		ck(uroce_post_send(qp, &wr, &bad), "post_send");
+	}
+
+	/* Sends and receives complete on the one CQ, interleaved. */
+	while (sent < count || got < count) {
+		struct uroce_wc wc;
+
+		next_wc(cq, &wc);
+		if (wc.opcode == UROCE_WC_SEND) {
+			sent++;
+			continue;
+		}
+		if (wc.opcode != UROCE_WC_RECV || !(wc.wc_flags & UROCE_WC_WITH_IMM) ||
+		    wc.imm_data >= count || seen[wc.imm_data] || wc.wr_id >= count ||
+		    wc.src_qp != peer.qpn || wc.byte_len != SLOT) {
+			fprintf(stderr, "%s: unexpected receive: opcode %u imm %u src_qp %#x "
+				"byte_len %u\n", role, wc.opcode, wc.imm_data, wc.src_qp,
+				wc.byte_len);
+			return 1;
+		}
+		seen[wc.imm_data] = true;
+		/* The payload starts after the GRH area. */
+		fill(want, me == 'a' ? 'b' : 'a', wc.imm_data);
+		if (memcmp(rx + wc.wr_id * SLOT + UROCE_GRH_LEN, want, MSG_LEN) != 0) {
+			fprintf(stderr, "%s: datagram %u corrupt\n", role, wc.imm_data);
+			return 1;
+		}
+		got++;
+	}
+	printf("%s: QP %#x sent %u and received %u datagrams from QP %#x, verified\n", role,
+	       mine.qpn, sent, got, peer.qpn);
+
+	/* Both done before either tears down. */
+	xsend(sock, "d", 1);
+	xrecv(sock, &done, 1);
+	ck(uroce_destroy_ah(ah), "destroy_ah");
+	ck(uroce_destroy_qp(qp), "destroy_qp");
+	ck(uroce_destroy_cq(cq), "destroy_cq");
+	ck(uroce_dereg_mr(mr), "dereg_mr");
+	ck(uroce_free_buf(ctx, buf), "free_buf");
+	ck(uroce_dealloc_pd(pd), "dealloc_pd");
+	ck(uroce_close_device(ctx), "close_device");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : NULL;
+	uint32_t count = 16;
+	int sv[2], rc, status;
+	pid_t pid;
+
+	if (argc > 3)
+		goto usage;
+	if (argc > 2) {
+		char *end;
+		unsigned long v = strtoul(argv[2], &end, 0);
+
+		if (*end != '\0' || v == 0 || v > MAX_COUNT)
+			goto usage;
+		count = (uint32_t)v;
+	}
+	/* Fork before opening the device: a context must not cross fork(). */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		die("socketpair", errno);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (pid == 0) {
+		close(sv[0]);
+		exit(side(sv[1], path, 'b', count));
+	}
+	close(sv[1]);
+	rc = side(sv[0], path, 'a', count);
+	close(sv[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "%s: side b failed (status %#x)\n", role, status);
+		return 1;
+	}
+	if (rc == 0)
+		printf("ud_sendrecv: %u datagrams each way verified\n", count);
+	return rc;
+
+usage:
+	fprintf(stderr, "usage: ud_sendrecv [SOCKET_PATH] [COUNT] (1 <= COUNT <= %d)\n",
+		MAX_COUNT);
+	return 2;
+}
