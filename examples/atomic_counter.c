@@ -35,10 +35,11 @@
 
 #include "uroce_verbs.h"
 
+#include "example_util.h"
+
 #define MAX_CLIENTS 32
 #define MAX_ADDS 1000000
 #define MAX_DEPTH 4         /* atomics a client keeps in flight */
-#define WAIT_MS 10000       /* give up on a completion after 10 s */
 
 /* What each side tells the other (same host, same binary: sent as is; over
  * TCP, send each field in network order). */
@@ -50,46 +51,6 @@ struct conn_info {
 	uint32_t depth;     /* atomics in flight: the client asks, the server grants */
 	uint8_t gid[16];
 };
-
-static char role[32] = "atomic_counter";
-
-static void
-die(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s: %s\n", role, what, strerror(err));
-	exit(1);
-}
-
-/* Control calls return 0 or -errno. */
-static void
-ck(int rc, const char *what)
-{
-	if (rc < 0)
-		die(what, -rc);
-}
-
-/* Exactly @p len bytes over the socketpair; a dead peer is an error. */
-static void
-xsend(int fd, const void *p, size_t len)
-{
-	ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-	if (n < 0)
-		die("send to peer", errno);
-	if ((size_t)n != len)
-		die("send to peer", EIO);
-}
-
-static void
-xrecv(int fd, void *p, size_t len)
-{
-	ssize_t n = recv(fd, p, len, MSG_WAITALL);
-
-	if (n < 0)
-		die("receive from peer", errno);
-	if ((size_t)n != len)
-		die("receive from peer (peer exited)", ECONNRESET);
-}
 
 static struct uroce_qp *
 create_qp(struct uroce_pd *pd, struct uroce_cq *cq, uint32_t depth)
@@ -107,74 +68,26 @@ create_qp(struct uroce_pd *pd, struct uroce_cq *cq, uint32_t depth)
 	ia.cap.max_recv_sge = 1;
 	qp = uroce_create_qp(pd, &ia);
 	if (qp == NULL)
-		die("create_qp", errno);
+		ex_die("create_qp", errno);
 	return qp;
 }
 
-/* RESET -> INIT -> RTR -> RTS, aimed at @p peer. The server's QPs let the
- * peer do atomics (@p access REMOTE_ATOMIC) and answer up to @p depth of them
- * at a time (max_dest_rd_atomic); a client's QP keeps up to @p depth in flight
- * (max_rd_atomic). Both sides use the same depth, agreed in the exchange. */
+/* RESET -> RTS, aimed at @p peer, with @p depth atomics in flight each way. */
 static void
 connect_qp(struct uroce_qp *qp, uint32_t my_psn, const struct conn_info *peer, int access,
 	   uint32_t depth)
 {
-	struct uroce_qp_attr a;
+	struct ex_rc_conn c = {
+		.dest_qpn = peer->qpn,
+		.rq_psn = peer->psn,
+		.sq_psn = my_psn,
+		.dgid = peer->gid,
+		.path_mtu = 1,          /* 256: atomics are single packets anyway */
+		.access = access,
+		.rd_atomic = (uint8_t)depth,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = (uint32_t)access;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
-					   UROCE_QP_ACCESS_FLAGS), "modify to INIT");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 1;             /* 256: atomics are single packets anyway */
-	a.dest_qp_num = peer->qpn;
-	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = (uint8_t)depth;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, peer->gid, 16);
-	a.ah_attr.port_num = 1;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-					   UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-					   UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER),
-	   "modify to RTR");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = my_psn;
-	a.timeout = 14;             /* 4.096 us * 2^14 = 67 ms */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = (uint8_t)depth;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-					   UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-					   UROCE_QP_MAX_QP_RD_ATOMIC), "modify to RTS");
-}
-
-/* Take up to @p max completions, sleeping on the CQ's eventfd while there are
- * none (arm, poll once more for one that came before the arm, then wait). */
-static int
-wait_wcs(struct uroce_cq *cq, int max, struct uroce_wc *wc)
-{
-	int n;
-
-	for (;;) {
-		n = uroce_poll_cq(cq, max, wc);
-		if (n == 0) {
-			ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
-			n = uroce_poll_cq(cq, max, wc);
-		}
-		ck(n, "poll_cq");
-		if (n > 0)
-			return n;
-		n = uroce_get_cq_event(cq, WAIT_MS);
-		ck(n, "get_cq_event");
-		if (n == 0)
-			die("waiting for a completion", ETIMEDOUT);
-	}
+	ex_connect_rc(qp, &c);
 }
 
 static int
@@ -201,40 +114,40 @@ client(int id, int sock, const char *path, uint32_t adds)
 	uint32_t posted = 0, done = 0, i;
 	size_t len = (size_t)adds * sizeof(uint64_t);
 
-	snprintf(role, sizeof(role), "atomic_counter[client %d]", id);
+	ex_set_role("atomic_counter[client %d]", id);
 	ctx = uroce_open_device(path);
 	if (ctx == NULL)
-		die("open_device", errno);
-	ck(uroce_query_device(ctx, &dev), "query_device");
+		ex_die("open_device", errno);
+	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	memset(&me, 0, sizeof(me));
 	me.depth = MAX_DEPTH;
 	if (me.depth > dev.max_qp_init_rd_atom)
 		me.depth = dev.max_qp_init_rd_atom;
 	if (dev.atomic_cap == 0 || me.depth == 0)
-		die("the device does no atomics", EOPNOTSUPP);
-	ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
+		ex_die("the device does no atomics", EOPNOTSUPP);
+	ex_ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
-		die("alloc_pd", errno);
+		ex_die("alloc_pd", errno);
 	/* Atomic i returns the counter's old value into orig[i]: the
 	 * responder's data lands in local memory, hence LOCAL_WRITE. */
 	orig = uroce_alloc_buf(ctx, len);
 	if (orig == NULL)
-		die("alloc_buf", errno);
+		ex_die("alloc_buf", errno);
 	mr = uroce_reg_mr(pd, orig, len, UROCE_ACCESS_LOCAL_WRITE);
 	if (mr == NULL)
-		die("reg_mr", errno);
+		ex_die("reg_mr", errno);
 	cq = uroce_create_cq(ctx, MAX_DEPTH, NULL);
 	if (cq == NULL)
-		die("create_cq", errno);
+		ex_die("create_cq", errno);
 	qp = create_qp(pd, cq, me.depth);
 	me.qpn = qp->qp_num;
 	me.psn = ((uint32_t)getpid() * 7919u) & 0xffffff;
 
 	/* The server connects its QP first, then answers: once we have its
 	 * answer, its QP is ready for our requests. */
-	xsend(sock, &me, sizeof(me));
-	xrecv(sock, &srv, sizeof(srv));
+	ex_send(sock, &me, sizeof(me));
+	ex_recv(sock, &srv, sizeof(srv));
 	connect_qp(qp, me.psn, &srv, 0, srv.depth);
 
 	/* Keep up to depth atomics in flight; wr_id is the index into orig[]. */
@@ -253,15 +166,15 @@ client(int id, int sock, const char *path, uint32_t adds)
 			wr.wr.atomic.remote_addr = srv.va;  /* 8-byte aligned (IBA 9.4.5) */
 			wr.wr.atomic.rkey = srv.rkey;
 			wr.wr.atomic.compare_add = 1;       /* the value to add */
-			ck(uroce_post_send(qp, &wr, &bad), "post_send");
+			ex_ck(uroce_post_send(qp, &wr, &bad), "post_send");
 			posted++;
 		}
-		n = wait_wcs(cq, MAX_DEPTH, wc);
+		n = ex_wait_wcs(cq, MAX_DEPTH, wc);
 		for (k = 0; k < n; k++) {
 			if (wc[k].status != UROCE_WC_SUCCESS ||
 			    wc[k].opcode != UROCE_WC_FETCH_ADD) {
 				fprintf(stderr, "%s: atomic %llu: completion status %u opcode %u\n",
-					role, (unsigned long long)wc[k].wr_id, wc[k].status,
+					ex_role, (unsigned long long)wc[k].wr_id, wc[k].status,
 					wc[k].opcode);
 				return 1;
 			}
@@ -272,27 +185,27 @@ client(int id, int sock, const char *path, uint32_t adds)
 	/* Every atomic was applied exactly once, so no two got the same value. */
 	sorted = malloc(len);
 	if (sorted == NULL)
-		die("malloc", ENOMEM);
+		ex_die("malloc", ENOMEM);
 	memcpy(sorted, orig, len);
 	qsort(sorted, adds, sizeof(*sorted), cmp_u64);
 	for (i = 1; i < adds; i++) {
 		if (sorted[i] == sorted[i - 1]) {
-			fprintf(stderr, "%s: original value %llu returned twice\n", role,
+			fprintf(stderr, "%s: original value %llu returned twice\n", ex_role,
 				(unsigned long long)sorted[i]);
 			return 1;
 		}
 	}
 	free(sorted);
-	printf("%s: %u fetch-and-adds, original values distinct\n", role, adds);
+	printf("%s: %u fetch-and-adds, original values distinct\n", ex_role, adds);
 	fflush(stdout);
-	xsend(sock, orig, len);
+	ex_send(sock, orig, len);
 
-	ck(uroce_destroy_qp(qp), "destroy_qp");
-	ck(uroce_destroy_cq(cq), "destroy_cq");
-	ck(uroce_dereg_mr(mr), "dereg_mr");
-	ck(uroce_free_buf(ctx, orig), "free_buf");
-	ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ck(uroce_close_device(ctx), "close_device");
+	ex_ck(uroce_destroy_qp(qp), "destroy_qp");
+	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
+	ex_ck(uroce_free_buf(ctx, orig), "free_buf");
+	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
+	ex_ck(uroce_close_device(ctx), "close_device");
 	return 0;
 }
 
@@ -313,44 +226,44 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 	uint8_t *seen;
 	int i, bad = 0;
 
-	snprintf(role, sizeof(role), "atomic_counter[server]");
+	ex_set_role("atomic_counter[server]");
 	ctx = uroce_open_device(path);
 	if (ctx == NULL)
-		die("open_device", errno);
-	ck(uroce_query_device(ctx, &dev), "query_device");
+		ex_die("open_device", errno);
+	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	memset(&me, 0, sizeof(me));
-	ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
+	ex_ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
-		die("alloc_pd", errno);
+		ex_die("alloc_pd", errno);
 	/* The counter: the first 8 bytes of a page-aligned buffer, starting at
 	 * 0. REMOTE_ATOMIC needs LOCAL_WRITE too. */
 	counter = uroce_alloc_buf(ctx, 4096);
 	if (counter == NULL)
-		die("alloc_buf", errno);
+		ex_die("alloc_buf", errno);
 	mr = uroce_reg_mr(pd, counter, sizeof(*counter), access);
 	if (mr == NULL)
-		die("reg_mr", errno);
+		ex_die("reg_mr", errno);
 	/* Nothing completes on the server's side of one-sided operations; the
 	 * QPs still need a CQ. */
 	cq = uroce_create_cq(ctx, 1, NULL);
 	if (cq == NULL)
-		die("create_cq", errno);
+		ex_die("create_cq", errno);
 	me.va = (uint64_t)(uintptr_t)counter;
 	me.rkey = mr->rkey;
 
 	for (i = 0; i < nclients; i++) {
 		struct conn_info cl;
 
-		xrecv(socks[i], &cl, sizeof(cl));
+		ex_recv(socks[i], &cl, sizeof(cl));
 		me.depth = cl.depth < dev.max_qp_rd_atom ? cl.depth : dev.max_qp_rd_atom;
 		if (me.depth == 0)
-			die("client asked for no atomics in flight", EINVAL);
+			ex_die("client asked for no atomics in flight", EINVAL);
 		qps[i] = create_qp(pd, cq, 1);
 		me.qpn = qps[i]->qp_num;
 		me.psn = (uint32_t)(0x100000 + i * 0x1000);
 		connect_qp(qps[i], me.psn, &cl, access, me.depth);
-		xsend(socks[i], &me, sizeof(me));
+		ex_send(socks[i], &me, sizeof(me));
 	}
 
 	/* Each client sends its original values once its atomics are done;
@@ -358,14 +271,14 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 	vals = malloc((size_t)adds * sizeof(*vals));
 	seen = calloc(total, 1);
 	if (vals == NULL || seen == NULL)
-		die("malloc", ENOMEM);
+		ex_die("malloc", ENOMEM);
 	for (i = 0; i < nclients; i++) {
-		xrecv(socks[i], vals, (size_t)adds * sizeof(*vals));
+		ex_recv(socks[i], vals, (size_t)adds * sizeof(*vals));
 		for (j = 0; j < adds; j++) {
 			if (vals[j] >= total || seen[vals[j]]) {
 				if (bad++ < 5)
 					fprintf(stderr, "%s: client %d got original %llu %s\n",
-						role, i, (unsigned long long)vals[j],
+						ex_role, i, (unsigned long long)vals[j],
 						vals[j] >= total ? "beyond N*M" : "twice");
 				continue;
 			}
@@ -378,23 +291,23 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 	/* Every client has its completions, so every add has been applied; the
 	 * daemon wrote the counter, so read it as memory another agent writes. */
 	final = __atomic_load_n(counter, __ATOMIC_ACQUIRE);
-	printf("%s: counter = %llu (expected %llu: %d clients x %u fetch-and-adds)\n", role,
+	printf("%s: counter = %llu (expected %llu: %d clients x %u fetch-and-adds)\n", ex_role,
 	       (unsigned long long)final, (unsigned long long)total, nclients, adds);
 	if (final != total || bad != 0) {
-		fprintf(stderr, "%s: FAILED: counter %s, %d bad original values\n", role,
+		fprintf(stderr, "%s: FAILED: counter %s, %d bad original values\n", ex_role,
 			final == total ? "right" : "wrong", bad);
 		return 1;
 	}
-	printf("%s: every original value 0..%llu returned exactly once\n", role,
+	printf("%s: every original value 0..%llu returned exactly once\n", ex_role,
 	       (unsigned long long)(total - 1));
 
 	for (i = 0; i < nclients; i++)
-		ck(uroce_destroy_qp(qps[i]), "destroy_qp");
-	ck(uroce_destroy_cq(cq), "destroy_cq");
-	ck(uroce_dereg_mr(mr), "dereg_mr");
-	ck(uroce_free_buf(ctx, counter), "free_buf");
-	ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ck(uroce_close_device(ctx), "close_device");
+		ex_ck(uroce_destroy_qp(qps[i]), "destroy_qp");
+	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
+	ex_ck(uroce_free_buf(ctx, counter), "free_buf");
+	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
+	ex_ck(uroce_close_device(ctx), "close_device");
 	return 0;
 }
 
@@ -419,6 +332,7 @@ main(int argc, char **argv)
 	pid_t pids[MAX_CLIENTS];
 	uint32_t i, j;
 
+	ex_set_role("atomic_counter");
 	if (argc > 4 || (argc > 2 && parse(argv[2], MAX_CLIENTS, &nclients) != 0) ||
 	    (argc > 3 && parse(argv[3], MAX_ADDS, &adds) != 0)) {
 		fprintf(stderr, "usage: atomic_counter [SOCKET_PATH] [CLIENTS<=%d] "
@@ -432,10 +346,10 @@ main(int argc, char **argv)
 	fflush(stdout);
 	for (i = 0; i < nclients; i++) {
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-			die("socketpair", errno);
+			ex_die("socketpair", errno);
 		pids[i] = fork();
 		if (pids[i] < 0)
-			die("fork", errno);
+			ex_die("fork", errno);
 		if (pids[i] == 0) {
 			for (j = 0; j < i; j++)
 				close(socks[j]);
@@ -450,9 +364,9 @@ main(int argc, char **argv)
 		close(socks[i]);
 	for (i = 0; i < nclients; i++) {
 		if (waitpid(pids[i], &status, 0) != pids[i])
-			die("waitpid", errno);
+			ex_die("waitpid", errno);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			fprintf(stderr, "%s: client %u failed (status %#x)\n", role, i, status);
+			fprintf(stderr, "%s: client %u failed (status %#x)\n", ex_role, i, status);
 			failed = 1;
 		}
 	}

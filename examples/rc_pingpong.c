@@ -28,61 +28,27 @@
 
 #include "uroce_verbs.h"
 
+#include "example_util.h"
+
 struct side {
 	struct uroce_qp *qp;
 	uint8_t *buf;     /* [0, size): send buffer, [size, 2*size): receive buffer */
 };
 
-static int
-die(const char *what, int err)
-{
-	fprintf(stderr, "rc_pingpong: %s: %s\n", what, strerror(err));
-	exit(1);
-}
-
-/* RESET -> INIT -> RTR -> RTS, aimed at the QP numbered dest_qpn. */
+/* RESET -> INIT -> RTR -> RTS, aimed at the QP numbered dest_qpn. Both QPs
+ * start at PSN 0; SENDs only, so no remote access is granted. */
 static void
 connect_qp(struct uroce_qp *qp, uint32_t dest_qpn, const uint8_t gid[16])
 {
-	struct uroce_qp_attr a;
-	int rc;
+	struct ex_rc_conn c = {
+		.dest_qpn = dest_qpn,
+		.dgid = gid,
+		.path_mtu = 5,          /* 4096 */
+		.access = UROCE_ACCESS_LOCAL_WRITE,
+		.rd_atomic = 1,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
-					     UROCE_QP_ACCESS_FLAGS);
-	if (rc)
-		die("modify to INIT", -rc);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 5;            /* 4096 */
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;              /* the peer's sq_psn */
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;       /* 0.01 ms if the peer is not ready (IBA table 45) */
-	memcpy(a.ah_attr.dgid, gid, 16);
-	a.ah_attr.port_num = 1;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-					     UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-					     UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
-	if (rc)
-		die("modify to RTR", -rc);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = 14;            /* 4.096 us * 2^14 = 67 ms */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;           /* 7: retry forever on RNR */
-	a.max_rd_atomic = 1;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-					     UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-					     UROCE_QP_MAX_QP_RD_ATOMIC);
-	if (rc)
-		die("modify to RTS", -rc);
+	ex_connect_rc(qp, &c);
 }
 
 static void
@@ -94,7 +60,7 @@ post_recv(struct side *s, uint32_t size, uint32_t lkey)
 	int rc = uroce_post_recv(s->qp, &wr, &bad);
 
 	if (rc)
-		die("post_recv", -rc);
+		ex_die("post_recv", -rc);
 }
 
 static void
@@ -109,7 +75,7 @@ post_send(struct side *s, uint32_t size, uint32_t lkey)
 	int rc = uroce_post_send(s->qp, &wr, &bad);
 
 	if (rc)
-		die("post_send", -rc);
+		ex_die("post_send", -rc);
 }
 
 /* Busy-poll until the receive (wr_id 2) of @p qp_num has completed. Send
@@ -123,7 +89,7 @@ wait_recv(struct uroce_cq *cq, uint32_t qp_num)
 		int n = uroce_poll_cq(cq, 1, &wc);
 
 		if (n < 0)
-			die("poll_cq", -n);
+			ex_die("poll_cq", -n);
 		if (n == 0)
 			continue;
 		if (wc.status != UROCE_WC_SUCCESS) {
@@ -154,6 +120,7 @@ main(int argc, char **argv)
 	long i;
 	double us;
 
+	ex_set_role("rc_pingpong");
 	if (iters <= 0 || size == 0 || size > 65536) {
 		fprintf(stderr, "usage: rc_pingpong [SOCKET_PATH] [ITERATIONS] [SIZE<=65536]\n");
 		return 2;
@@ -161,27 +128,27 @@ main(int argc, char **argv)
 	/* 1. The device: a context on the daemon's socket, the port's GID. */
 	ctx = uroce_open_device(path);
 	if (ctx == NULL)
-		die("open_device", errno);
+		ex_die("open_device", errno);
 	if (uroce_query_gid(ctx, 1, 0, gid) != 0)
-		die("query_gid", EIO);
+		ex_die("query_gid", EIO);
 
 	/* 2. Memory: shared with the daemon, registered once for both QPs. */
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
-		die("alloc_pd", errno);
+		ex_die("alloc_pd", errno);
 	mem = uroce_alloc_buf(ctx, 4 * (size_t)size);
 	if (mem == NULL)
-		die("alloc_buf", errno);
+		ex_die("alloc_buf", errno);
 	mr = uroce_reg_mr(pd, mem, 4 * (size_t)size, UROCE_ACCESS_LOCAL_WRITE);
 	if (mr == NULL)
-		die("reg_mr", errno);
+		ex_die("reg_mr", errno);
 	a.buf = mem;
 	b.buf = mem + 2 * size;
 
 	/* 3. One CQ and two RC QPs. */
 	cq = uroce_create_cq(ctx, 16, NULL);
 	if (cq == NULL)
-		die("create_cq", errno);
+		ex_die("create_cq", errno);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
@@ -193,7 +160,7 @@ main(int argc, char **argv)
 	a.qp = uroce_create_qp(pd, &ia);
 	b.qp = uroce_create_qp(pd, &ia);
 	if (a.qp == NULL || b.qp == NULL)
-		die("create_qp", errno);
+		ex_die("create_qp", errno);
 
 	/* 4. Connect them to each other. A receive is posted before the first SEND
 	 * can arrive (otherwise the responder answers RNR NAK and the sender waits). */

@@ -36,10 +36,11 @@
 
 #include "uroce_verbs.h"
 
+#include "example_util.h"
+
 #define MAX_SIZES 16
 #define MAX_SIZE (16u << 20)
 #define WANT_MTU 3          /* IBA MTU enum: 1024 bytes */
-#define WAIT_MS 10000       /* give up on a completion after 10 s */
 
 /* What each side tells the other. Both processes run this binary on one host,
  * so the struct goes as it is; over TCP, send each field in network order. */
@@ -71,47 +72,6 @@ struct side {
 	struct conn_info me;
 };
 
-static const char *role = "rdma_write_read";
-
-static void
-die(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s: %s\n", role, what, strerror(err));
-	exit(1);
-}
-
-/* Control calls return 0 or -errno. */
-static void
-ck(int rc, const char *what)
-{
-	if (rc < 0)
-		die(what, -rc);
-}
-
-/* Read or write exactly @p len bytes on the socketpair; a dead peer is an error
- * (MSG_NOSIGNAL: EPIPE instead of SIGPIPE). */
-static void
-xsend(int fd, const void *p, size_t len)
-{
-	ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-	if (n < 0)
-		die("send to peer", errno);
-	if ((size_t)n != len)
-		die("send to peer", EIO);
-}
-
-static void
-xrecv(int fd, void *p, size_t len)
-{
-	ssize_t n = recv(fd, p, len, MSG_WAITALL);
-
-	if (n < 0)
-		die("receive from peer", errno);
-	if ((size_t)n != len)
-		die("receive from peer (peer exited)", ECONNRESET);
-}
-
 /* A pattern with no short period, so that a misplaced packet shows. */
 static void
 fill(uint8_t *p, size_t len, uint32_t seed)
@@ -136,21 +96,21 @@ setup(struct side *s, const char *path, size_t len, int access)
 
 	s->ctx = uroce_open_device(path);
 	if (s->ctx == NULL)
-		die("open_device", errno);
-	ck(uroce_query_gid(s->ctx, 1, 0, s->me.gid), "query_gid");
+		ex_die("open_device", errno);
+	ex_ck(uroce_query_gid(s->ctx, 1, 0, s->me.gid), "query_gid");
 	s->pd = uroce_alloc_pd(s->ctx);
 	if (s->pd == NULL)
-		die("alloc_pd", errno);
+		ex_die("alloc_pd", errno);
 	s->len = len;
 	s->buf = uroce_alloc_buf(s->ctx, len);
 	if (s->buf == NULL)
-		die("alloc_buf", errno);
+		ex_die("alloc_buf", errno);
 	s->mr = uroce_reg_mr(s->pd, s->buf, len, access);
 	if (s->mr == NULL)
-		die("reg_mr", errno);
+		ex_die("reg_mr", errno);
 	s->cq = uroce_create_cq(s->ctx, 16, NULL);
 	if (s->cq == NULL)
-		die("create_cq", errno);
+		ex_die("create_cq", errno);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = s->cq;
 	ia.recv_cq = s->cq;
@@ -161,7 +121,7 @@ setup(struct side *s, const char *path, size_t len, int access)
 	ia.cap.max_recv_sge = 1;
 	s->qp = uroce_create_qp(s->pd, &ia);
 	if (s->qp == NULL)
-		die("create_qp", errno);
+		ex_die("create_qp", errno);
 	s->me.qpn = s->qp->qp_num;
 	s->me.psn = (uint32_t)getpid() & 0xffffff;  /* any 24-bit value */
 	s->me.va = (uint64_t)(uintptr_t)s->buf;
@@ -169,92 +129,51 @@ setup(struct side *s, const char *path, size_t len, int access)
 	s->me.len = (uint32_t)len;
 }
 
-/* RESET -> INIT -> RTR -> RTS, aimed at @p peer. @p access says what the peer
- * may do to this side's memory through this QP (IBA 10.6: the QP's access
- * flags and the MR's must both allow it). */
+/* RESET -> RTS, aimed at @p peer; one READ in flight at a time each way. */
 static void
 connect_qp(struct side *s, const struct conn_info *peer, int access)
 {
 	struct uroce_port_attr port;
-	struct uroce_qp_attr a;
+	struct ex_rc_conn c = {
+		.dest_qpn = peer->qpn,
+		.rq_psn = peer->psn,    /* the first PSN we expect is the one the peer sends */
+		.sq_psn = s->me.psn,
+		.dgid = peer->gid,
+		.access = access,
+		.rd_atomic = 1,
+	};
 
 	/* The path MTU may not exceed the port's active MTU. */
-	ck(uroce_query_port(s->ctx, 1, &port), "query_port");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = (uint32_t)access;
-	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
-					      UROCE_QP_ACCESS_FLAGS), "modify to INIT");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = port.active_mtu < WANT_MTU ? port.active_mtu : WANT_MTU;
-	a.dest_qp_num = peer->qpn;
-	a.rq_psn = peer->psn;       /* the first PSN we expect is the one the peer sends */
-	a.max_dest_rd_atomic = 1;   /* READs this side answers at a time */
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, peer->gid, 16);
-	a.ah_attr.port_num = 1;
-	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-					      UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-					      UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER),
-	   "modify to RTR");
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = s->me.psn;
-	a.timeout = 14;             /* 4.096 us * 2^14 = 67 ms */
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;        /* READs this side has outstanding at a time */
-	ck(uroce_modify_qp(s->qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-					      UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-					      UROCE_QP_MAX_QP_RD_ATOMIC), "modify to RTS");
+	ex_ck(uroce_query_port(s->ctx, 1, &port), "query_port");
+	c.path_mtu = port.active_mtu < WANT_MTU ? port.active_mtu : WANT_MTU;
+	ex_connect_rc(s->qp, &c);
 }
 
 static void
 teardown(struct side *s)
 {
-	ck(uroce_destroy_qp(s->qp), "destroy_qp");
-	ck(uroce_destroy_cq(s->cq), "destroy_cq");
-	ck(uroce_dereg_mr(s->mr), "dereg_mr");
-	ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
-	ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
-	ck(uroce_close_device(s->ctx), "close_device");
+	ex_ck(uroce_destroy_qp(s->qp), "destroy_qp");
+	ex_ck(uroce_destroy_cq(s->cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(s->mr), "dereg_mr");
+	ex_ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
+	ex_ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
+	ex_ck(uroce_close_device(s->ctx), "close_device");
 }
 
-/* Wait for the completion of the one WR in flight. Rather than spin, arm the
- * CQ and sleep on its eventfd; poll once more after arming, since a
- * completion that arrived before the arm raises no event. */
+/* Wait for the completion of the one WR in flight and check it. */
 static void
 wait_wc(struct uroce_cq *cq, uint32_t opcode)
 {
 	struct uroce_wc wc;
-	int n;
 
-	for (;;) {
-		n = uroce_poll_cq(cq, 1, &wc);
-		if (n == 0) {
-			ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
-			n = uroce_poll_cq(cq, 1, &wc);
-		}
-		ck(n, "poll_cq");
-		if (n == 1)
-			break;
-		n = uroce_get_cq_event(cq, WAIT_MS);
-		ck(n, "get_cq_event");
-		if (n == 0)
-			die("waiting for a completion", ETIMEDOUT);
-	}
+	ex_wait_wcs(cq, 1, &wc);
 	if (wc.status != UROCE_WC_SUCCESS) {
-		fprintf(stderr, "%s: completion error %u (vendor_err %u)\n", role, wc.status,
+		fprintf(stderr, "%s: completion error %u (vendor_err %u)\n", ex_role, wc.status,
 			wc.vendor_err);
 		exit(1);
 	}
 	if (wc.opcode != opcode) {
-		fprintf(stderr, "%s: completion opcode %u, expected %u\n", role, wc.opcode,
+		fprintf(stderr, "%s: completion opcode %u, expected %u\n", ex_role, wc.opcode,
 			opcode);
 		exit(1);
 	}
@@ -275,7 +194,7 @@ rdma(struct side *s, uint32_t opcode, uint8_t *laddr, uint64_t raddr, uint32_t r
 
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	ck(uroce_post_send(s->qp, &wr, &bad), "post_send");
+	ex_ck(uroce_post_send(s->qp, &wr, &bad), "post_send");
 	wait_wc(s->cq, opcode == UROCE_WR_RDMA_WRITE ? UROCE_WC_RDMA_WRITE : UROCE_WC_RDMA_READ);
 }
 
@@ -290,28 +209,28 @@ target(int sock, const char *path, size_t max)
 	struct side s;
 	uint8_t *want;
 
-	role = "rdma_write_read[target]";
+	ex_set_role("rdma_write_read[target]");
 	want = malloc(max);
 	if (want == NULL)
-		die("malloc", ENOMEM);
+		ex_die("malloc", ENOMEM);
 	memset(&s, 0, sizeof(s));
 	setup(&s, path, max, access);
 	/* Connect before answering, so that the QP is ready for the initiator's
 	 * first packet. */
-	xrecv(sock, &peer, sizeof(peer));
+	ex_recv(sock, &peer, sizeof(peer));
 	connect_qp(&s, &peer, access);
-	xsend(sock, &s.me, sizeof(s.me));
+	ex_send(sock, &s.me, sizeof(s.me));
 	for (;;) {
 		uint8_t verdict;
 
-		xrecv(sock, &m, sizeof(m));
+		ex_recv(sock, &m, sizeof(m));
 		if (m.size == 0)
 			break;
 		if (m.size > max)
-			die("check request", EINVAL);
+			ex_die("check request", EINVAL);
 		fill(want, m.size, m.seed);
 		verdict = memcmp(s.buf, want, m.size) != 0;
-		xsend(sock, &verdict, 1);
+		ex_send(sock, &verdict, 1);
 	}
 	free(want);
 	teardown(&s);
@@ -328,17 +247,17 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 	uint8_t *src, *dst;
 	int i;
 
-	role = "rdma_write_read[initiator]";
+	ex_set_role("rdma_write_read[initiator]");
 	memset(&s, 0, sizeof(s));
 	/* [0, max): what we WRITE; [max, 2*max): where READ puts it. READ
 	 * writes local memory, so LOCAL_WRITE; nothing remote reaches us. */
 	setup(&s, path, 2 * max, UROCE_ACCESS_LOCAL_WRITE);
 	src = s.buf;
 	dst = s.buf + max;
-	xsend(sock, &s.me, sizeof(s.me));
-	xrecv(sock, &peer, sizeof(peer));
+	ex_send(sock, &s.me, sizeof(s.me));
+	ex_recv(sock, &peer, sizeof(peer));
 	connect_qp(&s, &peer, 0);
-	printf("%s: connected QP %#x to QP %#x, target buffer %#llx rkey %#x\n", role, s.me.qpn,
+	printf("%s: connected QP %#x to QP %#x, target buffer %#llx rkey %#x\n", ex_role, s.me.qpn,
 	       peer.qpn, (unsigned long long)peer.va, peer.rkey);
 
 	for (i = 0; i < nsizes; i++) {
@@ -346,7 +265,7 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 		uint8_t verdict;
 
 		if (len > peer.len)
-			die("size beyond the target's buffer", EINVAL);
+			ex_die("size beyond the target's buffer", EINVAL);
 		/* 1. WRITE a fresh pattern; it completes once the target has
 		 * acknowledged its last packet, i.e. all of it. */
 		m.size = len;
@@ -354,10 +273,10 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 		fill(src, len, m.seed);
 		rdma(&s, UROCE_WR_RDMA_WRITE, src, peer.va, peer.rkey, len);
 		/* 2. The target checks its own memory. */
-		xsend(sock, &m, sizeof(m));
-		xrecv(sock, &verdict, 1);
+		ex_send(sock, &m, sizeof(m));
+		ex_recv(sock, &verdict, 1);
 		if (verdict != 0) {
-			fprintf(stderr, "%s: %u bytes: the target's buffer does not match\n", role,
+			fprintf(stderr, "%s: %u bytes: the target's buffer does not match\n", ex_role,
 				len);
 			return 1;
 		}
@@ -365,14 +284,14 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 		memset(dst, 0, len);
 		rdma(&s, UROCE_WR_RDMA_READ, dst, peer.va, peer.rkey, len);
 		if (memcmp(dst, src, len) != 0) {
-			fprintf(stderr, "%s: %u bytes: READ returned other bytes\n", role, len);
+			fprintf(stderr, "%s: %u bytes: READ returned other bytes\n", ex_role, len);
 			return 1;
 		}
-		printf("%s: %u bytes: WRITE and READ verified\n", role, len);
+		printf("%s: %u bytes: WRITE and READ verified\n", ex_role, len);
 	}
 	m.size = 0;
 	m.seed = 0;
-	xsend(sock, &m, sizeof(m));
+	ex_send(sock, &m, sizeof(m));
 	teardown(&s);
 	return 0;
 }
@@ -386,6 +305,7 @@ main(int argc, char **argv)
 	size_t max = 0;
 	pid_t pid;
 
+	ex_set_role("rdma_write_read");
 	if (argc > 2) {
 		nsizes = argc - 2;
 		if (nsizes > MAX_SIZES)
@@ -406,11 +326,11 @@ main(int argc, char **argv)
 	/* Fork before opening the device: a context must not cross fork()
 	 * (doc/verbs.md), so each process opens its own. */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		die("socketpair", errno);
+		ex_die("socketpair", errno);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		die("fork", errno);
+		ex_die("fork", errno);
 	if (pid == 0) {
 		close(sv[0]);
 		exit(target(sv[1], path, max));
@@ -419,9 +339,9 @@ main(int argc, char **argv)
 	rc = initiator(sv[0], path, sizes, nsizes, max);
 	close(sv[0]);
 	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid", errno);
+		ex_die("waitpid", errno);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "%s: the target failed (status %#x)\n", role, status);
+		fprintf(stderr, "%s: the target failed (status %#x)\n", ex_role, status);
 		return 1;
 	}
 	if (rc == 0)

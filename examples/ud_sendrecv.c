@@ -39,10 +39,11 @@
 
 #include "uroce_verbs.h"
 
+#include "example_util.h"
+
 #define MAX_COUNT 64
 #define MSG_LEN 512                      /* payload bytes, well below any path MTU */
 #define SLOT (UROCE_GRH_LEN + MSG_LEN)   /* one receive buffer: GRH room + payload */
-#define WAIT_MS 10000                    /* give up on a completion after 10 s */
 
 /* What each side tells the other (same host: the struct goes as it is). */
 struct ud_info {
@@ -50,41 +51,6 @@ struct ud_info {
 	uint32_t qkey;
 	uint8_t gid[16];
 };
-
-static const char *role = "ud_sendrecv";
-
-static void
-die(const char *what, int err)
-{
-	fprintf(stderr, "%s: %s: %s\n", role, what, strerror(err));
-	exit(1);
-}
-
-/* Control calls return 0 or -errno. */
-static void
-ck(int rc, const char *what)
-{
-	if (rc < 0)
-		die(what, -rc);
-}
-
-static void
-xsend(int fd, const void *p, size_t len)
-{
-	if (send(fd, p, len, MSG_NOSIGNAL) != (ssize_t)len)
-		die("send to peer", errno ? errno : EIO);
-}
-
-static void
-xrecv(int fd, void *p, size_t len)
-{
-	ssize_t n = recv(fd, p, len, MSG_WAITALL);
-
-	if (n < 0)
-		die("receive from peer", errno);
-	if ((size_t)n != len)
-		die("receive from peer (peer exited)", ECONNRESET);
-}
 
 /* The payload of datagram @p seq from side @p from: no short period. */
 static void
@@ -101,29 +67,13 @@ fill(uint8_t *p, char from, uint32_t seq)
 	}
 }
 
-/* Take one completion; arm the CQ and sleep on its eventfd when there is none
- * (poll once more after arming: a completion before the arm raises no event). */
+/* Take one completion (sleeping while there is none) and check its status. */
 static void
 next_wc(struct uroce_cq *cq, struct uroce_wc *wc)
 {
-	int n;
-
-	for (;;) {
-		n = uroce_poll_cq(cq, 1, wc);
-		if (n == 0) {
-			ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
-			n = uroce_poll_cq(cq, 1, wc);
-		}
-		ck(n, "poll_cq");
-		if (n == 1)
-			break;
-		n = uroce_get_cq_event(cq, WAIT_MS);
-		ck(n, "get_cq_event");
-		if (n == 0)
-			die("waiting for a completion", ETIMEDOUT);
-	}
+	ex_wait_wcs(cq, 1, wc);
 	if (wc->status != UROCE_WC_SUCCESS) {
-		fprintf(stderr, "%s: completion error %u (wr_id %llu)\n", role, wc->status,
+		fprintf(stderr, "%s: completion error %u (wr_id %llu)\n", ex_role, wc->status,
 			(unsigned long long)wc->wr_id);
 		exit(1);
 	}
@@ -146,27 +96,27 @@ side(int sock, const char *path, char me, uint32_t count)
 	uint32_t i, sent = 0, got = 0;
 	uint8_t *buf, *rx, *tx, want[MSG_LEN], done;
 
-	role = me == 'a' ? "ud_sendrecv[a]" : "ud_sendrecv[b]";
+	ex_set_role("ud_sendrecv[%c]", me);
 	ctx = uroce_open_device(path);
 	if (ctx == NULL)
-		die("open_device", errno);
+		ex_die("open_device", errno);
 	memset(&mine, 0, sizeof(mine));
-	ck(uroce_query_gid(ctx, 1, 0, mine.gid), "query_gid");
+	ex_ck(uroce_query_gid(ctx, 1, 0, mine.gid), "query_gid");
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
-		die("alloc_pd", errno);
+		ex_die("alloc_pd", errno);
 	/* [0, count*SLOT): receive slots; then the send payloads. */
 	buf = uroce_alloc_buf(ctx, (size_t)count * SLOT + (size_t)count * MSG_LEN);
 	if (buf == NULL)
-		die("alloc_buf", errno);
+		ex_die("alloc_buf", errno);
 	rx = buf;
 	tx = buf + (size_t)count * SLOT;
 	mr = uroce_reg_mr(pd, buf, (size_t)count * (SLOT + MSG_LEN), UROCE_ACCESS_LOCAL_WRITE);
 	if (mr == NULL)
-		die("reg_mr", errno);
+		ex_die("reg_mr", errno);
 	cq = uroce_create_cq(ctx, (int)(2 * count), NULL);
 	if (cq == NULL)
-		die("create_cq", errno);
+		ex_die("create_cq", errno);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = cq;
 	ia.recv_cq = cq;
@@ -178,7 +128,7 @@ side(int sock, const char *path, char me, uint32_t count)
 	ia.cap.max_recv_sge = 1;
 	qp = uroce_create_qp(pd, &ia);
 	if (qp == NULL)
-		die("create_qp", errno);
+		ex_die("create_qp", errno);
 
 	/* A UD QP needs only its own Q_Key and port (INIT), nothing for RTR, and
 	 * its first PSN for RTS: there is no peer to name. */
@@ -188,13 +138,13 @@ side(int sock, const char *path, char me, uint32_t count)
 	a.qp_state = UROCE_QPS_INIT;
 	a.port_num = 1;
 	a.qkey = mine.qkey;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
 					   UROCE_QP_QKEY), "modify to INIT");
 	a.qp_state = UROCE_QPS_RTR;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE), "modify to RTR");
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE), "modify to RTR");
 	a.qp_state = UROCE_QPS_RTS;
 	a.sq_psn = (uint32_t)getpid() & 0xffffff;
-	ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), "modify to RTS");
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), "modify to RTS");
 
 	/* Receives go in before the peer learns our QPN: nothing is dropped. */
 	for (i = 0; i < count; i++) {
@@ -202,10 +152,10 @@ side(int sock, const char *path, char me, uint32_t count)
 		struct uroce_recv_wr wr = {.wr_id = i, .sg_list = &sge, .num_sge = 1};
 		struct uroce_recv_wr *bad;
 
-		ck(uroce_post_recv(qp, &wr, &bad), "post_recv");
+		ex_ck(uroce_post_recv(qp, &wr, &bad), "post_recv");
 	}
-	xsend(sock, &mine, sizeof(mine));
-	xrecv(sock, &peer, sizeof(peer));
+	ex_send(sock, &mine, sizeof(mine));
+	ex_recv(sock, &peer, sizeof(peer));
 
 	/* The address handle: where our datagrams go (RoCE: always a GRH). */
 	memset(&aa, 0, sizeof(aa));
@@ -214,7 +164,7 @@ side(int sock, const char *path, char me, uint32_t count)
 	aa.port_num = 1;
 	ah = uroce_create_ah(pd, &aa);
 	if (ah == NULL)
-		die("create_ah", errno);
+		ex_die("create_ah", errno);
 
 	for (i = 0; i < count; i++) {
 		struct uroce_sge sge = {(uint64_t)(uintptr_t)(tx + i * MSG_LEN), MSG_LEN, mr->lkey};
@@ -228,7 +178,7 @@ side(int sock, const char *path, char me, uint32_t count)
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = peer.qpn;
 		wr.wr.ud.remote_qkey = peer.qkey;
-		ck(uroce_post_send(qp, &wr, &bad), "post_send");
+		ex_ck(uroce_post_send(qp, &wr, &bad), "post_send");
 	}
 
 	/* Sends and receives complete on the one CQ, interleaved. */
@@ -244,7 +194,7 @@ side(int sock, const char *path, char me, uint32_t count)
 		    wc.imm_data >= count || seen[wc.imm_data] || wc.wr_id >= count ||
 		    wc.src_qp != peer.qpn || wc.byte_len != SLOT) {
 			fprintf(stderr, "%s: unexpected receive: opcode %u imm %u src_qp %#x "
-				"byte_len %u\n", role, wc.opcode, wc.imm_data, wc.src_qp,
+				"byte_len %u\n", ex_role, wc.opcode, wc.imm_data, wc.src_qp,
 				wc.byte_len);
 			return 1;
 		}
@@ -252,24 +202,24 @@ side(int sock, const char *path, char me, uint32_t count)
 		/* The payload starts after the GRH area. */
 		fill(want, me == 'a' ? 'b' : 'a', wc.imm_data);
 		if (memcmp(rx + wc.wr_id * SLOT + UROCE_GRH_LEN, want, MSG_LEN) != 0) {
-			fprintf(stderr, "%s: datagram %u corrupt\n", role, wc.imm_data);
+			fprintf(stderr, "%s: datagram %u corrupt\n", ex_role, wc.imm_data);
 			return 1;
 		}
 		got++;
 	}
-	printf("%s: QP %#x sent %u and received %u datagrams from QP %#x, verified\n", role,
+	printf("%s: QP %#x sent %u and received %u datagrams from QP %#x, verified\n", ex_role,
 	       mine.qpn, sent, got, peer.qpn);
 
 	/* Both done before either tears down. */
-	xsend(sock, "d", 1);
-	xrecv(sock, &done, 1);
-	ck(uroce_destroy_ah(ah), "destroy_ah");
-	ck(uroce_destroy_qp(qp), "destroy_qp");
-	ck(uroce_destroy_cq(cq), "destroy_cq");
-	ck(uroce_dereg_mr(mr), "dereg_mr");
-	ck(uroce_free_buf(ctx, buf), "free_buf");
-	ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ck(uroce_close_device(ctx), "close_device");
+	ex_send(sock, "d", 1);
+	ex_recv(sock, &done, 1);
+	ex_ck(uroce_destroy_ah(ah), "destroy_ah");
+	ex_ck(uroce_destroy_qp(qp), "destroy_qp");
+	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
+	ex_ck(uroce_free_buf(ctx, buf), "free_buf");
+	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
+	ex_ck(uroce_close_device(ctx), "close_device");
 	return 0;
 }
 
@@ -281,6 +231,7 @@ main(int argc, char **argv)
 	int sv[2], rc, status;
 	pid_t pid;
 
+	ex_set_role("ud_sendrecv");
 	if (argc > 3)
 		goto usage;
 	if (argc > 2) {
@@ -293,11 +244,11 @@ main(int argc, char **argv)
 	}
 	/* Fork before opening the device: a context must not cross fork(). */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
-		die("socketpair", errno);
+		ex_die("socketpair", errno);
 	fflush(stdout);
 	pid = fork();
 	if (pid < 0)
-		die("fork", errno);
+		ex_die("fork", errno);
 	if (pid == 0) {
 		close(sv[0]);
 		exit(side(sv[1], path, 'b', count));
@@ -306,9 +257,9 @@ main(int argc, char **argv)
 	rc = side(sv[0], path, 'a', count);
 	close(sv[0]);
 	if (waitpid(pid, &status, 0) != pid)
-		die("waitpid", errno);
+		ex_die("waitpid", errno);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "%s: side b failed (status %#x)\n", role, status);
+		fprintf(stderr, "%s: side b failed (status %#x)\n", ex_role, status);
 		return 1;
 	}
 	if (rc == 0)

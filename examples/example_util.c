@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "example_util.h"
+
+char ex_role[48] = "example";
+
+void
+ex_set_role(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ex_role, sizeof(ex_role), fmt, ap);
+	va_end(ap);
+}
+
+void
+ex_die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", ex_role, what, strerror(err));
+	exit(1);
+}
+
+void
+ex_ck(int rc, const char *what)
+{
+	if (rc < 0)
+		ex_die(what, -rc);
+}
+
+void
+ex_send(int fd, const void *p, size_t len)
+{
+	ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+	if (n < 0)
+		ex_die("send to peer", errno);
+	if ((size_t)n != len)
+		ex_die("send to peer", EIO);
+}
+
+void
+ex_recv(int fd, void *p, size_t len)
+{
+	ssize_t n = recv(fd, p, len, MSG_WAITALL);
+
+	if (n < 0)
+		ex_die("receive from peer", errno);
+	if ((size_t)n != len)
+		ex_die("receive from peer (peer exited)", ECONNRESET);
+}
+
+void
+ex_connect_rc(struct uroce_qp *qp, const struct ex_rc_conn *c)
+{
+	struct uroce_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = (uint32_t)c->access;
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
+					      UROCE_QP_ACCESS_FLAGS), "modify to INIT");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTR;
+	a.path_mtu = c->path_mtu;
+	a.dest_qp_num = c->dest_qpn;
+	a.rq_psn = c->rq_psn;
+	a.max_dest_rd_atomic = c->rd_atomic;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, c->dgid, 16);
+	a.ah_attr.port_num = 1;
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
+					      UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
+					      UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER),
+	      "modify to RTR");
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = c->sq_psn;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = c->rd_atomic;
+	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
+					      UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+					      UROCE_QP_MAX_QP_RD_ATOMIC), "modify to RTS");
+}
+
+int
+ex_wait_wcs(struct uroce_cq *cq, int max, struct uroce_wc *wc)
+{
+	int n;
+
+	for (;;) {
+		n = uroce_poll_cq(cq, max, wc);
+		if (n == 0) {
+			ex_ck(uroce_req_notify_cq(cq, false), "req_notify_cq");
+			n = uroce_poll_cq(cq, max, wc);
+		}
+		ex_ck(n, "poll_cq");
+		if (n > 0)
+			return n;
+		n = uroce_get_cq_event(cq, EX_WAIT_MS);
+		ex_ck(n, "get_cq_event");
+		if (n == 0)
+			ex_die("waiting for a completion", ETIMEDOUT);
+	}
+}
