@@ -133,6 +133,40 @@ idle_nap(void)
 	nanosleep(&ts, NULL);
 }
 
+/* A client socket to the daemon for tests that speak the protocol by hand;
+ * non-blocking, so that the test can run the daemon while it waits. */
+static int
+raw_connect(void)
+{
+	struct sockaddr_un sa;
+	int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	fcntl(s, F_SETFL, O_NONBLOCK);
+	return s;
+}
+
+/* Run the daemon until a message arrives on @p s, or the daemon hangs up
+ * (0), for at most 10 s (-EAGAIN). */
+static ssize_t
+poll_for_reply(int s, void *buf, size_t len, int *fd)
+{
+	double end = now_s() + 10;
+	ssize_t n = -EAGAIN;
+
+	while (now_s() < end) {
+		uroce_daemon_poll(dmn);
+		n = uroce_shm_sock_recv(s, buf, len, fd);
+		if (n != -EAGAIN)
+			break;
+		idle_nap();
+	}
+	return n;
+}
+
 /* Run the daemon until every child has exited (or @p ready_fd is readable,
  * if >= 0). @return false on timeout. */
 static bool
@@ -328,19 +362,13 @@ Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
 	struct uroce_shm_msg_hello_req *hq;
 	struct uroce_shm_msg_hdr *h;
 	struct uroce_daemon_stats st;
-	struct sockaddr_un sa;
 	uint8_t buf[UROCE_SHM_MSG_MAX];
 	uint16_t maj = 0, min = 0;
 	ssize_t n = -EAGAIN;
-	double end;
 	int s, fd = -1, len;
 
 	start_daemon();
-	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	s = raw_connect();
 	/* A HELLO from a client of ABI major 2. */
 	len = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_HELLO, 1, false, 0);
 	cr_assert_gt(len, 0);
@@ -350,14 +378,7 @@ Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
 	hq->abi_major = UROCE_SHM_ABI_MAJOR + 1;
 	hq->abi_minor = 3;
 	cr_assert_eq(uroce_shm_sock_send(s, buf, (size_t)len, -1), len);
-	fcntl(s, F_SETFL, O_NONBLOCK);
-	for (end = now_s() + 10; now_s() < end;) {
-		uroce_daemon_poll(dmn);
-		n = uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
-		if (n != -EAGAIN)
-			break;
-		idle_nap();
-	}
+	n = poll_for_reply(s, buf, sizeof(buf), &fd);
 	/* Expect: a HELLO response with -EPROTONOSUPPORT and our version in it. */
 	cr_assert_gt(n, 0);
 	cr_expect_eq(uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0), 0);
@@ -368,13 +389,7 @@ Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
 	cr_expect_eq(maj, UROCE_SHM_ABI_MAJOR);
 	cr_expect_eq(min, UROCE_SHM_ABI_MINOR);
 	/* Expect: then the daemon hangs up and forgets the session. */
-	for (end = now_s() + 10; now_s() < end;) {
-		uroce_daemon_poll(dmn);
-		n = uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
-		if (n != -EAGAIN)
-			break;
-		idle_nap();
-	}
+	n = poll_for_reply(s, buf, sizeof(buf), &fd);
 	cr_expect_eq(n, 0);
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.hello_refused, 1);
@@ -386,28 +401,15 @@ Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
 Test(daemon, garbage_on_the_socket_hangs_up_that_client_only, .timeout = 60)
 {
 	struct uroce_daemon_stats st;
-	struct sockaddr_un sa;
 	uint8_t junk[64];
-	double end;
 	ssize_t n = -EAGAIN;
 	int s, fd = -1;
 
 	start_daemon();
-	s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	s = raw_connect();
 	memset(junk, 0xa5, sizeof(junk));
 	cr_assert_eq(send(s, junk, sizeof(junk), 0), (ssize_t)sizeof(junk));
-	fcntl(s, F_SETFL, O_NONBLOCK);
-	for (end = now_s() + 10; now_s() < end;) {
-		uroce_daemon_poll(dmn);
-		n = uroce_shm_sock_recv(s, junk, sizeof(junk), &fd);
-		if (n != -EAGAIN)
-			break;
-		idle_nap();
-	}
+	n = poll_for_reply(s, junk, sizeof(junk), &fd);
 	/* Expect: bad magic is counted and the client is hung up on. */
 	cr_expect_eq(n, 0);
 	uroce_daemon_stats(dmn, &st);
@@ -545,7 +547,6 @@ raw_rpc_fd(struct raw *r, uint16_t type, const void *req, size_t req_len, int fd
 {
 	uint8_t buf[UROCE_SHM_MSG_MAX];
 	struct uroce_shm_msg_hdr *h = (void *)buf;
-	double end = now_s() + 10;
 	int len, fd = -1;
 	ssize_t n = -EAGAIN;
 
@@ -554,13 +555,7 @@ raw_rpc_fd(struct raw *r, uint16_t type, const void *req, size_t req_len, int fd
 	if (req_len)
 		memcpy(buf + sizeof(*h), req, req_len);
 	cr_assert_eq(uroce_shm_sock_send(r->s, buf, (size_t)len, fd_in), len);
-	while (now_s() < end) {
-		uroce_daemon_poll(dmn);
-		n = uroce_shm_sock_recv(r->s, buf, sizeof(buf), &fd);
-		if (n != -EAGAIN)
-			break;
-		idle_nap();
-	}
+	n = poll_for_reply(r->s, buf, sizeof(buf), &fd);
 	cr_assert_gt(n, 0);
 	cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0), 0);
 	if (h->status == 0 && resp_len)
@@ -590,16 +585,10 @@ raw_open(struct raw *r)
 	struct uroce_shm_msg_create_qp_req qq;
 	struct uroce_shm_msg_create_qp_resp qr;
 	struct uroce_shm_msg_modify_qp_req mq;
-	struct sockaddr_un sa;
 	int fd;
 
 	memset(r, 0, sizeof(*r));
-	r->s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert(connect(r->s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	fcntl(r->s, F_SETFL, O_NONBLOCK);
+	r->s = raw_connect();
 	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), &hr, sizeof(hr), &fd), 0);
 	cr_assert_eq(uroce_shm_segment_map(&r->db, fd, hr.db_seg_size), 0);
 	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, &pd, sizeof(pd), NULL), 0);
