@@ -172,8 +172,9 @@ ep_open(struct ep *e, const char *sock)
 	CHECK(ia.cap.max_send_wr >= 32 && ia.cap.max_inline_data == 64, "caps");
 }
 
+/* A QP of @p type on the endpoint's CQ, @p depth WRs and @p sge SGEs each way. */
 static struct uroce_qp *
-qp_new(struct ep *e)
+qp_new_type(struct ep *e, int type, uint32_t depth, uint32_t sge)
 {
 	struct uroce_qp_init_attr ia;
 	struct uroce_qp *qp;
@@ -181,14 +182,20 @@ qp_new(struct ep *e)
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = e->cq;
 	ia.recv_cq = e->cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 32;
-	ia.cap.max_recv_wr = 32;
-	ia.cap.max_send_sge = 4;
-	ia.cap.max_recv_sge = 4;
+	ia.qp_type = type;
+	ia.cap.max_send_wr = depth;
+	ia.cap.max_recv_wr = depth;
+	ia.cap.max_send_sge = sge;
+	ia.cap.max_recv_sge = sge;
 	qp = uroce_create_qp(e->pd, &ia);
 	CHECK(qp != NULL, "create_qp: %s", strerror(errno));
 	return qp;
+}
+
+static struct uroce_qp *
+qp_new(struct ep *e)
+{
+	return qp_new_type(e, UROCE_QPT_RC, 32, 4);
 }
 
 static void
@@ -679,21 +686,10 @@ struct ud_info {
 static struct uroce_qp *
 ud_qp_new(struct ep *e)
 {
-	struct uroce_qp_init_attr ia;
+	struct uroce_qp *qp = qp_new_type(e, UROCE_QPT_UD, 16, 1);
 	struct uroce_qp_attr a;
-	struct uroce_qp *qp;
 	int rc;
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = UROCE_QPT_UD;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = uroce_create_qp(e->pd, &ia);
-	CHECK(qp != NULL, "create UD qp: %s", strerror(errno));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_INIT;
 	a.port_num = 1;
