@@ -20,9 +20,16 @@
  *
  * CLIENTS defaults to 4 (at most 32), ADDS_PER_CLIENT to 1000 (at most
  * 1000000). SOCKET_PATH defaults to $UROCE_SOCKET, then
- * /run/uroce/uroced.sock; run it against the test tool:
+ * /run/uroce/uroced.sock. Environment (examples/example_util.h):
+ *   UROCE_PEER_SOCKET  the daemon the clients use (default: the server's,
+ *                      SOCKET_PATH)
+ *   UROCE_GID_INDEX    the GID index everyone uses on port 1 (default 0)
+ * Run it against the test tool:
  *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
  *   build/examples/atomic_counter /tmp/uroce.sock 4 1000
+ * or on two uroced instances connected by memif or af_packet:
+ *   UROCE_PEER_SOCKET=/run/uroce/b.sock UROCE_GID_INDEX=1 \
+ *       build/examples/atomic_counter /run/uroce/a.sock 4 1000
  */
 
 #include <errno.h>
@@ -82,7 +89,10 @@ connect_qp(struct uroce_qp *qp, uint32_t my_psn, const struct conn_info *peer, i
 		.rq_psn = peer->psn,
 		.sq_psn = my_psn,
 		.dgid = peer->gid,
-		.path_mtu = 1,          /* 256: atomics are single packets anyway */
+		/* 256: atomics are single packets anyway, and 256 is the
+		 * smallest IBA MTU, within every port's active MTU: both ends
+		 * agree without exchanging their ports' MTUs. */
+		.path_mtu = 1,
 		.access = access,
 		.rd_atomic = (uint8_t)depth,
 	};
@@ -115,17 +125,14 @@ client(int id, int sock, const char *path, uint32_t adds)
 	size_t len = (size_t)adds * sizeof(uint64_t);
 
 	ex_set_role("atomic_counter[client %d]", id);
-	ctx = uroce_open_device(path);
-	if (ctx == NULL)
-		ex_die("open_device", errno);
-	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	memset(&me, 0, sizeof(me));
+	ctx = ex_open(path, 1, me.gid, NULL);  /* clients are side 1 */
+	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	me.depth = MAX_DEPTH;
 	if (me.depth > dev.max_qp_init_rd_atom)
 		me.depth = dev.max_qp_init_rd_atom;
 	if (dev.atomic_cap == 0 || me.depth == 0)
 		ex_die("the device does no atomics", EOPNOTSUPP);
-	ex_ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
 		ex_die("alloc_pd", errno);
@@ -227,12 +234,9 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 	int i, bad = 0;
 
 	ex_set_role("atomic_counter[server]");
-	ctx = uroce_open_device(path);
-	if (ctx == NULL)
-		ex_die("open_device", errno);
-	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	memset(&me, 0, sizeof(me));
-	ex_ck(uroce_query_gid(ctx, 1, 0, me.gid), "query_gid");
+	ctx = ex_open(path, 0, me.gid, NULL);  /* the server is side 0 */
+	ex_ck(uroce_query_device(ctx, &dev), "query_device");
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
 		ex_die("alloc_pd", errno);

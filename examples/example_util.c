@@ -37,6 +37,72 @@ ex_ck(int rc, const char *what)
 		ex_die(what, -rc);
 }
 
+int
+ex_gid_index(void)
+{
+	static int index = -1;
+	const char *v;
+	char *end;
+	long n;
+
+	if (index >= 0)
+		return index;
+	v = getenv("UROCE_GID_INDEX");
+	if (v == NULL || *v == '\0') {
+		index = 0;
+		return index;
+	}
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < 0 || n > UINT8_MAX) {
+		fprintf(stderr, "%s: UROCE_GID_INDEX=\"%s\": not a GID index (0..255)\n",
+			ex_role, v);
+		exit(1);
+	}
+	index = (int)n;
+	return index;
+}
+
+struct uroce_context *
+ex_open(const char *path, int side, uint8_t gid[16], struct uroce_port_attr *port)
+{
+	const char *peer = getenv("UROCE_PEER_SOCKET");
+	const char *use = path;
+	struct uroce_context *ctx;
+	int index = ex_gid_index();
+	int rc;
+
+	if (side == 1 && peer != NULL && *peer != '\0')
+		use = peer;
+	ctx = uroce_open_device(use);
+	if (ctx == NULL) {
+		int err = errno;
+
+		/* liburoce's own choice for NULL, to name it in the message. */
+		if (use == NULL)
+			use = getenv("UROCE_SOCKET");
+		if (use == NULL)
+			use = UROCE_DEFAULT_SOCKET;
+		fprintf(stderr, "%s: open_device: %s (socket %s)\n", ex_role, strerror(err), use);
+		exit(1);
+	}
+	rc = uroce_query_gid(ctx, 1, index, gid);
+	if (rc < 0) {
+		fprintf(stderr, "%s: query_gid: port 1 has no GID %d: %s (set UROCE_GID_INDEX)\n",
+			ex_role, index, strerror(-rc));
+		uroce_close_device(ctx);
+		exit(1);
+	}
+	if (port != NULL) {
+		rc = uroce_query_port(ctx, 1, port);
+		if (rc < 0) {
+			uroce_close_device(ctx);
+			ex_die("query_port", -rc);
+		}
+	}
+	return ctx;
+}
+
 void
 ex_send(int fd, const void *p, size_t len)
 {
@@ -80,6 +146,7 @@ ex_connect_rc(struct uroce_qp *qp, const struct ex_rc_conn *c)
 	a.min_rnr_timer = 1;
 	memcpy(a.ah_attr.dgid, c->dgid, 16);
 	a.ah_attr.port_num = 1;
+	a.ah_attr.sgid_index = (uint8_t)ex_gid_index();  /* the GID the peer was told */
 	ex_ck(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
 					      UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
 					      UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER),

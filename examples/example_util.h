@@ -3,11 +3,23 @@
  */
 
 /*
- * What every example needs and none of them is about: error exits, exact
- * reads and writes on the socketpair two processes use to swap connection
- * details, the RC connect sequence (RESET -> INIT -> RTR -> RTS), and waiting
- * for completions without spinning. Read an example first; come here for the
- * plumbing.
+ * What every example needs and none of them is about: opening the device
+ * (which daemon, which GID), error exits, exact reads and writes on the
+ * socketpair two processes use to swap connection details, the RC connect
+ * sequence (RESET -> INIT -> RTR -> RTS), and waiting for completions without
+ * spinning. Read an example first; come here for the plumbing.
+ *
+ * Every example has two sides (rc_pingpong: QP a and QP b; rdma_write_read:
+ * target and initiator; atomic_counter: server and clients; ud_sendrecv: a
+ * and b). By default both use one daemon. Two environment variables put them
+ * on two daemons, e.g. two uroced instances joined by memif or af_packet:
+ *   UROCE_PEER_SOCKET  socket of the daemon side 1 uses (default: the same
+ *                      as side 0: SOCKET_PATH, else $UROCE_SOCKET, else
+ *                      /run/uroce/uroced.sock)
+ *   UROCE_GID_INDEX    index of the GID each side uses on port 1 (default 0).
+ *                      On a DPDK port 0 is the IPv6 link-local GID, 1 the
+ *                      IPv4-mapped one, 2 the configured IPv6 address; both
+ *                      daemons must have a GID of the same family there.
  */
 
 #ifndef EXAMPLE_UTIL_H
@@ -37,19 +49,41 @@ void ex_ck(int rc, const char *what);
 void ex_send(int fd, const void *p, size_t len);
 void ex_recv(int fd, void *p, size_t len);
 
+/**
+ * The GID index both sides use: $UROCE_GID_INDEX, default 0. The value is
+ * parsed once; one that is not a decimal number in 0..255 prints an error
+ * naming the variable and exits 1.
+ */
+int ex_gid_index(void);
+
+/**
+ * Open the daemon for one side of an example and learn what it needs to
+ * connect: side 0 opens @p path, side 1 opens $UROCE_PEER_SOCKET if it is set
+ * and not empty, else @p path (NULL: liburoce's default, $UROCE_SOCKET then
+ * /run/uroce/uroced.sock). Reads GID ex_gid_index() of port 1 into @p gid and,
+ * if @p port is not NULL, port 1's attributes (active_mtu bounds the path MTU).
+ * Dies with a message naming the socket on any error, e.g. "open_device:
+ * No such file or directory" when no daemon listens there.
+ */
+struct uroce_context *ex_open(const char *path, int side, uint8_t gid[16],
+			      struct uroce_port_attr *port);
+
 /** The far end of an RC connection, and how this side talks to it. */
 struct ex_rc_conn {
 	uint32_t dest_qpn;
 	uint32_t rq_psn;        /* the first PSN the peer sends */
 	uint32_t sq_psn;        /* the first PSN this side sends */
 	const uint8_t *dgid;    /* the peer's GID, 16 bytes */
-	uint8_t path_mtu;       /* IBA MTU enum, 1 (256) .. 5 (4096) */
+	uint8_t path_mtu;       /* IBA MTU enum, 1 (256) .. 5 (4096); both sides
+				 * must use the same one, at most either
+				 * port's active MTU */
 	int access;             /* UROCE_ACCESS_* the peer may use on this QP */
 	uint8_t rd_atomic;      /* READs/atomics in flight, each way */
 };
 
 /**
- * Move an RC QP from RESET to RTS, aimed at @p c. Timeout 14 (67 ms),
+ * Move an RC QP from RESET to RTS, aimed at @p c, sending from GID
+ * ex_gid_index() (the one ex_open() returned). Timeout 14 (67 ms),
  * retry_cnt 7 (seven retries), rnr_retry 7 (forever), min_rnr_timer 1
  * (0.01 ms, IBA table 45). Dies on an error.
  */

@@ -5,19 +5,30 @@
 /*
  * rc_pingpong: the smallest complete liburoce program.
  *
- * It opens the uroce daemon, makes two RC queue pairs, connects them to each
- * other through the daemon's port, and bounces a message between them: QP A
- * SENDs, QP B receives it and SENDs it back, A receives the reply, and so on.
- * It prints the average round-trip time. Everything a two-host program does is
- * here, except that the "other side" (QPN, PSN, GID) is known locally instead
- * of being exchanged over TCP.
+ * It makes two RC queue pairs, a and b, connects them to each other, and
+ * bounces a message between them: a SENDs, b receives it and SENDs it back, a
+ * receives the reply, and so on. It prints the average round-trip time.
+ * Everything a two-host program does is here, except that the "other side"
+ * (QPN, PSN, GID, MTU) is known locally instead of being exchanged over TCP.
+ *
+ * Each QP has its own context (daemon connection), PD, buffer, MR and CQ, as
+ * it would on two hosts. By default both contexts open the same daemon; with
+ * UROCE_PEER_SOCKET set, b opens that daemon instead, so that a and b talk
+ * over the wire between two daemons.
  *
  *   rc_pingpong [SOCKET_PATH] [ITERATIONS] [SIZE]
  *
- * SOCKET_PATH defaults to $UROCE_SOCKET, then /run/uroce/uroced.sock. Until
- * uroced is wired to lib/daemon, run it against the test tool:
+ * SOCKET_PATH defaults to $UROCE_SOCKET, then /run/uroce/uroced.sock.
+ * Environment (examples/example_util.h):
+ *   UROCE_PEER_SOCKET  the daemon of QP b (default: SOCKET_PATH's)
+ *   UROCE_GID_INDEX    the GID index both QPs use on port 1 (default 0)
+ * The path MTU is 4096 bytes, or the smaller active MTU of the two ports.
+ * Run it against the test tool:
  *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
  *   build/examples/rc_pingpong /tmp/uroce.sock 10000
+ * or on two uroced instances connected by memif or af_packet:
+ *   UROCE_PEER_SOCKET=/run/uroce/b.sock UROCE_GID_INDEX=1 \
+ *       build/examples/rc_pingpong /run/uroce/a.sock 10000
  */
 
 #include <errno.h>
@@ -30,31 +41,80 @@
 
 #include "example_util.h"
 
+#define WANT_MTU 5      /* IBA MTU enum: 4096 bytes */
+
+/* One QP and everything it owns; on two hosts, one host's resources. */
 struct side {
-	struct uroce_qp *qp;
+	struct uroce_context *ctx;
+	struct uroce_port_attr port;
+	uint8_t gid[16];
+	struct uroce_pd *pd;
 	uint8_t *buf;     /* [0, size): send buffer, [size, 2*size): receive buffer */
+	struct uroce_mr *mr;
+	struct uroce_cq *cq;
+	struct uroce_qp *qp;
 };
 
-/* RESET -> INIT -> RTR -> RTS, aimed at the QP numbered dest_qpn. Both QPs
- * start at PSN 0; SENDs only, so no remote access is granted. */
+/* Open side @p which (0: a, 1: b; see ex_open()) and make its PD, a buffer
+ * of 2 * @p size bytes and its MR, a CQ and one RC QP. */
 static void
-connect_qp(struct uroce_qp *qp, uint32_t dest_qpn, const uint8_t gid[16])
+setup(struct side *s, const char *path, int which, uint32_t size)
 {
+	struct uroce_qp_init_attr ia;
+
+	s->ctx = ex_open(path, which, s->gid, &s->port);
+	s->pd = uroce_alloc_pd(s->ctx);
+	if (s->pd == NULL)
+		ex_die("alloc_pd", errno);
+	s->buf = uroce_alloc_buf(s->ctx, 2 * (size_t)size);
+	if (s->buf == NULL)
+		ex_die("alloc_buf", errno);
+	s->mr = uroce_reg_mr(s->pd, s->buf, 2 * (size_t)size, UROCE_ACCESS_LOCAL_WRITE);
+	if (s->mr == NULL)
+		ex_die("reg_mr", errno);
+	s->cq = uroce_create_cq(s->ctx, 16, NULL);
+	if (s->cq == NULL)
+		ex_die("create_cq", errno);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = s->cq;
+	ia.recv_cq = s->cq;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	s->qp = uroce_create_qp(s->pd, &ia);
+	if (s->qp == NULL)
+		ex_die("create_qp", errno);
+}
+
+/* RESET -> INIT -> RTR -> RTS, aimed at @p peer's QP. Both QPs start at PSN
+ * 0; SENDs only, so no remote access is granted. The path MTU must not
+ * exceed either port's active MTU (the daemon refuses it with EINVAL), and
+ * both ends must use the same one. */
+static void
+connect_qp(struct side *s, const struct side *peer)
+{
+	uint32_t mtu = WANT_MTU;
 	struct ex_rc_conn c = {
-		.dest_qpn = dest_qpn,
-		.dgid = gid,
-		.path_mtu = 5,          /* 4096 */
+		.dest_qpn = peer->qp->qp_num,
+		.dgid = peer->gid,
 		.access = UROCE_ACCESS_LOCAL_WRITE,
 		.rd_atomic = 1,
 	};
 
-	ex_connect_rc(qp, &c);
+	if (s->port.active_mtu < mtu)
+		mtu = s->port.active_mtu;
+	if (peer->port.active_mtu < mtu)
+		mtu = peer->port.active_mtu;
+	c.path_mtu = (uint8_t)mtu;
+	ex_connect_rc(s->qp, &c);
 }
 
 static void
-post_recv(struct side *s, uint32_t size, uint32_t lkey)
+post_recv(struct side *s, uint32_t size)
 {
-	struct uroce_sge sge = {(uint64_t)(uintptr_t)(s->buf + size), size, lkey};
+	struct uroce_sge sge = {(uint64_t)(uintptr_t)(s->buf + size), size, s->mr->lkey};
 	struct uroce_recv_wr wr = {.wr_id = 2, .sg_list = &sge, .num_sge = 1};
 	struct uroce_recv_wr *bad;
 	int rc = uroce_post_recv(s->qp, &wr, &bad);
@@ -64,9 +124,9 @@ post_recv(struct side *s, uint32_t size, uint32_t lkey)
 }
 
 static void
-post_send(struct side *s, uint32_t size, uint32_t lkey)
+post_send(struct side *s, uint32_t size)
 {
-	struct uroce_sge sge = {(uint64_t)(uintptr_t)s->buf, size, lkey};
+	struct uroce_sge sge = {(uint64_t)(uintptr_t)s->buf, size, s->mr->lkey};
 	struct uroce_send_wr wr = {
 		.wr_id = 1, .sg_list = &sge, .num_sge = 1,
 		.opcode = UROCE_WR_SEND, .send_flags = UROCE_SEND_SIGNALED,
@@ -78,28 +138,55 @@ post_send(struct side *s, uint32_t size, uint32_t lkey)
 		ex_die("post_send", -rc);
 }
 
-/* Busy-poll until the receive (wr_id 2) of @p qp_num has completed. Send
- * completions (wr_id 1) are consumed on the way. */
-static void
-wait_recv(struct uroce_cq *cq, uint32_t qp_num)
+static double
+now_ms(void)
 {
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Busy-poll @p s's CQ until its receive (wr_id 2) has completed; its send
+ * completions (wr_id 1) are consumed on the way. Dies after EX_WAIT_MS
+ * without one (e.g. the two daemons cannot reach each other). */
+static void
+wait_recv(struct side *s)
+{
+	double end = now_ms() + EX_WAIT_MS;
+	unsigned int idle = 0;
 	struct uroce_wc wc;
 
 	for (;;) {
-		int n = uroce_poll_cq(cq, 1, &wc);
+		int n = uroce_poll_cq(s->cq, 1, &wc);
 
 		if (n < 0)
 			ex_die("poll_cq", -n);
-		if (n == 0)
+		if (n == 0) {
+			/* Look at the clock only now and then: polling is the hot path. */
+			if (++idle % 4096 == 0 && now_ms() > end)
+				ex_die("waiting for a receive", ETIMEDOUT);
 			continue;
+		}
 		if (wc.status != UROCE_WC_SUCCESS) {
 			fprintf(stderr, "rc_pingpong: completion error %u (wr_id %llu)\n",
 				wc.status, (unsigned long long)wc.wr_id);
 			exit(1);
 		}
-		if (wc.wr_id == 2 && wc.qp_num == qp_num)
+		if (wc.wr_id == 2)
 			return;
 	}
+}
+
+static void
+teardown(struct side *s)
+{
+	ex_ck(uroce_destroy_qp(s->qp), "destroy_qp");
+	ex_ck(uroce_destroy_cq(s->cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(s->mr), "dereg_mr");
+	ex_ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
+	ex_ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
+	ex_ck(uroce_close_device(s->ctx), "close_device");
 }
 
 int
@@ -108,15 +195,8 @@ main(int argc, char **argv)
 	const char *path = argc > 1 ? argv[1] : NULL;
 	long iters = argc > 2 ? atol(argv[2]) : 1000;
 	uint32_t size = argc > 3 ? (uint32_t)atol(argv[3]) : 64;
-	struct uroce_qp_init_attr ia;
-	struct uroce_context *ctx;
-	struct uroce_pd *pd;
-	struct uroce_cq *cq;
-	struct uroce_mr *mr;
-	struct side a, b;
 	struct timespec t0, t1;
-	uint8_t gid[16];
-	uint8_t *mem;
+	struct side a, b;
 	long i;
 	double us;
 
@@ -125,61 +205,32 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: rc_pingpong [SOCKET_PATH] [ITERATIONS] [SIZE<=65536]\n");
 		return 2;
 	}
-	/* 1. The device: a context on the daemon's socket, the port's GID. */
-	ctx = uroce_open_device(path);
-	if (ctx == NULL)
-		ex_die("open_device", errno);
-	if (uroce_query_gid(ctx, 1, 0, gid) != 0)
-		ex_die("query_gid", EIO);
+	/* 1. Two sides, each with its own context (its daemon, its GID, its
+	 * port's MTU), memory, CQ and RC QP. */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	setup(&a, path, 0, size);
+	setup(&b, path, 1, size);
 
-	/* 2. Memory: shared with the daemon, registered once for both QPs. */
-	pd = uroce_alloc_pd(ctx);
-	if (pd == NULL)
-		ex_die("alloc_pd", errno);
-	mem = uroce_alloc_buf(ctx, 4 * (size_t)size);
-	if (mem == NULL)
-		ex_die("alloc_buf", errno);
-	mr = uroce_reg_mr(pd, mem, 4 * (size_t)size, UROCE_ACCESS_LOCAL_WRITE);
-	if (mr == NULL)
-		ex_die("reg_mr", errno);
-	a.buf = mem;
-	b.buf = mem + 2 * size;
+	/* 2. Connect them to each other. A receive is posted before the first
+	 * SEND can arrive (otherwise the responder answers RNR NAK and the
+	 * sender waits). */
+	connect_qp(&a, &b);
+	connect_qp(&b, &a);
+	post_recv(&b, size);
+	post_recv(&a, size);
 
-	/* 3. One CQ and two RC QPs. */
-	cq = uroce_create_cq(ctx, 16, NULL);
-	if (cq == NULL)
-		ex_die("create_cq", errno);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_recv_wr = 4;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	a.qp = uroce_create_qp(pd, &ia);
-	b.qp = uroce_create_qp(pd, &ia);
-	if (a.qp == NULL || b.qp == NULL)
-		ex_die("create_qp", errno);
-
-	/* 4. Connect them to each other. A receive is posted before the first SEND
-	 * can arrive (otherwise the responder answers RNR NAK and the sender waits). */
-	connect_qp(a.qp, b.qp->qp_num, gid);
-	connect_qp(b.qp, a.qp->qp_num, gid);
-	post_recv(&b, size, mr->lkey);
-	post_recv(&a, size, mr->lkey);
-
-	/* 5. Ping-pong: A -> B, B -> A, each side re-posting its receive first. */
+	/* 3. Ping-pong: a -> b, b -> a, each side re-posting its receive first. */
 	memset(a.buf, 0x5a, size);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < iters; i++) {
-		post_send(&a, size, mr->lkey);
-		wait_recv(cq, b.qp->qp_num);
-		post_recv(&b, size, mr->lkey);
+		post_send(&a, size);
+		wait_recv(&b);
+		post_recv(&b, size);
 		memcpy(b.buf, b.buf + size, size); /* echo what arrived */
-		post_send(&b, size, mr->lkey);
-		wait_recv(cq, a.qp->qp_num);
-		post_recv(&a, size, mr->lkey);
+		post_send(&b, size);
+		wait_recv(&a);
+		post_recv(&a, size);
 		if (memcmp(a.buf + size, a.buf, size) != 0) {
 			fprintf(stderr, "rc_pingpong: data mismatch at iteration %ld\n", i);
 			return 1;
@@ -190,13 +241,8 @@ main(int argc, char **argv)
 	printf("rc_pingpong: %ld round trips of %u bytes, %.2f us per round trip\n", iters, size,
 	       us / (double)iters);
 
-	/* 6. Tear down in reverse order. */
-	uroce_destroy_qp(a.qp);
-	uroce_destroy_qp(b.qp);
-	uroce_destroy_cq(cq);
-	uroce_dereg_mr(mr);
-	uroce_free_buf(ctx, mem);
-	uroce_dealloc_pd(pd);
-	uroce_close_device(ctx);
+	/* 4. Tear down in reverse order. */
+	teardown(&a);
+	teardown(&b);
 	return 0;
 }

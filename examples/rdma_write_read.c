@@ -16,14 +16,24 @@
  * program on two hosts sends the same fields over TCP. The path MTU is
  * 1024 bytes, so 1 B is one packet, 4 KiB four and 1 MiB 1024: a WRITE is
  * split into FIRST, MIDDLE... LAST packets, a READ is one request answered
- * by as many READ RESPONSE packets (IBA 9.4.2, 9.4.3).
+ * by as many READ RESPONSE packets (IBA 9.4.2, 9.4.3). If either port's
+ * active MTU is smaller, both sides use the smaller one: each sends its
+ * port's active MTU with its connection data.
  *
  *   rdma_write_read [SOCKET_PATH] [SIZE...]
  *
  * SIZE defaults to 1 4096 1048576 (at most 16 MiB each). SOCKET_PATH defaults
- * to $UROCE_SOCKET, then /run/uroce/uroced.sock; run it against the test tool:
+ * to $UROCE_SOCKET, then /run/uroce/uroced.sock. Environment
+ * (examples/example_util.h):
+ *   UROCE_PEER_SOCKET  the daemon the initiator uses (default: the target's,
+ *                      SOCKET_PATH)
+ *   UROCE_GID_INDEX    the GID index both use on port 1 (default 0)
+ * Run it against the test tool:
  *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
  *   build/examples/rdma_write_read /tmp/uroce.sock
+ * or on two uroced instances connected by memif or af_packet:
+ *   UROCE_PEER_SOCKET=/run/uroce/b.sock UROCE_GID_INDEX=1 \
+ *       build/examples/rdma_write_read /run/uroce/a.sock
  */
 
 #include <errno.h>
@@ -50,6 +60,7 @@ struct conn_info {
 	uint32_t len;       /* target: length of its buffer */
 	uint32_t qpn;
 	uint32_t psn;       /* the first PSN this side will send */
+	uint32_t mtu;       /* this side's port active MTU (IBA MTU enum) */
 	uint8_t gid[16];
 };
 
@@ -63,6 +74,7 @@ struct check_msg {
 /* Everything one side owns, in the order it is created. */
 struct side {
 	struct uroce_context *ctx;
+	struct uroce_port_attr port;
 	struct uroce_pd *pd;
 	uint8_t *buf;
 	size_t len;
@@ -87,17 +99,16 @@ fill(uint8_t *p, size_t len, uint32_t seed)
 	}
 }
 
-/* Open the device and make a PD, a buffer of @p len bytes registered with
- * @p access, a CQ and one RC QP. */
+/* Open the device of side @p which (0: target, 1: initiator; see ex_open())
+ * and make a PD, a buffer of @p len bytes registered with @p access, a CQ and
+ * one RC QP. */
 static void
-setup(struct side *s, const char *path, size_t len, int access)
+setup(struct side *s, const char *path, int which, size_t len, int access)
 {
 	struct uroce_qp_init_attr ia;
 
-	s->ctx = uroce_open_device(path);
-	if (s->ctx == NULL)
-		ex_die("open_device", errno);
-	ex_ck(uroce_query_gid(s->ctx, 1, 0, s->me.gid), "query_gid");
+	s->ctx = ex_open(path, which, s->me.gid, &s->port);
+	s->me.mtu = s->port.active_mtu;
 	s->pd = uroce_alloc_pd(s->ctx);
 	if (s->pd == NULL)
 		ex_die("alloc_pd", errno);
@@ -133,7 +144,7 @@ setup(struct side *s, const char *path, size_t len, int access)
 static void
 connect_qp(struct side *s, const struct conn_info *peer, int access)
 {
-	struct uroce_port_attr port;
+	uint32_t mtu = WANT_MTU;
 	struct ex_rc_conn c = {
 		.dest_qpn = peer->qpn,
 		.rq_psn = peer->psn,    /* the first PSN we expect is the one the peer sends */
@@ -143,9 +154,13 @@ connect_qp(struct side *s, const struct conn_info *peer, int access)
 		.rd_atomic = 1,
 	};
 
-	/* The path MTU may not exceed the port's active MTU. */
-	ex_ck(uroce_query_port(s->ctx, 1, &port), "query_port");
-	c.path_mtu = port.active_mtu < WANT_MTU ? port.active_mtu : WANT_MTU;
+	/* The path MTU may exceed neither port's active MTU, and both ends
+	 * must use the same one: each takes the smallest of the three. */
+	if (s->me.mtu < mtu)
+		mtu = s->me.mtu;
+	if (peer->mtu < mtu)
+		mtu = peer->mtu;
+	c.path_mtu = (uint8_t)mtu;
 	ex_connect_rc(s->qp, &c);
 }
 
@@ -214,7 +229,7 @@ target(int sock, const char *path, size_t max)
 	if (want == NULL)
 		ex_die("malloc", ENOMEM);
 	memset(&s, 0, sizeof(s));
-	setup(&s, path, max, access);
+	setup(&s, path, 0, max, access);
 	/* Connect before answering, so that the QP is ready for the initiator's
 	 * first packet. */
 	ex_recv(sock, &peer, sizeof(peer));
@@ -251,7 +266,7 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 	memset(&s, 0, sizeof(s));
 	/* [0, max): what we WRITE; [max, 2*max): where READ puts it. READ
 	 * writes local memory, so LOCAL_WRITE; nothing remote reaches us. */
-	setup(&s, path, 2 * max, UROCE_ACCESS_LOCAL_WRITE);
+	setup(&s, path, 1, 2 * max, UROCE_ACCESS_LOCAL_WRITE);
 	src = s.buf;
 	dst = s.buf + max;
 	ex_send(sock, &s.me, sizeof(s.me));

@@ -20,12 +20,21 @@
  * COUNT datagrams with immediate data (the sequence number) to each other and
  * check every one they receive: payload, immediate, sender QPN.
  *
+ * A datagram must fit in the path MTU of both ports: each side also sends
+ * its port's active MTU and both check the payload against the smaller one.
+ *
  *   ud_sendrecv [SOCKET_PATH] [COUNT]
  *
  * COUNT defaults to 16 (1 .. 64). SOCKET_PATH defaults to $UROCE_SOCKET, then
- * /run/uroce/uroced.sock; run it against the test tool:
+ * /run/uroce/uroced.sock. Environment (examples/example_util.h):
+ *   UROCE_PEER_SOCKET  the daemon side b uses (default: side a's, SOCKET_PATH)
+ *   UROCE_GID_INDEX    the GID index both use on port 1 (default 0)
+ * Run it against the test tool:
  *   build/test/component/daemon/uroced_lite /tmp/uroce.sock &
  *   build/examples/ud_sendrecv /tmp/uroce.sock
+ * or on two uroced instances connected by memif or af_packet:
+ *   UROCE_PEER_SOCKET=/run/uroce/b.sock UROCE_GID_INDEX=1 \
+ *       build/examples/ud_sendrecv /run/uroce/a.sock
  */
 
 #include <errno.h>
@@ -49,6 +58,7 @@
 struct ud_info {
 	uint32_t qpn;
 	uint32_t qkey;
+	uint32_t mtu;       /* this side's port active MTU (IBA MTU enum) */
 	uint8_t gid[16];
 };
 
@@ -82,6 +92,7 @@ next_wc(struct uroce_cq *cq, struct uroce_wc *wc)
 static int
 side(int sock, const char *path, char me, uint32_t count)
 {
+	struct uroce_port_attr port;
 	struct uroce_qp_init_attr ia;
 	struct uroce_ah_attr aa;
 	struct uroce_qp_attr a;
@@ -93,15 +104,13 @@ side(int sock, const char *path, char me, uint32_t count)
 	struct uroce_qp *qp;
 	struct uroce_ah *ah;
 	bool seen[MAX_COUNT] = {false};
-	uint32_t i, sent = 0, got = 0;
+	uint32_t i, mtu, sent = 0, got = 0;
 	uint8_t *buf, *rx, *tx, want[MSG_LEN], done;
 
 	ex_set_role("ud_sendrecv[%c]", me);
-	ctx = uroce_open_device(path);
-	if (ctx == NULL)
-		ex_die("open_device", errno);
 	memset(&mine, 0, sizeof(mine));
-	ex_ck(uroce_query_gid(ctx, 1, 0, mine.gid), "query_gid");
+	ctx = ex_open(path, me == 'a' ? 0 : 1, mine.gid, &port);  /* a: side 0, b: side 1 */
+	mine.mtu = port.active_mtu;
 	pd = uroce_alloc_pd(ctx);
 	if (pd == NULL)
 		ex_die("alloc_pd", errno);
@@ -157,11 +166,21 @@ side(int sock, const char *path, char me, uint32_t count)
 	ex_send(sock, &mine, sizeof(mine));
 	ex_recv(sock, &peer, sizeof(peer));
 
+	/* A UD message is one packet: it must fit both ports' MTU (IBA MTU enum
+	 * m is 128 << m bytes, 1 (256) .. 5 (4096)). */
+	mtu = mine.mtu < peer.mtu ? mine.mtu : peer.mtu;
+	if (mtu < 1 || mtu > 5 || MSG_LEN > 128u << mtu) {
+		fprintf(stderr, "%s: %d-byte datagrams do not fit path MTU enum %u\n", ex_role,
+			MSG_LEN, mtu);
+		return 1;
+	}
+
 	/* The address handle: where our datagrams go (RoCE: always a GRH). */
 	memset(&aa, 0, sizeof(aa));
 	memcpy(aa.dgid, peer.gid, 16);
 	aa.hop_limit = 64;
 	aa.port_num = 1;
+	aa.sgid_index = (uint8_t)ex_gid_index();  /* the GID the peer was told */
 	ah = uroce_create_ah(pd, &aa);
 	if (ah == NULL)
 		ex_die("create_ah", errno);

@@ -19,9 +19,18 @@
 #define CTL_EXIT_FOUND 1
 /** Usage error, unreadable input, or a runtime failure. */
 #define CTL_EXIT_ERROR 2
+/** Daemon subcommands: no uroced could be reached at the socket path. */
+#define CTL_EXIT_NO_DAEMON 1
 
 /** `uroce-ctl decode ...`: see doc/uroce-ctl.md. */
 int ctl_decode_main(int argc, char **argv);
+
+/* Subcommands that ask a running uroced (show.c; doc/uroce-ctl.md). */
+int ctl_devices_main(int argc, char **argv);
+int ctl_gids_main(int argc, char **argv);
+int ctl_qps_main(int argc, char **argv);
+int ctl_clients_main(int argc, char **argv);
+int ctl_counters_main(int argc, char **argv);
 
 /** Print @p fmt to stderr prefixed with "uroce-ctl: ". */
 void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -23,6 +23,11 @@ struct ctl_command {
 
 static const struct ctl_command ctl_commands[] = {
 	{ "decode", ctl_decode_main, "decode RoCEv2 packets in a pcap/pcapng file as JSON lines" },
+	{ "devices", ctl_devices_main, "the daemon's device and ports (ibv_devinfo style)" },
+	{ "gids", ctl_gids_main, "the GID table of each port" },
+	{ "qps", ctl_qps_main, "QPs: number, type, state, owner, PSNs, path" },
+	{ "clients", ctl_clients_main, "client sessions: pid, uid, resources held" },
+	{ "counters", ctl_counters_main, "daemon and transport counters (--qp N: one QP)" },
 };
 
 void

@@ -40,6 +40,8 @@
 
 #include "uroce_verbs.h"
 
+#include "verify.h"
+
 #define PROG "uroce-perf"
 #define DEFAULT_PORT 18515
 #define DEFAULT_TX_DEPTH 128
@@ -116,6 +118,9 @@ struct perf {
 	struct params p;
 	bool server;
 	const char *sock_path;
+	uint8_t gid_index;      /* -x: source GID index */
+	uint8_t want_mtu;       /* -m: IBA MTU enum; 0: the port's active MTU */
+	uint8_t path_mtu;       /* what the QPs use */
 	const char *peer_addr;
 	const char *bind_addr;
 	uint16_t port;
@@ -166,6 +171,9 @@ usage(FILE *f)
 		"  -t, --tx-depth N       outstanding WRs per QP, bw (default %u, max 4096)\n"
 		"      --verify           check the data (and the atomic counter)\n"
 		"      --socket PATH      uroce daemon socket (default $UROCE_SOCKET, then %s)\n"
+		"  -x, --gid-index N      source GID index (default 0; uroced: 1 is IPv4, 2 IPv6)\n"
+		"  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU;\n"
+		"                         both sides must end up with the same)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
 		"  -h, --help             this text\n",
@@ -421,8 +429,20 @@ create_resources(struct perf *pf)
 	int access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 		     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
 
-	if (uroce_query_gid(pf->ctx, 1, 0, pf->gid) != 0)
-		fatal("query_gid failed");
+	struct uroce_port_attr port;
+
+	if (uroce_query_port(pf->ctx, 1, &port) != 0)
+		fatal("query_port failed");
+	if (pf->gid_index >= port.gid_tbl_len)
+		fatal("-x %u: the port has %u GIDs", pf->gid_index, port.gid_tbl_len);
+	if (uroce_query_gid(pf->ctx, 1, pf->gid_index, pf->gid) != 0)
+		fatal("query_gid %u failed", pf->gid_index);
+	pf->path_mtu = (uint8_t)port.active_mtu;
+	if (pf->want_mtu != 0 && pf->want_mtu > pf->path_mtu)
+		fatal("-m %u: above the port's active MTU %u", 128u << pf->want_mtu,
+		      128u << pf->path_mtu);
+	if (pf->want_mtu != 0)
+		pf->path_mtu = pf->want_mtu;
 	pf->pd = uroce_alloc_pd(pf->ctx);
 	if (pf->pd == NULL)
 		fatal("alloc_pd: %s", strerror(errno));
@@ -527,12 +547,13 @@ connect_qp(struct perf *pf, struct perf_qp *pq)
 		fatal("modify_qp to INIT: %s", strerror(-rc));
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 5; /* 4096 */
+	a.path_mtu = pf->path_mtu;
 	a.dest_qp_num = (uint32_t)pq->peer.qpn;
 	a.rq_psn = (uint32_t)pq->peer.psn;
 	a.max_dest_rd_atomic = 16;
 	a.min_rnr_timer = 1;
 	memcpy(a.ah_attr.dgid, pf->peer_gid, 16);
+	a.ah_attr.sgid_index = pf->gid_index;
 	a.ah_attr.port_num = 1;
 	rc = uroce_modify_qp(pq->qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
 						 UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
@@ -570,44 +591,16 @@ close_device(struct perf *pf)
 
 /* ---- data patterns (--verify) */
 
-static uint8_t
-pattern_byte(uint64_t seed, uint64_t k)
-{
-	return (uint8_t)(seed * 0x9d + k + (k >> 8) * 7 + (k >> 16) * 13);
-}
-
-static uint64_t
-seed_of(uint64_t q, uint64_t seq, uint64_t size)
-{
-	return (q << 40) ^ (seq * 2654435761u) ^ size;
-}
-
-static void
-fill(uint8_t *b, uint64_t len, uint64_t seed)
-{
-	uint64_t k;
-
-	for (k = 0; k < len; k++)
-		b[k] = pattern_byte(seed, k);
-}
-
-/* @return the first offset that differs, or len. */
-static uint64_t
-check(const uint8_t *b, uint64_t len, uint64_t seed)
-{
-	uint64_t k;
-
-	for (k = 0; k < len; k++)
-		if (b[k] != pattern_byte(seed, k))
-			return k;
-	return len;
-}
+/* Bad messages found by verify_fail(); the first VERIFY_SHOW get a line each. */
+#define VERIFY_SHOW 10
+static uint64_t verify_bad;
 
 static void
 verify_fail(struct perf *pf, const char *what, uint64_t q, uint64_t seq, uint64_t off)
 {
-	fprintf(stderr, PROG ": verify: %s: QP %" PRIu64 " message %" PRIu64
-		" differs at byte %" PRIu64 "\n", what, q, seq, off);
+	if (verify_bad++ < VERIFY_SHOW)
+		fprintf(stderr, PROG ": verify: %s: QP %" PRIu64 " message %" PRIu64
+			" differs at byte %" PRIu64 "\n", what, q, seq, off);
 	pf->verify_failed = true;
 }
 
@@ -714,8 +707,8 @@ on_recv(struct perf *pf, const struct uroce_wc *wc, uint64_t size)
 				wc->byte_len, size);
 			pf->verify_failed = true;
 		}
-		off = check(pq->target + slot * pf->p.max_size, size,
-			    seed_of(q, pq->received, size));
+		off = verify_check(pq->target + slot * pf->p.max_size, size,
+				   verify_seed(q, pq->received, size));
 		if (off != size)
 			verify_fail(pf, "received SEND", q, pq->received, off);
 	}
@@ -800,7 +793,7 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 				if (pf->p.verify && pf->p.test == TEST_READ)
 					memset(l, 0, size);
 				else if (pf->p.verify)
-					fill(l, size, seed_of(q, seq, size));
+					verify_fill(l, size, verify_seed(q, seq, size));
 				post_rdma(pf, pq, opcode, wr_id, l, slot * size, (uint32_t)size);
 			}
 			if (pq->completed < pq->posted ||
@@ -822,8 +815,8 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 				fatal("completion out of order on QP %" PRIu64, wq);
 			if (pf->p.verify && pf->p.test == TEST_READ) {
 				uint64_t slot = pq->completed % slots;
-				uint64_t off = check(pq->local + slot * size, size,
-						     seed_of(wq, slot, size));
+				uint64_t off = verify_check(pq->local + slot * size, size,
+							    verify_seed(wq, slot, size));
 
 				if (off != size)
 					verify_fail(pf, "RDMA READ data", wq, pq->completed, off);
@@ -945,8 +938,8 @@ server_check(struct perf *pf, uint64_t size)
 
 			for (j = 0; j < slots && j < total; j++) {
 				uint64_t seq = j + (total - 1 - j) / slots * slots;
-				uint64_t off = check(pq->target + j * size, size,
-						     seed_of(q, seq, size));
+				uint64_t off = verify_check(pq->target + j * size, size,
+							    verify_seed(q, seq, size));
 
 				if (off != size)
 					verify_fail(pf, "RDMA WRITE target", q, seq, off);
@@ -1036,21 +1029,22 @@ lat_pingpong(struct perf *pf, uint64_t size, double *samples)
 		memset(pq->target, 0, size);
 	for (i = 0; i < n; i++) {
 		double t0 = now_us();
-		uint64_t seed = seed_of(0, i, size);
+		uint64_t seed = verify_seed(0, i, size);
 
 		if (pf->server) {
 			/* pong: wait for the ping, then answer with the same message */
 			if (write) {
 				wait_mark(pf, pq, size, mark_of(i));
-				if (pf->p.verify && check(pq->target, size - 1, seed) != size - 1)
+				if (pf->p.verify &&
+				    verify_check(pq->target, size - 1, seed) != size - 1)
 					verify_fail(pf, "RDMA WRITE ping", 0, i,
-						    check(pq->target, size - 1, seed));
+						    verify_check(pq->target, size - 1, seed));
 			} else {
 				wait_recv(pf, size);
 			}
 		}
 		if (pf->p.verify)
-			fill(src, size, seed);
+			verify_fill(src, size, seed);
 		if (write)
 			src[size - 1] = mark_of(i);
 		wait_sends(pf, pq, size); /* the source buffer is ours again */
@@ -1059,9 +1053,10 @@ lat_pingpong(struct perf *pf, uint64_t size, double *samples)
 		if (!pf->server) {
 			if (write) {
 				wait_mark(pf, pq, size, mark_of(i));
-				if (pf->p.verify && check(pq->target, size - 1, seed) != size - 1)
+				if (pf->p.verify &&
+				    verify_check(pq->target, size - 1, seed) != size - 1)
 					verify_fail(pf, "RDMA WRITE pong", 0, i,
-						    check(pq->target, size - 1, seed));
+						    verify_check(pq->target, size - 1, seed));
 			} else {
 				wait_recv(pf, size);
 			}
@@ -1103,9 +1098,9 @@ lat_single(struct perf *pf, uint64_t size, double *samples)
 					PRIu64 "\n", i, got);
 				pf->verify_failed = true;
 			}
-		} else if (check(pq->local, size, seed_of(0, 0, size)) != size) {
+		} else if (verify_check(pq->local, size, verify_seed(0, 0, size)) != size) {
 			verify_fail(pf, "RDMA READ data", 0, i,
-				    check(pq->local, size, seed_of(0, 0, size)));
+				    verify_check(pq->local, size, verify_seed(0, 0, size)));
 		}
 	}
 }
@@ -1129,7 +1124,7 @@ print_header(struct perf *pf)
 	printf(" Role            : %s\n", pf->server ? "server" : "client (requester)");
 	if (pf->p.mode == MODE_BW)
 		printf(" TX depth        : %" PRIu64 "\n", pf->p.tx_depth);
-	printf(" Mtu             : 4096[B]\n");
+	printf(" Mtu             : %u[B]\n", 128u << pf->path_mtu);
 	if (pf->p.duration)
 		printf(" Duration        : %" PRIu64 "[sec] per size\n", pf->p.duration);
 	else
@@ -1251,8 +1246,8 @@ run_size(struct perf *pf, uint64_t size, double *samples)
 
 		if (pf->p.test == TEST_READ)
 			for (j = 0; j < slots; j++)
-				fill(pq->target + j * size, size,
-				     seed_of(q, pf->p.mode == MODE_LAT ? 0 : j, size));
+				verify_fill(pq->target + j * size, size,
+					    verify_seed(q, pf->p.mode == MODE_LAT ? 0 : j, size));
 		else if (pf->p.test == TEST_ATOMIC)
 			memset(pq->target, 0, 8);
 		else if (pf->p.test == TEST_WRITE && (pf->p.mode == MODE_LAT || pf->p.verify))
@@ -1343,6 +1338,8 @@ static const struct option long_opts[] = {
 	{"tx-depth", required_argument, NULL, 't'},
 	{"verify", no_argument, NULL, 'V'},
 	{"socket", required_argument, NULL, 'S'},
+	{"gid-index", required_argument, NULL, 'x'},
+	{"mtu", required_argument, NULL, 'm'},
 	{"port", required_argument, NULL, 'p'},
 	{"bind", required_argument, NULL, 'B'},
 	{"help", no_argument, NULL, 'h'},
@@ -1355,6 +1352,7 @@ parse_args(struct perf *pf, int argc, char **argv)
 	const char *pos[3];
 	int c, npos = 0, i;
 	bool size_set = false, max_set = false;
+	uint64_t v;
 
 	memset(pf, 0, sizeof(*pf));
 	pf->port = DEFAULT_PORT;
@@ -1363,7 +1361,7 @@ parse_args(struct perf *pf, int argc, char **argv)
 	pf->p.tx_depth = DEFAULT_TX_DEPTH;
 	pf->p.max_size = SWEEP_MAX;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			pf->p.size = parse_num("-s", optarg, 1, SWEEP_MAX);
@@ -1393,6 +1391,18 @@ parse_args(struct perf *pf, int argc, char **argv)
 			break;
 		case 'S':
 			pf->sock_path = optarg;
+			break;
+		case 'x':
+			pf->gid_index = (uint8_t)parse_num("-x", optarg, 0, 15);
+			break;
+		case 'm':
+			v = parse_num("-m", optarg, 256, 4096);
+			/* IBA MTU enum: 1 is 256 bytes ... 5 is 4096 */
+			for (pf->want_mtu = 1; pf->want_mtu <= 5; pf->want_mtu++)
+				if (128u << pf->want_mtu == v)
+					break;
+			if (pf->want_mtu > 5)
+				bad_usage("-m %s: one of 256, 512, 1024, 2048, 4096", optarg);
 			break;
 		case 'p':
 			pf->port = (uint16_t)parse_num("-p", optarg, 1, 65535);
@@ -1478,6 +1488,9 @@ main(int argc, char **argv)
 	close_device(pf);
 	close(pf->fd);
 	if (pf->verify_failed) {
+		if (verify_bad > VERIFY_SHOW)
+			fprintf(stderr, PROG ": verify: %" PRIu64 " bad messages in all (the first %u"
+				" shown)\n", verify_bad, VERIFY_SHOW);
 		fprintf(stderr, PROG ": data verification FAILED\n");
 		free(pf);
 		return 1;

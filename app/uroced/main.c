@@ -28,6 +28,7 @@
 
 #include "uroce_common.h"
 #include "uroce_dataplane.h"
+#include "uroced.h"
 
 #define PROG "uroced"
 #define EAL_ARGV_MAX 96
@@ -278,51 +279,28 @@ log_to_rte(enum uroce_log_level level, const char *msg)
 	rte_log((uint32_t)level + 1, RTE_LOGTYPE_USER1, PROG ": %s\n", msg);
 }
 
-/* Bind the control socket. Sessions on it come with lib/daemon. */
+/*
+ * Refuse to start over a live daemon's socket: the daemon core replaces a
+ * socket file nobody listens on, so find out first whether somebody does.
+ */
 static int
-control_socket_open(const struct uroce_dp_config *cfg, int *fdp)
+control_socket_check(const struct uroce_dp_config *cfg)
 {
 	struct sockaddr_un sa;
-	int fd, probe;
+	int probe, live;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (probe < 0)
 		return die("control socket: %s", strerror(errno));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int e = errno;
-
-		if (e == EADDRINUSE) {
-			probe = socket(AF_UNIX, SOCK_STREAM, 0);
-			if (probe >= 0 &&
-			    connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-				close(probe);
-				close(fd);
-				return die("control socket %s: address already in use: another "
-					   "uroced is running (stop it, or give this one --socket "
-					   "and --file-prefix of its own)", cfg->socket_path);
-			}
-			if (probe >= 0)
-				close(probe);
-			unlink(cfg->socket_path); /* stale: nobody listens */
-			e = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? 0 : errno;
-		}
-		if (e != 0) {
-			close(fd);
-			return die("control socket %s: %s%s", cfg->socket_path, strerror(e),
-				   e == ENOENT ? " (create the directory, or set --socket)" : "");
-		}
-	}
-	if (chmod(cfg->socket_path, cfg->socket_mode) != 0 || listen(fd, 16) != 0) {
-		int e = errno;
-
-		close(fd);
-		unlink(cfg->socket_path);
-		return die("control socket %s: %s", cfg->socket_path, strerror(e));
-	}
-	*fdp = fd;
+	live = connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(probe);
+	if (live)
+		return die("control socket %s: address already in use: another uroced is "
+			   "running (stop it, or give this one --socket and --file-prefix of its "
+			   "own)", cfg->socket_path);
 	return 0;
 }
 
@@ -333,9 +311,11 @@ main(int argc, char **argv)
 	char *eal_argv[EAL_ARGV_MAX];
 	char err[UROCE_DP_ERR_LEN];
 	struct uroce_dp *dp = NULL;
+	struct uroced_core core;
 	struct sigaction sa;
-	bool check = false, pdump_ok = false;
-	int eal_argc, rc, fd = -1, cfd;
+	bool check = false, pdump_ok = false, core_ok = false;
+	unsigned int flushed;
+	int eal_argc, rc;
 	pid_t holder = 0;
 
 	uroce_dp_config_defaults(&cfg);
@@ -375,7 +355,7 @@ main(int argc, char **argv)
 	}
 
 	rc = EXIT_FAILURE;
-	if (control_socket_open(&cfg, &fd) != 0)
+	if (control_socket_check(&cfg) != 0)
 		goto out;
 	dp = uroce_dp_create(&cfg, err, sizeof(err));
 	if (dp == NULL) {
@@ -388,6 +368,13 @@ main(int argc, char **argv)
 			"not attach\n", rte_strerror(rte_errno));
 	if (uroce_dp_telemetry_register(dp) != 0)
 		fprintf(stderr, PROG ": warning: telemetry commands not registered\n");
+	if (uroced_core_start(&core, dp, &cfg, err, sizeof(err)) != 0) {
+		die("%s", err);
+		goto out;
+	}
+	core_ok = true;
+	if (uroced_core_telemetry_register(&core) != 0)
+		fprintf(stderr, PROG ": warning: /uroce/daemon telemetry not registered\n");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -406,20 +393,20 @@ main(int argc, char **argv)
 
 	while (quit_signal == 0) {
 		uroce_dp_poll(dp);
-		/* No control protocol yet (lib/daemon): accept and close. */
-		cfd = accept(fd, NULL, NULL);
-		if (cfd >= 0)
-			close(cfd);
-		usleep(1000);
+		/* Without a worker the main lcore runs the core: nap only when idle. */
+		if (uroced_core_main_poll(&core) == 0)
+			usleep(core.on_worker ? 1000 : 50);
 	}
 	printf(PROG ": signal %d: stopping\n", (int)quit_signal);
+	fflush(stdout);
 	rc = EXIT_SUCCESS;
 out:
-	uroce_dp_destroy(dp);
-	if (fd >= 0) {
-		close(fd);
-		unlink(cfg.socket_path);
+	if (core_ok) {
+		flushed = uroced_core_stop(&core, dp);
+		printf(PROG ": %u QP(s) moved to ERR with their work flushed; clients told\n",
+		       flushed);
 	}
+	uroce_dp_destroy(dp);
 	if (pdump_ok)
 		rte_pdump_uninit();
 	rte_eal_cleanup();

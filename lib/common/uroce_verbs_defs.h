@@ -147,6 +147,35 @@ enum uroce_wc_flags {
 	UROCE_WC_SOLICITED = 1 << 15,
 };
 
+/**
+ * Asynchronous event types (ibv_event_type), as the daemon reports them to
+ * clients in ASYNC_EVENT messages and liburoce returns them from
+ * uroce_get_async_event(). The names carry ASYNC_ because lib/transport's
+ * engine-internal enum uroce_event_type already uses UROCE_EVENT_*.
+ */
+enum uroce_async_event_type {
+	UROCE_ASYNC_CQ_ERR = 0,              /**< CQ overrun (IBA 11.4.2.1) */
+	UROCE_ASYNC_QP_FATAL = 1,            /**< QP went to ERR on its own */
+	UROCE_ASYNC_QP_REQ_ERR = 2,
+	UROCE_ASYNC_QP_ACCESS_ERR = 3,
+	UROCE_ASYNC_COMM_EST = 4,
+	UROCE_ASYNC_SQ_DRAINED = 5,          /**< SQD reached, nothing in flight */
+	UROCE_ASYNC_PATH_MIG = 6,
+	UROCE_ASYNC_PATH_MIG_ERR = 7,
+	UROCE_ASYNC_DEVICE_FATAL = 8,        /**< the daemon is gone */
+	UROCE_ASYNC_PORT_ACTIVE = 9,
+	UROCE_ASYNC_PORT_ERR = 10,
+	UROCE_ASYNC_LID_CHANGE = 11,
+	UROCE_ASYNC_PKEY_CHANGE = 12,
+	UROCE_ASYNC_SM_CHANGE = 13,
+	UROCE_ASYNC_SRQ_ERR = 14,            /**< SRQ ring found corrupt */
+	UROCE_ASYNC_SRQ_LIMIT_REACHED = 15,  /**< fewer WQEs than the armed limit */
+	UROCE_ASYNC_QP_LAST_WQE_REACHED = 16, /**< an SRQ QP in ERR takes no more WQEs */
+	UROCE_ASYNC_CLIENT_REREGISTER = 17,
+	UROCE_ASYNC_GID_CHANGE = 18,
+	UROCE_ASYNC_WQ_FATAL = 19,
+};
+
 /** The completion opcode a send work request reports (verbs semantics). */
 static inline enum uroce_wc_opcode
 uroce_wc_opcode_of(enum uroce_wr_opcode op)

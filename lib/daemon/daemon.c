@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -37,6 +39,8 @@
 #define DAEMON_MAX_CQ UROCE_MAX_QP
 /* Address handles in the whole daemon (max_ah of QUERY_DEVICE). */
 #define DAEMON_MAX_AH UROCE_MAX_QP
+/* SRQs in the whole daemon (max_srq of QUERY_DEVICE). */
+#define DAEMON_MAX_SRQ UROCE_MAX_QP
 /* Work bounds of one uroce_daemon_poll(). */
 #define MSGS_PER_POLL 16
 #define WQES_PER_QP 64
@@ -51,6 +55,7 @@ enum obj_type {
 	OBJ_CQ,
 	OBJ_QP,
 	OBJ_AH,
+	OBJ_SRQ,
 };
 
 struct session;
@@ -78,11 +83,14 @@ struct dcq {
 	struct dcq *next;   /* daemon's list of CQs, walked after each engine poll */
 	struct dcq **pprev;
 	void *cq;
+	struct session *owner; /* for async events */
+	uint32_t handle;
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring ring; /* producer, untrusted */
 	int evfd;
 	uint32_t size;
 	bool overflowed;
+	bool err_reported;  /* CQ_ERR sent to the owner (once per CQ) */
 };
 
 struct drecv {
@@ -91,8 +99,36 @@ struct drecv {
 	struct dsge sge[UROCE_MAX_SGE];
 };
 
+/*
+ * A shared receive queue (IBA 10.2.9). The client produces receive WQEs into
+ * its shm ring and rings the SRQ's doorbell slot; the daemon copies them out,
+ * checks them and posts them to the engine SRQ. The engine has no SRQ limit,
+ * so the daemon keeps the level itself: WQEs it gave the engine (in_engine)
+ * minus receive completions of the SRQ's QPs (each one consumed exactly one
+ * SRQ WQE), plus what still waits in the ring.
+ */
+struct dsrq {
+	void *srq;
+	struct session *owner;
+	uint32_t handle;
+	uint32_t slot;
+	uint32_t max_wr;          /* ring entries = engine SRQ size */
+	uint32_t max_sge;
+	uint32_t limit;           /* armed srq_limit, 0: not armed */
+	uint32_t in_engine;       /* WQEs posted to the engine, not yet completed */
+	uint32_t qps;             /* QPs that take their receives from it */
+	bool stashed;             /* stash waits for engine room */
+	bool failed;              /* ring corrupt: no more WQEs taken */
+	struct drecv stash;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring ring; /* consumer, untrusted */
+};
+
 struct dqp {
 	void *qp;
+	struct session *owner;    /* for async events */
+	uint32_t handle;
+	struct dsrq *srq;         /* receives come from it, or NULL */
 	uint32_t qpn;
 	uint32_t type;
 	uint32_t slot;
@@ -129,6 +165,8 @@ struct session {
 	uint32_t nobjs;
 	uint32_t capobjs;
 	struct dqp **slots; /* UROCE_SHM_DB_SLOTS */
+	struct dsrq **srq_slots; /* UROCE_SHM_DB_SLOTS, allocated with the first SRQ */
+	uint16_t minor;     /* the client's ABI minor (HELLO) */
 };
 
 struct key_owner {
@@ -140,14 +178,21 @@ struct uroce_daemon {
 	struct eng *eng;
 	int lfd;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	uint8_t gid[16];
+	unsigned int n_gid;
+	uint8_t gids[UROCE_DAEMON_GID_MAX][16]; /* port 1; all zero: empty slot */
+	uint8_t active_mtu;                     /* enum uroce_mtu */
 	uint32_t max_sessions;
 	uint16_t next_sid;
 	struct session *sessions;
 	struct dcq *cqs;
 	struct key_owner keys[UROCE_MAX_MR + 1]; /* by key >> 8 */
+	struct dqp *qp_by_qpn[UROCE_MAX_QP];     /* async events, SRQ accounting */
 	struct uroce_daemon_stats st;
 };
+
+static void session_event(struct uroce_daemon *d, struct session *s, uint32_t type,
+			  uint32_t handle);
+static void srq_consumed(struct uroce_daemon *d, struct dsrq *srq);
 
 /* ------------------------------------------------------------------------ */
 /* Handles                                                                   */
@@ -271,9 +316,15 @@ cq_drain(struct uroce_daemon *d, struct dcq *cq)
 		if (n <= 0)
 			break;
 		for (i = 0; i < n; i++) {
+			struct dqp *qp;
+
 			cqe_from_dwc(&cqe[i], &wc[i]);
 			if (wc[i].status != 0)
 				qualifies = true;
+			/* A receive completion of an SRQ QP consumed one SRQ WQE. */
+			if ((wc[i].opcode & UROCE_WC_RECV) && wc[i].qp_num < UROCE_MAX_QP &&
+			    (qp = d->qp_by_qpn[wc[i].qp_num]) != NULL && qp->srq != NULL)
+				srq_consumed(d, qp->srq);
 		}
 		uroce_shm_ring_enqueue_burst(&cq->ring, cqe, (uint32_t)n);
 		total += (unsigned int)n;
@@ -310,7 +361,13 @@ wqe_reject(struct uroce_daemon *d, struct dqp *qp, struct dcq *cq, uint64_t wr_i
 		d->st.cqe_written++;
 		cq_signal(d, cq, true);
 	} else {
+		/* The shm CQ is full: a completion is lost, the CQ is in error
+		 * (IBA 11.4.2.1 CQ overrun); tell its owner once. */
 		cq->overflowed = true;
+		if (!cq->err_reported) {
+			cq->err_reported = true;
+			session_event(d, cq->owner, UROCE_ASYNC_CQ_ERR, cq->handle);
+		}
 	}
 }
 
@@ -399,6 +456,10 @@ qp_ring_failed(struct uroce_daemon *d, struct dqp *qp)
 	qp->failed = true;
 	d->st.ring_corrupt++;
 	eng_qp_to_err(qp->qp);
+	/* No completion can say it: the QP went to ERR on its own (IBA 11.6.3). */
+	session_event(d, qp->owner, UROCE_ASYNC_QP_FATAL, qp->handle);
+	if (qp->srq != NULL)
+		session_event(d, qp->owner, UROCE_ASYNC_QP_LAST_WQE_REACHED, qp->handle);
 }
 
 /* @return true if the QP still has work (budget or engine room exhausted). */
@@ -487,6 +548,189 @@ qp_service_sq(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 	return true;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Asynchronous events and SRQs                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Tell a client about an event on one of its objects with an unprompted
+ * ASYNC_EVENT (seq 0). The session socket is non-blocking and this never
+ * waits: replies must always find room, so when more than half of the
+ * socket's send buffer is still unread the event is dropped and counted
+ * (async_dropped), as it is when the send fails.
+ */
+static void
+session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle)
+{
+	uint8_t buf[sizeof(struct uroce_shm_msg_hdr) + sizeof(struct uroce_shm_msg_async_event)];
+	struct uroce_shm_msg_async_event *ev;
+	socklen_t sl = sizeof(int);
+	int n, outq = 0, sndbuf = 0;
+
+	/* A 1.0 client has no consumer for events: it is sent none. */
+	if (s == NULL || s->dead || !s->hello || s->minor < 1)
+		return;
+	if (ioctl(s->fd, SIOCOUTQ, &outq) != 0 ||
+	    getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 || outq > sndbuf / 2) {
+		d->st.async_dropped++;
+		return;
+	}
+	n = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_ASYNC_EVENT, 0, true, 0);
+	if (n != (int)sizeof(buf)) {
+		d->st.async_dropped++;
+		return;
+	}
+	ev = (void *)(buf + sizeof(struct uroce_shm_msg_hdr));
+	ev->event_type = type;
+	ev->handle = handle;
+	if (uroce_shm_sock_send(s->fd, buf, sizeof(buf), -1) == (ssize_t)sizeof(buf))
+		d->st.async_events++;
+	else
+		d->st.async_dropped++;
+}
+
+void
+daemon_async_event(void *dctx, int type, uint32_t qpn, void *eng_cq)
+{
+	struct uroce_daemon *d = dctx;
+	struct dqp *qp;
+	struct dcq *cq;
+
+	switch (type) {
+	case UROCE_ASYNC_QP_FATAL:
+	case UROCE_ASYNC_SQ_DRAINED:
+		if (qpn >= UROCE_MAX_QP || (qp = d->qp_by_qpn[qpn]) == NULL)
+			return; /* a QP the daemon no longer tracks */
+		session_event(d, qp->owner, (uint32_t)type, qp->handle);
+		/* IBA 11.6.3: an SRQ QP in ERR takes no more WQEs from its SRQ
+		 * (the engine flushed the one it held when it entered ERR). */
+		if (type == UROCE_ASYNC_QP_FATAL && qp->srq != NULL)
+			session_event(d, qp->owner, UROCE_ASYNC_QP_LAST_WQE_REACHED, qp->handle);
+		return;
+	case UROCE_ASYNC_CQ_ERR:
+		/* Rare: a walk of the CQ list is fine here. */
+		for (cq = d->cqs; cq != NULL; cq = cq->next)
+			if (cq->cq == eng_cq) {
+				if (!cq->err_reported) {
+					cq->err_reported = true;
+					session_event(d, cq->owner, UROCE_ASYNC_CQ_ERR,
+						      cq->handle);
+				}
+				return;
+			}
+		return;
+	default:
+		return; /* no other engine event names a client object */
+	}
+}
+
+/* WQEs the SRQ holds: in the engine, stashed, and still in the ring. */
+static uint32_t
+srq_level(struct dsrq *srq)
+{
+	return srq->in_engine + (srq->stashed ? 1 : 0) + uroce_shm_ring_used_count(&srq->ring);
+}
+
+/*
+ * The SRQ limit (IBA 10.2.9.3, 11.5.2.4): once armed, the first time the SRQ
+ * holds fewer WQEs than the limit, report SRQ_LIMIT_REACHED and disarm, so
+ * that one arming gives one event.
+ */
+static void
+srq_check_limit(struct uroce_daemon *d, struct dsrq *srq)
+{
+	if (srq->limit == 0 || srq_level(srq) >= srq->limit)
+		return;
+	srq->limit = 0;
+	session_event(d, srq->owner, UROCE_ASYNC_SRQ_LIMIT_REACHED, srq->handle);
+}
+
+static void
+srq_consumed(struct uroce_daemon *d, struct dsrq *srq)
+{
+	if (srq->in_engine > 0)
+		srq->in_engine--;
+	srq_check_limit(d, srq);
+}
+
+static void
+srq_ring_failed(struct uroce_daemon *d, struct dsrq *srq)
+{
+	if (srq->failed)
+		return;
+	srq->failed = true;
+	d->st.ring_corrupt++;
+	session_event(d, srq->owner, UROCE_ASYNC_SRQ_ERR, srq->handle);
+}
+
+/*
+ * Move receive WQEs from the SRQ ring to the engine SRQ: copy out, check, post.
+ * A WQE the ABI alone refuses (reserved bits, too many SGEs, too long) is
+ * dropped and counted: there is no QP to complete it on yet. An SGE whose lkey
+ * is not one of this client's MRs is posted with the reserved key 0, which no
+ * MR ever has, so the QP that consumes the WQE completes it with
+ * LOC_PROT_ERR, as hardware reports a bad SRQ lkey (counted as well). Bounds
+ * and rights are the engine's to check against the MR when data lands.
+ * @return true if work is left (budget or engine room exhausted).
+ */
+static bool
+srq_service(struct uroce_daemon *d, struct session *s, struct dsrq *srq)
+{
+	struct uroce_shm_recv_wqe w;
+	uint64_t total;
+	int n, i, rc;
+
+	if (srq->failed)
+		return false;
+	for (n = 0; n < WQES_PER_QP; n++) {
+		if (!srq->stashed) {
+			bool poisoned = false;
+
+			if (uroce_shm_ring_dequeue_burst(&srq->ring, &w, 1) != 1) {
+				if (uroce_shm_ring_is_corrupt(&srq->ring))
+					srq_ring_failed(d, srq);
+				return false;
+			}
+			if (uroce_shm_recv_wqe_check(&w, srq->max_sge, &total) !=
+			    UROCE_WC_SUCCESS) {
+				d->st.wqe_rejected++;
+				d->st.srq_wqe_rejected++;
+				continue;
+			}
+			srq->stash.wr_id = w.wr_id;
+			srq->stash.num_sge = (int)w.num_sge;
+			for (i = 0; i < (int)w.num_sge; i++) {
+				uint32_t key = w.sg_list[i].lkey;
+
+				if (!lkey_owned(d, s, key)) {
+					key = 0;
+					poisoned = true;
+				}
+				srq->stash.sge[i].addr = w.sg_list[i].addr;
+				srq->stash.sge[i].length = w.sg_list[i].length;
+				srq->stash.sge[i].lkey = key;
+			}
+			if (poisoned) {
+				d->st.wqe_rejected++;
+				d->st.srq_wqe_rejected++;
+			}
+			srq->stashed = true;
+		}
+		rc = eng_post_srq_recv(srq->srq, srq->stash.wr_id, srq->stash.sge,
+				       srq->stash.num_sge);
+		if (rc == -ENOMEM)
+			return true;
+		srq->stashed = false;
+		if (rc == 0) {
+			srq->in_engine++;
+		} else {
+			d->st.wqe_rejected++;
+			d->st.srq_wqe_rejected++;
+		}
+	}
+	return true;
+}
+
 static unsigned int
 session_doorbells(struct uroce_daemon *d, struct session *s)
 {
@@ -502,8 +746,14 @@ session_doorbells(struct uroce_daemon *d, struct session *s)
 		bool more;
 
 		served++;
-		if (qp == NULL)
-			continue; /* a slot with no QP: the client's own noise */
+		if (qp == NULL) {
+			struct dsrq *srq = s->srq_slots != NULL ? s->srq_slots[slot] : NULL;
+
+			/* A slot with neither a QP nor an SRQ: the client's own noise. */
+			if (srq != NULL && srq_service(d, s, srq))
+				again[nagain++] = (uint32_t)slot;
+			continue;
+		}
 		more = qp_service_rq(d, s, qp);
 		more |= qp_service_sq(d, s, qp);
 		if (more)
@@ -524,6 +774,10 @@ qp_free(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 	eng_qp_destroy(qp->qp);
 	uroce_shm_segment_unmap(&qp->seg);
 	s->slots[qp->slot] = NULL;
+	if (qp->qpn < UROCE_MAX_QP && d->qp_by_qpn[qp->qpn] == qp)
+		d->qp_by_qpn[qp->qpn] = NULL;
+	if (qp->srq != NULL)
+		qp->srq->qps--;
 	free(qp);
 	d->st.qps--;
 }
@@ -564,11 +818,30 @@ cq_free(struct uroce_daemon *d, struct dcq *cq)
 	cq_release(d, cq);
 }
 
-/* Tear a session down: QPs to ERR and destroyed, then MRs, CQs, PDs, segments. */
+/* Release an SRQ no QP uses any more (the engine SRQ with its WQEs too). */
+static int
+srq_free(struct uroce_daemon *d, struct session *s, struct dsrq *srq)
+{
+	int rc;
+
+	if (srq->qps != 0)
+		return -EBUSY;
+	rc = eng_srq_destroy(srq->srq);
+	if (rc != 0)
+		return rc;
+	s->srq_slots[srq->slot] = NULL;
+	uroce_shm_segment_unmap(&srq->seg);
+	free(srq);
+	d->st.srqs--;
+	return 0;
+}
+
+/* Tear a session down: QPs to ERR and destroyed, then MRs, SRQs, CQs, PDs, segments. */
 static void
 session_free(struct uroce_daemon *d, struct session *s)
 {
-	static const uint8_t order[] = {OBJ_QP, OBJ_AH, OBJ_MR, OBJ_CQ, OBJ_PD, OBJ_SEG};
+	static const uint8_t order[] = {OBJ_QP, OBJ_AH, OBJ_MR, OBJ_SRQ, OBJ_CQ, OBJ_PD,
+					OBJ_SEG};
 	unsigned int k;
 	uint32_t i;
 
@@ -596,6 +869,9 @@ session_free(struct uroce_daemon *d, struct session *s)
 			case OBJ_CQ:
 				cq_free(d, o->p);
 				break;
+			case OBJ_SRQ:
+				srq_free(d, s, o->p);
+				break;
 			case OBJ_PD:
 				eng_pd_dealloc(((struct dpd *)o->p)->pd);
 				free(o->p);
@@ -615,6 +891,7 @@ session_free(struct uroce_daemon *d, struct session *s)
 		close(s->fd);
 	free(s->objs);
 	free(s->slots);
+	free(s->srq_slots);
 	free(s);
 	d->st.sessions--;
 }
@@ -643,11 +920,14 @@ do_hello(struct session *s, const void *body, struct reply *r)
 	rc = uroce_shm_version_check(q->abi_major, q->abi_minor);
 	if (rc != 0)
 		return rc;
+	s->minor = q->abi_minor;
 	rc = uroce_shm_segment_create(&s->db, "uroce-db", sizeof(struct uroce_shm_db_block), 0);
 	if (rc != 0)
 		return rc;
 	uroce_shm_db_reader_init(&s->rd, s->db.addr, UROCE_SHM_DB_SLOTS);
 	s->hello = true;
+	p->abi_major = UROCE_SHM_ABI_MAJOR;
+	p->abi_minor = UROCE_SHM_ABI_MINOR;
 	p->client_id = s->id;
 	p->n_db_blocks = 1;
 	p->db_seg_size = (uint32_t)s->db.size;
@@ -885,6 +1165,8 @@ do_create_cq(struct uroce_daemon *d, struct session *s, const void *body, int *f
 	rc = obj_add(s, OBJ_CQ, cq, &p->cq_handle);
 	if (rc != 0)
 		goto fail_cq;
+	cq->owner = s;
+	cq->handle = p->cq_handle;
 	cq->evfd = *fd;
 	*fd = -1;
 	cq->next = d->cqs;
@@ -924,12 +1206,27 @@ do_destroy_cq(struct uroce_daemon *d, struct session *s, const void *body)
 	return 0;
 }
 
+/* A doorbell slot that names neither a QP nor an SRQ. @return 0 or -ENOMEM. */
+static int
+slot_alloc(const struct session *s, uint32_t *slot)
+{
+	uint32_t i;
+
+	for (i = 0; i < UROCE_SHM_DB_SLOTS; i++)
+		if (s->slots[i] == NULL && (s->srq_slots == NULL || s->srq_slots[i] == NULL)) {
+			*slot = i;
+			return 0;
+		}
+	return -ENOMEM;
+}
+
 static int
 do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
 	const struct uroce_shm_msg_create_qp_req *q = body;
 	struct uroce_shm_msg_create_qp_resp *p = r->body;
 	struct uroce_shm_qp_layout lay;
+	struct dsrq *srq = NULL;
 	struct dpd *pd;
 	struct dcq *scq, *rcq;
 	struct dqp *qp;
@@ -941,25 +1238,27 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 		rc = obj_get(s, q->send_cq, OBJ_CQ, (void **)&scq);
 	if (rc == 0)
 		rc = obj_get(s, q->recv_cq, OBJ_CQ, (void **)&rcq);
+	/* Another client's SRQ handle: -EPERM; no such SRQ: -ENOENT. */
+	if (rc == 0 && q->srq_handle != UROCE_SHM_HANDLE_NONE)
+		rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&srq);
 	if (rc != 0)
 		return rc;
-	if (q->srq_handle != UROCE_SHM_HANDLE_NONE)
-		return -EOPNOTSUPP; /* SRQ: CREATE_SRQ gives no doorbell slot (doc/verbs.md) */
 	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
 	    q->qp_type != UROCE_QPT_UD)
 		return -EINVAL;
+	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
+	 * ignores max_recv_wr and max_recv_sge then). */
 	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
-	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_recv_wr == 0 ||
-	    q->cap.max_recv_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
-	    q->cap.max_recv_sge > UROCE_MAX_SGE || q->cap.max_inline_data > UROCE_MAX_INLINE)
+	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
+	    q->cap.max_inline_data > UROCE_MAX_INLINE ||
+	    (srq == NULL && (q->cap.max_recv_wr == 0 || q->cap.max_recv_wr > UROCE_MAX_QP_WR ||
+			     q->cap.max_recv_sge > UROCE_MAX_SGE)))
 		return -EINVAL;
-	for (slot = 0; slot < UROCE_SHM_DB_SLOTS; slot++)
-		if (s->slots[slot] == NULL)
-			break;
-	if (slot == UROCE_SHM_DB_SLOTS)
-		return -ENOMEM;
+	rc = slot_alloc(s, &slot);
+	if (rc != 0)
+		return rc;
 	sqn = pow2_at_least(q->cap.max_send_wr);
-	rqn = pow2_at_least(q->cap.max_recv_wr);
+	rqn = srq != NULL ? 0 : pow2_at_least(q->cap.max_recv_wr);
 	rc = uroce_shm_qp_layout(sqn, rqn, &lay);
 	if (rc != 0)
 		return rc;
@@ -974,7 +1273,7 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	qp->cap.max_send_wr = sqn;
 	qp->cap.max_recv_wr = rqn;
 	qp->cap.max_send_sge = q->cap.max_send_sge ? q->cap.max_send_sge : 1;
-	qp->cap.max_recv_sge = q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
+	qp->cap.max_recv_sge = srq != NULL ? 0 : q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
 	qp->cap.max_inline = q->cap.max_inline_data;
 	rc = uroce_shm_segment_create(&qp->seg, "uroce-qp", lay.total, 0);
 	if (rc != 0)
@@ -982,14 +1281,18 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	rc = uroce_shm_ring_init(&qp->sq, (uint8_t *)qp->seg.addr + lay.sq_offset, lay.sq_bytes,
 				 sqn, sizeof(struct uroce_shm_send_wqe), 0,
 				 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
-	if (rc == 0)
+	if (rc == 0 && srq == NULL)
 		rc = uroce_shm_ring_init(&qp->rq, (uint8_t *)qp->seg.addr + lay.rq_offset,
 					 lay.rq_bytes, rqn, sizeof(struct uroce_shm_recv_wqe), 0,
 					 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
 	if (rc != 0)
 		goto fail_seg;
-	qp->qp = eng_qp_create(pd->pd, scq->cq, rcq->cq, (int)q->qp_type, q->sq_sig_all != 0,
-			       &qp->cap, &qp->qpn);
+	if (srq != NULL)
+		qp->qp = eng_qp_create_srq(pd->pd, scq->cq, rcq->cq, srq->srq, (int)q->qp_type,
+					   q->sq_sig_all != 0, &qp->cap, &qp->qpn);
+	else
+		qp->qp = eng_qp_create(pd->pd, scq->cq, rcq->cq, (int)q->qp_type,
+				       q->sq_sig_all != 0, &qp->cap, &qp->qpn);
 	if (qp->qp == NULL) {
 		rc = errno ? -errno : -ENOMEM;
 		goto fail_seg;
@@ -998,6 +1301,13 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	if (rc != 0)
 		goto fail_qp;
 	s->slots[slot] = qp;
+	qp->owner = s;
+	qp->handle = p->qp_handle;
+	qp->srq = srq;
+	if (srq != NULL)
+		srq->qps++;
+	if (qp->qpn < UROCE_MAX_QP)
+		d->qp_by_qpn[qp->qpn] = qp;
 	d->st.qps++;
 	p->qp_num = qp->qpn;
 	p->cap.max_send_wr = qp->cap.max_send_wr;
@@ -1030,8 +1340,21 @@ do_destroy_qp(struct uroce_daemon *d, struct session *s, const void *body)
 
 	if (rc != 0)
 		return rc;
+	/* Count the SRQ WQEs its last receives consumed before it is forgotten. */
+	if (qp->srq != NULL)
+		cq_drain(d, qp->rcq);
 	qp_free(d, s, qp);
 	obj_del(s, q->handle);
+	return 0;
+}
+
+/* The GID at @p index of port 1; an empty slot or an index past the table is EINVAL. */
+static int
+sgid_lookup(const struct uroce_daemon *d, uint32_t index, uint8_t sgid[16])
+{
+	if (index >= d->n_gid || uroce_gid_is_zero(d->gids[index]))
+		return -EINVAL;
+	memcpy(sgid, d->gids[index], 16);
 	return 0;
 }
 
@@ -1044,12 +1367,19 @@ do_modify_qp(struct uroce_daemon *d, struct session *s, const void *body)
 	struct dqp *qp;
 	int rc = obj_get(s, q->qp_handle, OBJ_QP, (void **)&qp);
 
-	(void)d;
 	if (rc != 0)
 		return rc;
 	if (a->reserved0 != 0 || a->reserved1 != 0 || (q->attr_mask & UROCE_QP_CAP))
 		return -EINVAL;
 	memset(&da, 0, sizeof(da));
+	if (q->attr_mask & UROCE_QP_AV) {
+		rc = sgid_lookup(d, a->ah_attr.sgid_index, da.sgid);
+		if (rc != 0)
+			return rc;
+	}
+	/* A path MTU above the port's active MTU could never be carried. */
+	if ((q->attr_mask & UROCE_QP_PATH_MTU) && a->path_mtu > d->active_mtu)
+		return -EINVAL;
 	da.qp_state = a->qp_state;
 	da.cur_qp_state = a->cur_qp_state;
 	da.path_mtu = a->path_mtu;
@@ -1072,17 +1402,26 @@ do_modify_qp(struct uroce_daemon *d, struct session *s, const void *body)
 	da.tclass = a->ah_attr.traffic_class;
 	da.sl = a->ah_attr.sl;
 	da.ah_port = a->ah_attr.port_num;
-	return eng_modify_qp(qp->qp, &da, (int)q->attr_mask);
+	rc = eng_modify_qp(qp->qp, &da, (int)q->attr_mask);
+	/* IBA 11.6.3: an SRQ QP the client moved to ERR takes no more WQEs from
+	 * the SRQ once the flush completions are out: Last WQE Reached. */
+	if (rc == 0 && qp->srq != NULL && (q->attr_mask & UROCE_QP_STATE) &&
+	    a->qp_state == UROCE_QPS_ERR) {
+		cq_drain(d, qp->rcq);
+		session_event(d, s, UROCE_ASYNC_QP_LAST_WQE_REACHED, qp->handle);
+	}
+	return rc;
 }
 
 static int
-do_query_qp(struct session *s, const void *body, struct reply *r)
+do_query_qp(const struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
 	const struct uroce_shm_msg_query_qp_req *q = body;
 	struct uroce_shm_msg_query_qp_resp *p = r->body;
 	struct dqp_attr da;
 	struct dcap cap;
 	struct dqp *qp;
+	unsigned int i;
 	int rc = obj_get(s, q->qp_handle, OBJ_QP, (void **)&qp);
 
 	if (rc != 0)
@@ -1114,6 +1453,9 @@ do_query_qp(struct session *s, const void *body, struct reply *r)
 	p->attr.ah_attr.sl = da.sl;
 	p->attr.ah_attr.port_num = da.ah_port;
 	p->attr.ah_attr.is_global = 1;
+	for (i = 0; i < d->n_gid; i++)
+		if (memcmp(d->gids[i], da.sgid, 16) == 0)
+			p->attr.ah_attr.sgid_index = (uint8_t)i;
 	/* Report the daemon's view of the queues (what the rings hold). */
 	p->cap.max_send_wr = qp->cap.max_send_wr;
 	p->cap.max_recv_wr = qp->cap.max_recv_wr;
@@ -1130,23 +1472,27 @@ do_create_ah(struct uroce_daemon *d, struct session *s, const void *body, struct
 	const struct uroce_shm_msg_create_ah_req *q = body;
 	const struct uroce_shm_ah_attr *a = &q->attr;
 	struct uroce_shm_msg_handle *p = r->body;
+	uint8_t sgid[16];
 	struct dpd *pd;
 	struct dah *ah;
 	int rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
 
 	if (rc != 0)
 		return rc;
-	/* RoCE AHs are always global (IBA A16.3); one port, GID index 0. */
+	/* RoCE AHs are always global (IBA A16.3); one port. */
 	if (q->reserved != 0 || a->reserved0 != 0 || a->reserved1 != 0 ||
-	    a->flow_label > 0xfffff || a->sgid_index != 0 || a->port_num > 1)
+	    a->flow_label > 0xfffff || a->port_num > 1)
 		return -EINVAL;
+	rc = sgid_lookup(d, a->sgid_index, sgid);
+	if (rc != 0)
+		return rc;
 	if (d->st.ahs >= DAEMON_MAX_AH)
 		return -ENOMEM;
 	ah = calloc(1, sizeof(*ah));
 	if (ah == NULL)
 		return -ENOMEM;
-	ah->ah = eng_ah_create(pd->pd, a->dgid, a->traffic_class, a->hop_limit, a->flow_label,
-			       a->sl, a->port_num);
+	ah->ah = eng_ah_create(pd->pd, sgid, a->dgid, a->traffic_class, a->hop_limit,
+			       a->flow_label, a->sl, a->port_num);
 	if (ah->ah == NULL) {
 		rc = errno ? -errno : -ENOMEM;
 		free(ah);
@@ -1185,8 +1531,8 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 {
 	struct uroce_shm_msg_query_device_resp *p = r->body;
 
-	p->node_guid = (uint64_t)d->gid[12] << 24 | (uint64_t)d->gid[13] << 16 |
-		       (uint64_t)d->gid[14] << 8 | d->gid[15];
+	p->node_guid = (uint64_t)d->gids[0][12] << 24 | (uint64_t)d->gids[0][13] << 16 |
+		       (uint64_t)d->gids[0][14] << 8 | d->gids[0][15];
 	p->sys_image_guid = p->node_guid;
 	p->max_mr_size = UINT64_MAX;
 	p->page_size_cap = 4096;
@@ -1199,7 +1545,9 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	p->max_pd = DAEMON_MAX_PD;
 	p->max_qp_rd_atom = UROCE_MAX_DEST_RD_ATOMIC;
 	p->max_qp_init_rd_atom = UROCE_MAX_RD_ATOMIC;
-	p->max_srq = 0; /* not served by this daemon yet */
+	p->max_srq = DAEMON_MAX_SRQ;
+	p->max_srq_wr = UROCE_MAX_QP_WR;
+	p->max_srq_sge = UROCE_MAX_SGE;
 	p->max_ah = DAEMON_MAX_AH;
 	p->max_inline_data = UROCE_MAX_INLINE;
 	p->atomic_cap = 1; /* IBV_ATOMIC_HCA: atomic among this device's QPs */
@@ -1208,7 +1556,7 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 }
 
 static int
-do_query_port(const void *body, struct reply *r)
+do_query_port(struct uroce_daemon *d, const void *body, struct reply *r)
 {
 	const struct uroce_shm_msg_query_port_req *q = body;
 	struct uroce_shm_msg_query_port_resp *p = r->body;
@@ -1217,8 +1565,8 @@ do_query_port(const void *body, struct reply *r)
 		return -EINVAL;
 	p->state = 4;        /* IBV_PORT_ACTIVE */
 	p->max_mtu = 5;      /* 4096 */
-	p->active_mtu = 5;   /* the loopback port carries 4096-byte payloads */
-	p->gid_tbl_len = 1;
+	p->active_mtu = d->active_mtu;
+	p->gid_tbl_len = d->n_gid;
 	p->max_msg_sz = UROCE_MAX_MSG_SIZE;
 	p->pkey_tbl_len = 1;
 	p->active_speed = 1;
@@ -1234,10 +1582,150 @@ do_query_gid(struct uroce_daemon *d, const void *body, struct reply *r)
 	const struct uroce_shm_msg_query_gid_req *q = body;
 	struct uroce_shm_msg_query_gid_resp *p = r->body;
 
-	if (q->port_num != 1 || q->index != 0)
+	if (q->port_num != 1 || q->index >= d->n_gid)
 		return -EINVAL;
-	memcpy(p->gid, d->gid, 16);
+	/* An empty slot reads as the zero GID, as ibv_query_gid does. */
+	memcpy(p->gid, d->gids[q->index], 16);
 	p->gid_type = 1; /* RoCEv2 */
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SRQ requests                                                              */
+/* ------------------------------------------------------------------------ */
+
+static int
+do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_create_srq_req *q = body;
+	struct uroce_shm_msg_create_srq_resp *p = r->body;
+	struct dsrq *srq;
+	struct dpd *pd;
+	size_t mem;
+	uint32_t slot;
+	int rc;
+
+	/* A 1.0 client would never ring the SRQ's doorbell slot. */
+	if (s->minor < 1)
+		return -EOPNOTSUPP;
+	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	if (rc != 0)
+		return rc;
+	/* ibv_create_srq: the limit must not exceed max_wr (0: not armed). */
+	if (q->max_wr == 0 || q->max_wr > UROCE_MAX_QP_WR || q->max_sge > UROCE_MAX_SGE ||
+	    q->srq_limit > q->max_wr)
+		return -EINVAL;
+	if (d->st.srqs >= DAEMON_MAX_SRQ)
+		return -ENOMEM;
+	if (s->srq_slots == NULL) {
+		s->srq_slots = calloc(UROCE_SHM_DB_SLOTS, sizeof(*s->srq_slots));
+		if (s->srq_slots == NULL)
+			return -ENOMEM;
+	}
+	rc = slot_alloc(s, &slot);
+	if (rc != 0)
+		return rc;
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL)
+		return -ENOMEM;
+	srq->slot = slot;
+	srq->max_wr = pow2_at_least(q->max_wr);
+	srq->max_sge = q->max_sge ? q->max_sge : 1;
+	srq->limit = q->srq_limit;
+	mem = uroce_shm_ring_mem_size(srq->max_wr, sizeof(struct uroce_shm_recv_wqe));
+	rc = uroce_shm_segment_create(&srq->seg, "uroce-srq", mem, 0);
+	if (rc != 0)
+		goto fail_free;
+	rc = uroce_shm_ring_init(&srq->ring, srq->seg.addr, srq->seg.size, srq->max_wr,
+				 sizeof(struct uroce_shm_recv_wqe), 0, UROCE_SHM_RING_CONSUMER,
+				 UROCE_SHM_RING_F_UNTRUSTED);
+	if (rc != 0)
+		goto fail_seg;
+	srq->srq = eng_srq_create(pd->pd, srq->max_wr, srq->max_sge);
+	if (srq->srq == NULL) {
+		rc = errno ? -errno : -ENOMEM;
+		goto fail_seg;
+	}
+	rc = obj_add(s, OBJ_SRQ, srq, &p->srq_handle);
+	if (rc != 0)
+		goto fail_srq;
+	srq->owner = s;
+	srq->handle = p->srq_handle;
+	s->srq_slots[slot] = srq;
+	d->st.srqs++;
+	p->max_wr = srq->max_wr;
+	p->max_sge = srq->max_sge;
+	p->seg_size = srq->seg.size;
+	p->ring_offset = 0;
+	p->db_block = 0;
+	p->db_slot = slot;
+	r->fd = srq->seg.fd;
+	return 0;
+fail_srq:
+	eng_srq_destroy(srq->srq);
+fail_seg:
+	uroce_shm_segment_unmap(&srq->seg);
+fail_free:
+	free(srq);
+	return rc;
+}
+
+static int
+do_destroy_srq(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_handle *q = body;
+	struct dsrq *srq;
+	int rc = obj_get(s, q->handle, OBJ_SRQ, (void **)&srq);
+
+	if (rc != 0)
+		return rc;
+	if (q->reserved != 0)
+		return -EINVAL;
+	rc = srq_free(d, s, srq); /* -EBUSY while a QP uses it (ibv_destroy_srq) */
+	if (rc != 0)
+		return rc;
+	obj_del(s, q->handle);
+	return 0;
+}
+
+/*
+ * ibv_modify_srq: IBV_SRQ_LIMIT arms the limit (0 disarms; above max_wr is
+ * EINVAL); IBV_SRQ_MAX_WR resizes, which this device does not do (it reports
+ * no IBV_DEVICE_SRQ_RESIZE), so it is EINVAL as in verbs. Arming when the SRQ
+ * already holds fewer WQEs than the limit reports the event at once.
+ */
+static int
+do_modify_srq(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_modify_srq_req *q = body;
+	struct dsrq *srq;
+	int rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&srq);
+
+	if (rc != 0)
+		return rc;
+	if (q->attr_mask == 0 || (q->attr_mask & ~(UROCE_SRQ_MAX_WR | UROCE_SRQ_LIMIT)) != 0 ||
+	    (q->attr_mask & UROCE_SRQ_MAX_WR))
+		return -EINVAL;
+	if (q->srq_limit > srq->max_wr)
+		return -EINVAL;
+	srq->limit = q->srq_limit;
+	srq_check_limit(d, srq);
+	return 0;
+}
+
+static int
+do_query_srq(struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_handle *q = body;
+	struct uroce_shm_msg_query_srq_resp *p = r->body;
+	struct dsrq *srq;
+	int rc = obj_get(s, q->handle, OBJ_SRQ, (void **)&srq);
+
+	if (rc != 0)
+		return rc;
+	p->max_wr = srq->max_wr;
+	p->max_sge = srq->max_sge;
+	p->srq_limit = srq->limit; /* 0 once the limit event fired (disarmed) */
 	return 0;
 }
 
@@ -1273,7 +1761,7 @@ dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *b
 	case UROCE_SHM_MSG_MODIFY_QP:
 		return do_modify_qp(d, s, body);
 	case UROCE_SHM_MSG_QUERY_QP:
-		return do_query_qp(s, body, r);
+		return do_query_qp(d, s, body, r);
 	case UROCE_SHM_MSG_CREATE_AH:
 		return do_create_ah(d, s, body, r);
 	case UROCE_SHM_MSG_DESTROY_AH:
@@ -1282,11 +1770,25 @@ dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *b
 		do_query_device(d, r);
 		return 0;
 	case UROCE_SHM_MSG_QUERY_PORT:
-		return do_query_port(body, r);
+		return do_query_port(d, body, r);
+	case UROCE_SHM_MSG_CREATE_SRQ:
+		return do_create_srq(d, s, body, r);
+	case UROCE_SHM_MSG_DESTROY_SRQ:
+		return do_destroy_srq(d, s, body);
+	case UROCE_SHM_MSG_MODIFY_SRQ:
+		return do_modify_srq(d, s, body);
+	case UROCE_SHM_MSG_QUERY_SRQ:
+		return do_query_srq(s, body, r);
 	case UROCE_SHM_MSG_QUERY_GID:
 		return do_query_gid(d, body, r);
+	case UROCE_SHM_MSG_LIST_SESSIONS:
+		return introspect_list_sessions(d, s, body, r->body);
+	case UROCE_SHM_MSG_LIST_QPS:
+		return introspect_list_qps(d, s, body, r->body);
+	case UROCE_SHM_MSG_QUERY_COUNTERS:
+		return introspect_query_counters(d, s, body, r->body);
 	default:
-		return -EOPNOTSUPP; /* SRQ: not served (doc/verbs.md) */
+		return -EOPNOTSUPP;
 	}
 }
 
@@ -1450,6 +1952,7 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	static const uint8_t zero[16];
 	struct sockaddr_un sa;
 	struct uroce_daemon *d;
+	struct eng_conf ec;
 	int err;
 
 	if (conf == NULL || conf->sock_path == NULL ||
@@ -1463,15 +1966,36 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	d->lfd = -1;
 	strcpy(d->path, conf->sock_path);
 	d->max_sessions = conf->max_sessions ? conf->max_sessions : 64;
-	if (memcmp(conf->gid, zero, 16) == 0) {
+	if (conf->n_gid > UROCE_DAEMON_GID_MAX || conf->active_mtu > UROCE_MTU_4096 ||
+	    (conf->port_ops != NULL && (conf->port_ops->tx_alloc == NULL ||
+					conf->port_ops->tx_send == NULL ||
+					conf->port_ops->tx_free == NULL))) {
+		free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (conf->n_gid != 0) {
+		d->n_gid = conf->n_gid;
+		memcpy(d->gids, conf->gids, sizeof(d->gids[0]) * conf->n_gid);
+	} else if (memcmp(conf->gid, zero, 16) == 0) {
 		/* ::ffff:198.18.0.1 (RFC 2544 benchmarking range) */
 		static const uint8_t def[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
 						198, 18, 0, 1};
-		memcpy(d->gid, def, 16);
+		d->n_gid = 1;
+		memcpy(d->gids[0], def, 16);
 	} else {
-		memcpy(d->gid, conf->gid, 16);
+		d->n_gid = 1;
+		memcpy(d->gids[0], conf->gid, 16);
 	}
-	d->eng = eng_create(d->gid);
+	d->active_mtu = conf->active_mtu ? conf->active_mtu : UROCE_MTU_4096;
+	memset(&ec, 0, sizeof(ec));
+	ec.n_gid = d->n_gid;
+	ec.gids = (const uint8_t (*)[16])d->gids;
+	ec.port = conf->port_ops;
+	ec.port_ctx = conf->port_ctx;
+	ec.dctx = d;
+	ec.ud_mtu = uroce_mtu_bytes(d->active_mtu);
+	d->eng = eng_create(&ec);
 	if (d->eng == NULL)
 		goto fail;
 	d->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -1547,10 +2071,47 @@ uroce_daemon_poll(struct uroce_daemon *d)
 	return work;
 }
 
+void
+uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
+		const struct uroce_frame *frame)
+{
+	eng_rx(d->eng, pkt, frame);
+}
+
+unsigned int
+uroce_daemon_quiesce(struct uroce_daemon *d)
+{
+	unsigned int n = 0, round;
+	struct session *s;
+	struct dcq *cq;
+	uint32_t i;
+
+	for (s = d->sessions; s != NULL; s = s->next) {
+		for (i = 0; i < s->nobjs; i++) {
+			if (s->objs[i].type == OBJ_QP &&
+			    eng_qp_to_err(((struct dqp *)s->objs[i].p)->qp) == 0)
+				n++;
+		}
+	}
+	/* The flushes are engine completions: a few rounds carry them to the rings. */
+	for (round = 0; round < 4; round++) {
+		eng_poll(d->eng);
+		for (cq = d->cqs; cq != NULL; cq = cq->next)
+			cq_drain(d, cq);
+	}
+	return n;
+}
+
 int
 uroce_daemon_fd(const struct uroce_daemon *d)
 {
 	return d == NULL ? -EINVAL : d->lfd;
+}
+
+unsigned int
+uroce_daemon_counters(const struct uroce_daemon *d, uint64_t *vals, unsigned int n)
+{
+	return eng_counter_values(d->eng, vals, n);
 }
 
 int
@@ -1564,5 +2125,84 @@ uroce_daemon_stats(const struct uroce_daemon *d, struct uroce_daemon_stats *st)
 	eng_counters(d->eng, &c);
 	st->loop_frames = c.loop_frames;
 	st->loop_bad = c.loop_bad;
+	st->port_tx = c.port_tx;
+	st->port_rx = c.port_rx;
 	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Read-only views for introspect.c                                          */
+/* ------------------------------------------------------------------------ */
+
+struct session *
+daemon_session_next(struct uroce_daemon *d, struct session *prev)
+{
+	return prev == NULL ? d->sessions : prev->next;
+}
+
+void
+daemon_session_view(const struct session *s, struct dsession_view *v)
+{
+	uint32_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->id = s->id;
+	v->pid = (int32_t)s->pid;
+	v->uid = (uint32_t)s->uid;
+	v->hello = s->hello;
+	for (i = 0; i < s->nobjs; i++) {
+		switch (s->objs[i].type) {
+		case OBJ_SEG:
+			v->segments++;
+			break;
+		case OBJ_PD:
+			v->pds++;
+			break;
+		case OBJ_MR:
+			v->mrs++;
+			break;
+		case OBJ_CQ:
+			v->cqs++;
+			break;
+		case OBJ_QP:
+			v->qps++;
+			break;
+		case OBJ_AH:
+			v->ahs++;
+			break;
+		case OBJ_SRQ:
+			v->srqs++;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int
+daemon_session_qp_next(struct session *s, uint32_t *pos, struct dqp_view *v)
+{
+	uint32_t i;
+
+	for (i = *pos; i < s->nobjs; i++) {
+		struct dqp *qp;
+
+		if (s->objs[i].type != OBJ_QP)
+			continue;
+		qp = s->objs[i].p;
+		memset(v, 0, sizeof(*v));
+		v->qp = qp->qp;
+		v->qpn = qp->qpn;
+		v->type = qp->type;
+		v->max_send_wr = qp->cap.max_send_wr;
+		v->max_recv_wr = qp->cap.max_recv_wr;
+		v->sq_queued = uroce_shm_ring_used_count(&qp->sq) + (qp->send_stashed ? 1 : 0);
+		v->rq_queued = (qp->rq.hdr != NULL ? uroce_shm_ring_used_count(&qp->rq) : 0) +
+			       (qp->recv_stashed ? 1 : 0);
+		v->failed = qp->failed;
+		*pos = i + 1;
+		return 0;
+	}
+	*pos = i;
+	return -ENOENT;
 }

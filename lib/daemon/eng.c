@@ -4,15 +4,18 @@
 
 /*
  * The engine half of lib/daemon: one transport engine, its loopback port,
- * and thin translations between the daemon's neutral structs
- * (daemon_internal.h) and lib/transport's API.
+ * the hand-over to a wire port if there is one, and thin translations
+ * between the daemon's neutral structs (daemon_internal.h) and
+ * lib/transport's API.
  *
- * Loopback port: tx_send wraps the InfiniBand part the engine built in
- * Ethernet/IPv4/UDP with uroce_encap_build(), fills the ICRC with
- * uroce_icrc_fill(), and queues the frame. The next eng_poll() runs each
- * queued frame through uroce_parse() (frame, ICRC and BTH checks) and gives
- * it to uroce_eng_rx() of the same engine. Delivery is deferred so that
- * the engine is never re-entered from its own tx_send.
+ * Loopback: a packet for one of the daemon's own GIDs (every packet, when
+ * there is no wire port) is wrapped in Ethernet/IP/UDP with
+ * uroce_encap_build(), gets its ICRC from uroce_icrc_fill(), and is queued.
+ * The next eng_poll() runs each queued frame through uroce_parse() (frame,
+ * ICRC and BTH checks) and gives it to uroce_eng_rx() of the same engine.
+ * Delivery is deferred so that the engine is never re-entered from its own
+ * tx_send. With a wire port the engine's buffers are the port's, so a
+ * looped packet is copied out of the port buffer first.
  */
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "uroce_daemon.h"
 #include "uroce_transport.h"
 #include "uroce_wire.h"
 
@@ -38,7 +42,11 @@ struct loop_frame {
 
 struct eng {
 	struct uroce_eng *eng;
-	uint8_t gid[16];
+	unsigned int n_gid;
+	uint8_t gids[UROCE_DAEMON_GID_MAX][16];
+	const struct uroce_daemon_port_ops *port; /* NULL: loopback only */
+	void *port_ctx;
+	void *dctx;              /* the daemon, for daemon_async_event() */
 	struct loop_frame *head; /* FIFO of frames to deliver */
 	struct loop_frame **tail;
 	struct eng_counters cnt;
@@ -47,19 +55,20 @@ struct eng {
 static uint64_t
 op_now(void *ctx)
 {
+	struct eng *e = ctx;
 	struct timespec ts;
 
-	(void)ctx;
+	if (e->port != NULL && e->port->now_us != NULL)
+		return e->port->now_us(e->port_ctx);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 static uint8_t *
-op_tx_alloc(void *ctx, uint32_t ib_len)
+loop_alloc(uint32_t ib_len)
 {
 	struct loop_frame *f = malloc(sizeof(*f) + LOOP_HEADROOM + ib_len);
 
-	(void)ctx;
 	if (f == NULL)
 		return NULL;
 	return (uint8_t *)(f + 1) + LOOP_HEADROOM;
@@ -71,18 +80,41 @@ frame_of(uint8_t *buf)
 	return (struct loop_frame *)(void *)(buf - LOOP_HEADROOM) - 1;
 }
 
-static void
-op_tx_free(void *ctx, uint8_t *buf)
+static uint8_t *
+op_tx_alloc(void *ctx, uint32_t ib_len)
 {
-	(void)ctx;
-	free(frame_of(buf));
+	struct eng *e = ctx;
+
+	return e->port != NULL ? e->port->tx_alloc(e->port_ctx, ib_len) : loop_alloc(ib_len);
 }
 
 static void
-op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+op_tx_free(void *ctx, uint8_t *buf)
+{
+	struct eng *e = ctx;
+
+	if (e->port != NULL)
+		e->port->tx_free(e->port_ctx, buf);
+	else
+		free(frame_of(buf));
+}
+
+bool
+eng_gid_is_local(const struct eng *e, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	for (i = 0; i < e->n_gid; i++)
+		if (memcmp(e->gids[i], gid, 16) == 0 && !uroce_gid_is_zero(gid))
+			return true;
+	return false;
+}
+
+/* Queue a loop frame (a buffer from loop_alloc) for the next eng_poll(). */
+static void
+loop_enqueue(struct eng *e, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
 	static const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
-	struct eng *e = ctx;
 	struct loop_frame *f = frame_of(buf);
 	struct uroce_encap enc;
 	uint32_t elen;
@@ -91,9 +123,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 	memset(&enc, 0, sizeof(enc));
 	memcpy(enc.smac, mac, 6);
 	memcpy(enc.dmac, mac, 6);
-	/* IPv4-mapped GIDs (::ffff:a.b.c.d) go out as IPv4, others as IPv6. */
-	enc.family = (a->dgid[10] == 0xff && a->dgid[11] == 0xff &&
-		      !memcmp(a->dgid, "\0\0\0\0\0\0\0\0\0\0", 10)) ? UROCE_IP_V4 : UROCE_IP_V6;
+	enc.family = uroce_gid_family(a->dgid);
 	memcpy(enc.sgid, a->sgid, 16);
 	memcpy(enc.dgid, a->dgid, 16);
 	enc.tclass = a->tclass;
@@ -121,7 +151,53 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 	e->tail = &f->next;
 }
 
+static void
+op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+{
+	struct eng *e = ctx;
+	uint8_t *copy;
+
+	if (e->port == NULL) {
+		loop_enqueue(e, buf, ib_len, a);
+		return;
+	}
+	if (!eng_gid_is_local(e, a->dgid)) {
+		e->cnt.port_tx++;
+		e->port->tx_send(e->port_ctx, buf, ib_len, a);
+		return;
+	}
+	/* A packet for ourselves never leaves: loop a copy, free the port buffer. */
+	copy = loop_alloc(ib_len);
+	if (copy != NULL) {
+		memcpy(copy, buf, ib_len);
+		loop_enqueue(e, copy, ib_len, a);
+	} else {
+		e->cnt.loop_bad++;
+	}
+	e->port->tx_free(e->port_ctx, buf);
+}
+
+/* Engine events go to the owning client; the daemon only queues a message. */
+static void
+op_async_event(void *ctx, enum uroce_event_type t, void *obj)
+{
+	struct eng *e = ctx;
+
+	switch (t) {
+	case UROCE_EVENT_QP_FATAL:
+		daemon_async_event(e->dctx, UROCE_ASYNC_QP_FATAL, uroce_eng_qp_num(obj), NULL);
+		break;
+	case UROCE_EVENT_SQ_DRAINED:
+		daemon_async_event(e->dctx, UROCE_ASYNC_SQ_DRAINED, uroce_eng_qp_num(obj), NULL);
+		break;
+	case UROCE_EVENT_CQ_ERR:
+		daemon_async_event(e->dctx, UROCE_ASYNC_CQ_ERR, 0, obj);
+		break;
+	}
+}
+
 static const struct uroce_eng_ops eng_ops = {
+	.async_event = op_async_event,
 	.now_us = op_now,
 	.tx_alloc = op_tx_alloc,
 	.tx_send = op_tx_send,
@@ -129,7 +205,7 @@ static const struct uroce_eng_ops eng_ops = {
 };
 
 struct eng *
-eng_create(const uint8_t gid[16])
+eng_create(const struct eng_conf *c)
 {
 	struct uroce_eng_conf conf;
 	struct eng *e = calloc(1, sizeof(*e));
@@ -137,12 +213,17 @@ eng_create(const uint8_t gid[16])
 	if (e == NULL)
 		return NULL;
 	e->tail = &e->head;
-	memcpy(e->gid, gid, 16);
+	e->n_gid = c->n_gid;
+	memcpy(e->gids, c->gids, sizeof(e->gids));
+	e->port = c->port;
+	e->port_ctx = c->port_ctx;
+	e->dctx = c->dctx;
 	memset(&conf, 0, sizeof(conf));
 	conf.ops = &eng_ops;
 	conf.ctx = e;
-	memcpy(conf.gid, gid, 16);
+	memcpy(conf.gid, c->gids[0], 16);
 	conf.port = 1;
+	conf.ud_mtu = c->ud_mtu;
 	e->eng = uroce_eng_create(&conf);
 	if (e->eng == NULL) {
 		int err = errno;
@@ -152,6 +233,13 @@ eng_create(const uint8_t gid[16])
 		return NULL;
 	}
 	return e;
+}
+
+void
+eng_rx(struct eng *e, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
+{
+	e->cnt.port_rx++;
+	uroce_eng_rx(e->eng, pkt, frame);
 }
 
 static void
@@ -205,6 +293,16 @@ eng_poll(struct eng *e)
 	return work;
 }
 
+unsigned int
+eng_counter_values(const struct eng *e, uint64_t *vals, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && i < UROCE_CNT_MAX; i++)
+		vals[i] = uroce_eng_counter(e->eng, (enum uroce_counter)i);
+	return UROCE_CNT_MAX;
+}
+
 void
 eng_counters(const struct eng *e, struct eng_counters *c)
 {
@@ -243,12 +341,13 @@ eng_mr_dereg(void *mr)
 }
 
 void *
-eng_ah_create(void *pd, const uint8_t dgid[16], uint8_t tclass, uint8_t hop_limit,
-	      uint32_t flow_label, uint8_t sl, uint8_t port)
+eng_ah_create(void *pd, const uint8_t sgid[16], const uint8_t dgid[16], uint8_t tclass,
+	      uint8_t hop_limit, uint32_t flow_label, uint8_t sl, uint8_t port)
 {
 	struct uroce_eng_ah_attr at;
 
 	memset(&at, 0, sizeof(at));
+	memcpy(at.sgid, sgid, 16);
 	memcpy(at.dgid, dgid, 16);
 	at.tclass = tclass;
 	at.hop_limit = hop_limit;
@@ -338,6 +437,7 @@ eng_modify_qp(void *qp, const struct dqp_attr *a, int mask)
 	struct uroce_eng_qp_attr at;
 
 	memset(&at, 0, sizeof(at));
+	memcpy(at.ah_attr.sgid, a->sgid, 16);
 	at.qp_state = (enum uroce_qp_state)a->qp_state;
 	at.cur_qp_state = (enum uroce_qp_state)a->cur_qp_state;
 	at.path_mtu = (enum uroce_mtu)a->path_mtu;
@@ -391,6 +491,7 @@ eng_query_qp(void *qp, struct dqp_attr *a, struct dcap *cap)
 	a->rnr_retry = at.rnr_retry;
 	a->sq_draining = at.sq_draining;
 	memcpy(a->dgid, at.ah_attr.dgid, 16);
+	memcpy(a->sgid, at.ah_attr.sgid, 16);
 	a->flow_label = at.ah_attr.flow_label;
 	a->hop_limit = at.ah_attr.hop_limit;
 	a->tclass = at.ah_attr.tclass;

@@ -14,9 +14,14 @@
  * WQE copy-out and validation, translation to engine work requests, and
  * engine completions written as shm CQEs with eventfd wake-ups.
  *
- * Everything runs on the thread that calls uroce_daemon_poll(); nothing here
- * takes a lock. uroced will put a DPDK port under the same core; test code
- * and test/component/daemon/uroced_lite use the loopback port.
+ * A wire port can be put under the core (struct uroce_daemon_port_ops):
+ * packets for one of the daemon's own GIDs still loop back inside, as on a
+ * ConnectX; the others go to the port, and the port's owner gives received
+ * packets to uroce_daemon_rx(). uroced puts a DPDK port there; the
+ * component tests put the simulated lossy wire there.
+ *
+ * Everything runs on the thread that calls uroce_daemon_poll() (and
+ * uroce_daemon_rx()); nothing here takes a lock.
  */
 
 #ifndef UROCE_DAEMON_H
@@ -25,18 +30,49 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "uroce_transport.h"
+#include "uroce_wire.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 struct uroce_daemon;
 
+/** GID table entries of the daemon's port. */
+#define UROCE_DAEMON_GID_MAX 16
+
+/**
+ * A wire under the daemon core. The buffers are the port's: tx_alloc returns
+ * a pointer to room for @p ib_len bytes (BTH through ICRC) with enough
+ * headroom in front for Ethernet, a VLAN tag, IPv6 and UDP; tx_send adds
+ * that encapsulation for @p addr (the port resolves the next hop), fills
+ * the ICRC and sends, taking ownership; tx_free gives a buffer back unsent.
+ * All are called on the thread that polls the daemon.
+ */
+struct uroce_daemon_port_ops {
+	uint64_t (*now_us)(void *ctx); /**< monotonic µs; NULL: CLOCK_MONOTONIC */
+	uint8_t *(*tx_alloc)(void *ctx, uint32_t ib_len);
+	void (*tx_send)(void *ctx, uint8_t *ib, uint32_t ib_len,
+			const struct uroce_eng_tx_addr *addr);
+	void (*tx_free)(void *ctx, uint8_t *ib);
+};
+
 /** Daemon configuration for uroce_daemon_create(). */
 struct uroce_daemon_conf {
 	const char *sock_path; /**< UNIX socket path to listen on (required) */
 	mode_t sock_mode;      /**< permissions of the socket file; 0 means 0660 */
-	uint8_t gid[16];       /**< GID 0 of the port; all zero: ::ffff:198.18.0.1 */
+	uint8_t gid[16];       /**< GID 0 when n_gid is 0; all zero: ::ffff:198.18.0.1 */
 	uint32_t max_sessions; /**< clients at once; 0 means 64 */
+	/**
+	 * GID table of port 1 (stable indexes; an all-zero entry is an empty
+	 * slot that clients cannot use). 0 entries: the table is just gid[].
+	 */
+	unsigned int n_gid;
+	uint8_t gids[UROCE_DAEMON_GID_MAX][16];
+	uint8_t active_mtu;    /**< enum uroce_mtu of port 1; 0 means 4096 */
+	const struct uroce_daemon_port_ops *port_ops; /**< NULL: loopback only */
+	void *port_ctx;        /**< passed to every port op */
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()). */
@@ -55,9 +91,17 @@ struct uroce_daemon_stats {
 	uint64_t ring_corrupt;  /**< rings found corrupt (QP moved to ERR) */
 	uint64_t loop_frames;   /**< frames carried by the loopback port */
 	uint64_t loop_bad;      /**< loopback frames that failed uroce_parse() */
+	uint64_t port_tx;       /**< frames given to the wire port */
+	uint64_t port_rx;       /**< frames received from the wire port */
 	uint64_t cqe_written;   /**< CQEs written to shm CQ rings */
 	uint64_t cq_events;     /**< eventfd wake-ups written */
 	uint64_t sessions_reaped; /**< sessions cleaned up after hang-up */
+	uint32_t srqs;          /**< shared receive queues */
+	uint32_t reserved0;      /**< padding, 0 */
+	/** SRQ receive WQEs refused or posted with a poisoned key (also in wqe_rejected) */
+	uint64_t srq_wqe_rejected;
+	uint64_t async_events;  /**< ASYNC_EVENT messages sent to clients */
+	uint64_t async_dropped; /**< async events dropped: the client's socket was too full */
 };
 
 /**
@@ -84,6 +128,34 @@ void uroce_daemon_destroy(struct uroce_daemon *d);
  *   wait on uroce_daemon_fd()).
  */
 unsigned int uroce_daemon_poll(struct uroce_daemon *d);
+
+/**
+ * Engine-wide transport counters (lib/transport/counters.def order; names
+ * from uroce_eng_counter_name()): up to @p n values into @p vals.
+ *
+ * @return the number of counters (UROCE_CNT_MAX), which may exceed @p n.
+ */
+unsigned int uroce_daemon_counters(const struct uroce_daemon *d, uint64_t *vals, unsigned int n);
+
+/**
+ * Give the daemon one packet received from its wire port. @p pkt and
+ * @p frame come from uroce_parse() (ICRC checked); the daemon does not keep
+ * them after returning, so the caller frees the buffer. Call it on the
+ * thread that polls the daemon.
+ */
+void uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
+		     const struct uroce_frame *frame);
+
+/**
+ * Orderly stop, before uroce_daemon_destroy(): every QP moves to ERR, so
+ * its outstanding work requests complete with flush errors, and those
+ * completions are written to the clients' CQ rings (with wake-ups). The
+ * clients then see their sockets close at destroy, which liburoce reports
+ * as a device-fatal event.
+ *
+ * @return the number of QPs moved to ERR.
+ */
+unsigned int uroce_daemon_quiesce(struct uroce_daemon *d);
 
 /** The listening socket (readable when a client connects), for an idle wait. */
 int uroce_daemon_fd(const struct uroce_daemon *d);

@@ -165,14 +165,6 @@ neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
 }
 
 static bool
-is_v4mapped(const uint8_t ip[16])
-{
-	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-
-	return memcmp(ip, pfx, 12) == 0;
-}
-
-static bool
 is_link_local6(const uint8_t ip[16])
 {
 	return ip[0] == 0xfe && (ip[1] & 0xc0) == 0x80;
@@ -188,7 +180,7 @@ uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8
 	if (port >= dp->n_ports)
 		return -EINVAL;
 	p = &dp->ports[port];
-	if (is_v4mapped(ip) ? !p->cfg.has_ipv4 : (!p->cfg.has_ipv6 && !is_link_local6(ip)))
+	if (uroce_gid_is_v4mapped(ip) ? !p->cfg.has_ipv4 : (!p->cfg.has_ipv6 && !is_link_local6(ip)))
 		return -EINVAL;
 	if (ip[0] == 0xff || dp_port_owns_gid(p, ip))
 		return -EINVAL;
@@ -364,7 +356,7 @@ neigh_request(struct uroce_dp *dp, struct dp_port *p, const uint8_t ip[16])
 	static const uint8_t zero_mac[6];
 	struct rte_mbuf *m;
 
-	if (is_v4mapped(ip)) {
+	if (uroce_gid_is_v4mapped(ip)) {
 		m = arp_build(p, ARP_OP_REQUEST, bcast_mac, zero_mac, ip + 12);
 		if (m != NULL)
 			cnt->arp_tx_request++;
@@ -532,7 +524,7 @@ dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint3
 			neigh_learn(p, cnt, target, lla, false);
 		goto out;
 	}
-	if (!dp_port_owns_gid(p, target) || is_v4mapped(target)) {
+	if (!dp_port_owns_gid(p, target) || uroce_gid_is_v4mapped(target)) {
 		cnt->nd_rx_other++;
 		goto out;
 	}

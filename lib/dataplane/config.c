@@ -528,6 +528,109 @@ port_neighbor(struct key_ctx *c, const char *val)
 	return 0;
 }
 
+/*
+ * Fault injection (issue #5). A fraction is a plain decimal 0..1 ("0.01" is
+ * one packet in a hundred); percentages are refused with a hint rather than
+ * guessed at, so that "1" can never mean 1%.
+ */
+static int
+parse_fraction(const char *s, double *out, struct key_ctx *c)
+{
+	const char *p;
+	char *end;
+	double v;
+
+	if (strchr(s, '%') != NULL) {
+		c->problem = "a fraction, not a percentage (1% is 0.01)";
+		return -EINVAL;
+	}
+	/* Digits and one '.' only: no sign, exponent, hex, "nan" or "inf". */
+	for (p = s; *p != '\0'; p++)
+		if (!isdigit((unsigned char)*p) && *p != '.')
+			return -EINVAL;
+	if (*s == '\0' || strchr(s, '.') != strrchr(s, '.') || strcmp(s, ".") == 0)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	if (v > 1.0) {
+		c->problem = "above 1";
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+port_fault_drop(struct key_ctx *c, const char *val)
+{
+	return parse_fraction(val, &c->port->fault_drop, c);
+}
+
+static int
+port_fault_dup(struct key_ctx *c, const char *val)
+{
+	return parse_fraction(val, &c->port->fault_dup, c);
+}
+
+static int
+port_fault_reorder(struct key_ctx *c, const char *val)
+{
+	return parse_fraction(val, &c->port->fault_reorder, c);
+}
+
+static int
+port_fault_corrupt(struct key_ctx *c, const char *val)
+{
+	return parse_fraction(val, &c->port->fault_corrupt, c);
+}
+
+static int
+port_fault_dir(struct key_ctx *c, const char *val)
+{
+	if (strcmp(val, "both") == 0)
+		c->port->fault_dir = UROCE_DP_FAULT_BOTH;
+	else if (strcmp(val, "rx") == 0)
+		c->port->fault_dir = UROCE_DP_FAULT_RX;
+	else if (strcmp(val, "tx") == 0)
+		c->port->fault_dir = UROCE_DP_FAULT_TX;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int
+port_fault_seed(struct key_ctx *c, const char *val)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull() would accept "-1" and wrap it: refuse anything but digits. */
+	if (*val == '\0' || !isdigit((unsigned char)*val))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(val, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return -EINVAL;
+	c->port->fault_seed = v;
+	return 0;
+}
+
+/* The four fractions share one draw per packet, so they cannot add up to more than 1. */
+static int
+check_fault_sum(const struct uroce_dp_port_cfg *p, const char *file, char *err, size_t errlen)
+{
+	double sum = p->fault_drop + p->fault_dup + p->fault_reorder + p->fault_corrupt;
+
+	/* The slack absorbs binary rounding: 0.1 + 0.2 + 0.3 + 0.4 is not exactly 1. */
+	if (sum <= 1.0 + 1e-9)
+		return 0;
+	return cfg_err(err, errlen, -EINVAL, file, p->section, NULL, NULL,
+		       "fault_drop + fault_dup + fault_reorder + fault_corrupt = %g: at most one "
+		       "fault is picked per packet, so they must add up to at most 1", sum);
+}
+
 static const struct key_desc eal_keys[] = {
 	{"lcores", eal_lcores, "an EAL lcore list such as 0,1 or 0-2", false},
 	{"file_prefix", eal_file_prefix, "letters, digits, '_', '-' or '.'", false},
@@ -569,6 +672,12 @@ static const struct key_desc port_keys[] = {
 	{"dscp", port_dscp, "0..63", false},
 	{"ecn", port_ecn, "0 (not ECT), 1 (ECT(1)) or 2 (ECT(0))", false},
 	{"neighbor", port_neighbor, "\"IP MAC\", e.g. 198.18.1.1 02:00:00:00:00:01", true},
+	{"fault_drop", port_fault_drop, "a fraction 0..1 such as 0.01", false},
+	{"fault_dup", port_fault_dup, "a fraction 0..1 such as 0.01", false},
+	{"fault_reorder", port_fault_reorder, "a fraction 0..1 such as 0.01", false},
+	{"fault_corrupt", port_fault_corrupt, "a fraction 0..1 such as 0.01", false},
+	{"fault_dir", port_fault_dir, "rx, tx or both", false},
+	{"fault_seed", port_fault_seed, "an unsigned 64-bit integer", false},
 };
 
 static int
@@ -812,6 +921,8 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 			if (rc == 0 && !p->has_ipv4 && !p->has_ipv6)
 				rc = cfg_err(err, errlen, -EINVAL, path, s, "ipv4", NULL,
 					     "missing: a port needs ipv4 and/or ipv6");
+			if (rc == 0)
+				rc = check_fault_sum(p, path, err, errlen);
 			if (rc == 0)
 				cfg->n_ports++;
 		} else {

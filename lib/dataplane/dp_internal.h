@@ -69,6 +69,7 @@ struct dp_port {
 	rte_spinlock_t neigh_lock;
 	struct dp_neigh *neigh;
 	unsigned int neigh_max;
+	struct dp_fault *fault;            /**< [2 * n_workers], fault.c; NULL: no faults */
 	bool configured;
 	bool started;
 	/** Counters: [0, n_workers) the workers, [n_workers] the control thread. */
@@ -77,8 +78,24 @@ struct dp_port {
 
 struct dp_txq {
 	uint16_t n;
+	uint16_t ready; /**< the first frames, kept from a partial burst, passed faults */
 	struct rte_mbuf *m[DP_TXBUF];
 };
+
+/* A worker's private cache of resolved next hops, so that sending a RoCEv2
+ * packet takes no lock; an entry is trusted for DP_NCACHE_US. */
+#define DP_NCACHE 64
+#define DP_NCACHE_US 1000000u
+
+struct dp_ncache {
+	uint8_t ip[16];
+	uint8_t mac[6];
+	uint16_t port;
+	uint64_t expires_us; /**< 0: empty */
+};
+
+/* Frames a worker hands to the owner worker (worker 0) per burst. */
+#define DP_HANDOFF_RING 1024
 
 struct dp_worker {
 	struct uroce_dp *dp;
@@ -86,8 +103,12 @@ struct dp_worker {
 	unsigned int lcore;
 	uroce_dp_rx_fn rx_fn;
 	void *rx_ctx;
+	uroce_dp_work_fn work_fn;          /**< the transport's turn each iteration */
+	void *work_ctx;
+	struct rte_ring *handoff;          /**< worker 0 only: RoCEv2 frames from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
 	struct dp_txq txq[UROCE_DP_MAX_PORTS];
+	struct dp_ncache ncache[DP_NCACHE];
 };
 
 struct uroce_dp {
@@ -121,9 +142,95 @@ void dp_telemetry_detach(const struct uroce_dp *dp);
 
 /* rx.c */
 int dp_worker_main(void *arg);
+/* Classify again and deliver a frame another worker handed over (worker 0). */
+void dp_handoff_input(struct dp_worker *w, struct rte_mbuf *m);
+/* Queue a frame for TX on the worker's queue of @p p (dropped, counted, if full). */
 void dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m);
+/* Send the worker's queue of @p p; what the port refuses stays queued. */
+void dp_tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q);
 /** Write Ethernet (and the port's VLAN tag); returns the L3 offset. */
 uint32_t dp_l2_write(const struct dp_port *p, uint8_t *buf, const uint8_t dmac[6],
 		     uint16_t ethertype);
+
+/*
+ * fault.c: fault injection (issue #5, keys fault_* of [port.N]). Each
+ * (port, worker, direction) has its own state and PRNG, written only by the
+ * worker that owns it, so the data path takes no lock. Only RoCEv2 frames
+ * (UDP 4791) are dropped, duplicated, reordered or corrupted.
+ */
+
+/** Direction of a fault state; also its index within a worker's pair. */
+enum dp_fault_side {
+	DP_FAULT_RX = 0,
+	DP_FAULT_TX = 1,
+};
+
+/** A held packet goes out after this many calls that brought no packet. */
+#define DP_FAULT_HOLD_POLLS 1000
+
+/** Fault injection state of one (port, worker, direction). */
+struct dp_fault {
+	uint64_t rng;              /**< xorshift64* state, never 0 */
+	/**
+	 * Cumulative cut-offs on a 32-bit draw r: r < cut[0] drops, < cut[1]
+	 * duplicates, < cut[2] reorders, < cut[3] corrupts, else no fault.
+	 */
+	uint64_t cut[4];
+	bool enabled;              /**< cut[3] != 0 */
+	struct rte_mbuf *held;     /**< reorder: the packet held back, or NULL */
+	unsigned int held_polls;   /**< calls without packets since it was held */
+	struct dp_counters *cnt;   /**< the owning worker's counter slot */
+} __rte_cache_aligned;
+
+/** True if @p c asks for any fault (some fraction above 0). */
+bool dp_fault_wanted(const struct uroce_dp_port_cfg *c);
+
+/**
+ * Set up one fault state from the port's configuration. The PRNG is seeded
+ * from fault_seed, @p port (index in the config), @p worker and @p side, so a
+ * run is repeatable. A direction that fault_dir excludes gets a disabled
+ * state. @p cnt is where the fault_* counters go.
+ */
+void dp_fault_init(struct dp_fault *f, const struct uroce_dp_port_cfg *c, unsigned int port,
+		   unsigned int worker, enum dp_fault_side side, struct dp_counters *cnt);
+
+/**
+ * Apply faults to a burst in place. @p pkts holds @p n packets and has room
+ * for @p room; duplicates (copied from @p mp) go at the end of the burst, a
+ * reordered packet is held back and released after at least one later
+ * packet. Frames that are not RoCEv2 pass untouched. Counts fault_dropped,
+ * fault_duplicated, fault_reordered and fault_corrupted; never logs.
+ *
+ * @return the new number of packets in @p pkts (at most @p room).
+ */
+uint16_t dp_fault_burst(struct dp_fault *f, struct rte_mbuf **pkts, uint16_t n, uint16_t room,
+			struct rte_mempool *mp);
+
+/** Move the held packet, if any, to @p pkts. @return 1 if one was moved, else 0. */
+uint16_t dp_fault_flush(struct dp_fault *f, struct rte_mbuf **pkts, uint16_t room);
+
+/** Free the held packet, if any. The state stays usable. */
+void dp_fault_free(struct dp_fault *f);
+
+/**
+ * Allocate and initialise the fault states of one port: 2 * @p n_workers
+ * states (see dp_fault_at()), on NUMA node @p socket, counting into
+ * @p cnt[worker]. With no fault configured, nothing is allocated.
+ *
+ * @param out  set to the array, or to NULL when dp_fault_wanted() is false
+ * @return 0, or -ENOMEM.
+ */
+int dp_fault_create(const struct uroce_dp_port_cfg *c, unsigned int port, unsigned int n_workers,
+		    struct dp_counters *cnt, int socket, struct dp_fault **out);
+
+/** Free held packets and the array from dp_fault_create(). NULL is a no-op. */
+void dp_fault_destroy(struct dp_fault *arr, unsigned int n_workers);
+
+/** The state of @p worker for @p side in an array from dp_fault_create(). */
+static inline struct dp_fault *
+dp_fault_at(struct dp_fault *arr, unsigned int worker, enum dp_fault_side side)
+{
+	return &arr[worker * 2 + side];
+}
 
 #endif /* DP_INTERNAL_H */

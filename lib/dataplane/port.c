@@ -173,6 +173,11 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	if (p->ctl_tx == NULL)
 		return dp_err(err, errlen, -ENOMEM, "[%s] cannot create the control TX ring: %s",
 			      c->section, rte_strerror(rte_errno));
+	rc = dp_fault_create(c, (unsigned int)(p - dp->ports), dp->n_workers, p->cnt, p->socket,
+			     &p->fault);
+	if (rc != 0)
+		return dp_err(err, errlen, rc, "[%s] out of memory for the fault injection state",
+			      c->section);
 	return dp_addr_init(dp, p, err, errlen);
 }
 
@@ -251,6 +256,18 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 		}
 		p->started = true;
 	}
+	/* Worker 0 owns the QPs; the others hand RoCEv2 frames to it. */
+	if (dp->n_workers > 1 && dp->workers[0].work_fn != NULL &&
+	    dp->workers[0].handoff == NULL) {
+		dp->workers[0].handoff = rte_ring_create("uroce_handoff", DP_HANDOFF_RING,
+							 rte_lcore_to_socket_id(dp->workers[0].lcore),
+							 RING_F_SC_DEQ);
+		if (dp->workers[0].handoff == NULL) {
+			uroce_dp_stop(dp);
+			return dp_err(err, errlen, -ENOMEM, "cannot create the hand-off ring: %s",
+				      rte_strerror(rte_errno));
+		}
+	}
 	dp->quit = false;
 	dp->running = true;
 	for (i = 0; i < dp->n_workers; i++) {
@@ -315,8 +332,16 @@ uroce_dp_destroy(struct uroce_dp *dp)
 			rte_ring_free(p->ctl_tx);
 		}
 		dp_addr_free(p);
-		rte_mempool_free(p->pool);
+		dp_fault_destroy(p->fault, dp->n_workers); /* held mbufs go back to the pool */
+		p->fault = NULL;
 	}
+	if (dp->workers[0].handoff != NULL) {
+		while (rte_ring_dequeue(dp->workers[0].handoff, (void **)&m) == 0)
+			rte_pktmbuf_free(m);
+		rte_ring_free(dp->workers[0].handoff);
+	}
+	for (i = 0; i < dp->n_ports; i++)
+		rte_mempool_free(dp->ports[i].pool);
 	rte_free(dp);
 }
 

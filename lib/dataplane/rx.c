@@ -9,6 +9,9 @@
  * the frames queued for TX in one burst per port. RoCEv2 frames are
  * validated by lib/wire's uroce_parse() and handed to the worker's receive
  * callback; every drop is counted by reason and nothing is logged per packet.
+ * Between RX and the TX flush the worker runs its work callback (the
+ * transport). Worker 0 owns every QP: a RoCEv2 frame that lands on another
+ * worker's queue goes to worker 0 through its hand-off ring, unparsed.
  */
 
 #include <string.h>
@@ -38,12 +41,24 @@ dp_l2_write(const struct dp_port *p, uint8_t *buf, const uint8_t dmac[6], uint16
 	return UROCE_ETH_LEN;
 }
 
-static void
-tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
+/*
+ * Send what the queue holds. Frames the port does not take (its ring is
+ * full) stay queued, in order, for the next call instead of being dropped:
+ * dropping them would only make the transport retransmit more.
+ */
+void
+dp_tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
 {
 	struct dp_counters *cnt = &p->cnt[w->idx];
 	uint16_t sent, i;
 
+	/* Before the empty check: an idle call may release a held packet. Frames
+	 * kept from a partial burst went through fault injection already. */
+	if (unlikely(p->fault != NULL))
+		q->n = (uint16_t)(q->ready +
+				  dp_fault_burst(dp_fault_at(p->fault, w->idx, DP_FAULT_TX),
+						 q->m + q->ready, (uint16_t)(q->n - q->ready),
+						 (uint16_t)(DP_TXBUF - q->ready), p->pool));
 	if (q->n == 0)
 		return;
 	sent = rte_eth_tx_burst(p->port_id, (uint16_t)w->idx, q->m, q->n);
@@ -51,11 +66,26 @@ tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
 		cnt->tx_packets++;
 		cnt->tx_bytes += rte_pktmbuf_pkt_len(q->m[i]);
 	}
-	for (i = sent; i < q->n; i++) {
-		cnt->tx_dropped++;
+	if (sent < q->n) {
+		cnt->tx_busy++;
+		memmove(q->m, q->m + sent, (size_t)(q->n - sent) * sizeof(q->m[0]));
+	}
+	q->n = (uint16_t)(q->n - sent);
+	q->ready = q->n;
+}
+
+/* At worker exit: one last try, then drop what the port would not take. */
+static void
+tx_drain(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
+{
+	uint16_t i;
+
+	dp_tx_flush(w, p, q);
+	for (i = 0; i < q->n; i++) {
+		p->cnt[w->idx].tx_dropped++;
 		rte_pktmbuf_free(q->m[i]);
 	}
-	q->n = 0;
+	q->n = q->ready = 0;
 }
 
 void
@@ -64,7 +94,12 @@ dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	struct dp_txq *q = &w->txq[p - w->dp->ports];
 
 	if (q->n == DP_TXBUF)
-		tx_flush(w, p, q);
+		dp_tx_flush(w, p, q);
+	if (unlikely(q->n == DP_TXBUF)) {
+		p->cnt[w->idx].tx_dropped++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	q->m[q->n++] = m;
 }
 
@@ -100,7 +135,33 @@ roce_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	cnt->rx_roce_packets++;
 	cnt->rx_roce_bytes += m->pkt_len;
 	pkt.owner = m;
+	/* The engine reads the packet only during the call; the frame is ours after. */
 	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), &f, &pkt);
+}
+
+/* RoCEv2 for a QP: worker 0 owns them all, the others hand the frame over. */
+static void
+roce_deliver(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
+{
+	struct rte_ring *r = w->dp->workers[0].handoff;
+
+	if (w->idx == 0 || r == NULL) {
+		roce_input(w, p, m);
+		return;
+	}
+	m->port = (uint16_t)(p - w->dp->ports); /* our port index, for worker 0 */
+	if (unlikely(rte_ring_enqueue(r, m) != 0)) {
+		p->cnt[w->idx].rx_handoff_full++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	p->cnt[w->idx].rx_handoff++;
+}
+
+void
+dp_handoff_input(struct dp_worker *w, struct rte_mbuf *m)
+{
+	roce_input(w, &w->dp->ports[m->port], m);
 }
 
 /* Classify one frame and pass it on; the callee frees it. */
@@ -154,7 +215,7 @@ classify(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 		return;
 	case UROCE_ETHERTYPE_IPV4:
 		if (len >= off + UROCE_IPV4_LEN && b[off + 9] == UROCE_IPPROTO_UDP) {
-			roce_input(w, p, m);
+			roce_deliver(w, p, m);
 			return;
 		}
 		break;
@@ -164,7 +225,7 @@ classify(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 			goto drop;
 		}
 		if (b[off + 6] == UROCE_IPPROTO_UDP) {
-			roce_input(w, p, m);
+			roce_deliver(w, p, m);
 			return;
 		}
 		if (b[off + 6] == 58) {
@@ -202,6 +263,9 @@ dp_worker_main(void *arg)
 			struct dp_txq *q = &w->txq[i];
 
 			n = rte_eth_rx_burst(p->port_id, (uint16_t)w->idx, pkts, burst);
+			if (unlikely(p->fault != NULL))
+				n = dp_fault_burst(dp_fault_at(p->fault, w->idx, DP_FAULT_RX), pkts,
+						   (uint16_t)n, DP_MAX_BURST, p->pool);
 			for (j = 0; j < n; j++)
 				classify(w, p, pkts[j]);
 			work += n;
@@ -212,10 +276,21 @@ dp_worker_main(void *arg)
 				q->n = (uint16_t)(q->n + n);
 				work += n;
 			}
-			tx_flush(w, p, q);
 		}
+		if (w->handoff != NULL) {
+			struct rte_mbuf *h[DP_MAX_BURST];
+
+			n = rte_ring_dequeue_burst(w->handoff, (void **)h, burst, NULL);
+			for (j = 0; j < n; j++)
+				dp_handoff_input(w, h[j]);
+			work += n;
+		}
+		if (w->work_fn != NULL)
+			work += w->work_fn(w->work_ctx);
+		for (i = 0; i < dp->n_ports; i++)
+			dp_tx_flush(w, &dp->ports[i], &w->txq[i]);
 		if (work == 0) {
-			if (dp->cfg.idle_sleep_us != 0 || dp->n_ports == 0)
+			if (dp->cfg.idle_sleep_us != 0 || (dp->n_ports == 0 && w->work_fn == NULL))
 				rte_delay_us_sleep(dp->cfg.idle_sleep_us ? dp->cfg.idle_sleep_us
 									  : 1000);
 			else
@@ -223,6 +298,6 @@ dp_worker_main(void *arg)
 		}
 	}
 	for (i = 0; i < dp->n_ports; i++)
-		tx_flush(w, &dp->ports[i], &w->txq[i]);
+		tx_drain(w, &dp->ports[i], &w->txq[i]);
 	return 0;
 }

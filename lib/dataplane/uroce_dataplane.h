@@ -46,6 +46,13 @@ struct uroce_dp_neigh_cfg {
 	uint8_t mac[6];
 };
 
+/** Which directions of a port fault injection applies to (key fault_dir). */
+enum uroce_dp_fault_dir {
+	UROCE_DP_FAULT_BOTH = 0, /**< the default: received and sent packets */
+	UROCE_DP_FAULT_RX,       /**< received packets only */
+	UROCE_DP_FAULT_TX,       /**< sent packets only */
+};
+
 /** Configuration of one port (section [port.N]). */
 struct uroce_dp_port_cfg {
 	char section[64];        /**< "port.0": names the port in messages */
@@ -66,6 +73,18 @@ struct uroce_dp_port_cfg {
 	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0)) */
 	unsigned int n_neigh;
 	struct uroce_dp_neigh_cfg neigh[UROCE_DP_MAX_STATIC_NEIGH];
+	/*
+	 * Fault injection (issue #5): the fraction, 0..1, of RoCEv2 packets that
+	 * are dropped, duplicated, reordered or corrupted. One draw per packet
+	 * picks at most one fault, so the four add up to at most 1. All 0 (the
+	 * default) turns fault injection off.
+	 */
+	double fault_drop;
+	double fault_dup;
+	double fault_reorder;
+	double fault_corrupt;
+	enum uroce_dp_fault_dir fault_dir; /**< directions faults apply to */
+	uint64_t fault_seed;               /**< PRNG seed: same seed, same decisions */
 };
 
 /** The whole configuration: file plus command line. */
@@ -184,6 +203,59 @@ struct uroce_dp *uroce_dp_create(const struct uroce_dp_config *cfg, char *err, s
  */
 int uroce_dp_set_rx_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_rx_fn fn,
 			    void *ctx);
+
+/**
+ * The transport's turn in a worker's loop: called once per iteration, after
+ * the RX bursts and before the TX flush. @return work done (0 when idle).
+ */
+typedef unsigned int (*uroce_dp_work_fn)(void *ctx);
+
+/**
+ * Install the per-iteration work callback of worker @p worker, before
+ * uroce_dp_start(). uroced runs its daemon core (transport engine and client
+ * sessions) there on worker 0, which then owns every QP: RoCEv2 frames that
+ * another worker receives are handed to worker 0 through a ring.
+ *
+ * @return 0, or -EINVAL if @p worker is out of range, -EBUSY if running.
+ */
+int uroce_dp_set_work_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_work_fn fn,
+			      void *ctx);
+
+/** Bytes of headroom uroce_dp_roce_alloc() leaves in front of the IB part. */
+#define UROCE_DP_ROCE_HEADROOM 128u
+
+/**
+ * A buffer (an mbuf of port @p port's pool) for a RoCEv2 packet whose
+ * InfiniBand part (BTH through ICRC) is @p ib_len bytes. Worker lcores only.
+ *
+ * @return a pointer to the IB part, with UROCE_DP_ROCE_HEADROOM bytes free in
+ *   front; NULL if the pool is empty or the packet cannot fit the port's MTU
+ *   (both counted).
+ */
+uint8_t *uroce_dp_roce_alloc(struct uroce_dp *dp, unsigned int worker, uint16_t port,
+			     uint32_t ib_len);
+
+/** Give back a buffer from uroce_dp_roce_alloc() unsent. */
+void uroce_dp_roce_free(uint8_t *ib);
+
+/**
+ * Encapsulate and queue a packet from uroce_dp_roce_alloc() on worker
+ * @p worker's TX queue of port @p port. @p enc gives the family, GIDs,
+ * traffic class (0: the port's dscp/ecn), hop limit, flow label and UDP
+ * source port; the port supplies the MACs (resolving the next hop: the
+ * worker's cache, else uroce_dp_resolve()) and its VLAN tag with PCP.
+ * Computes the ICRC. The buffer is consumed in every case.
+ *
+ * @return 0; -EAGAIN (next hop being resolved), -EHOSTUNREACH (resolution
+ *   failed), -EINVAL (an address the port cannot send from or to); each
+ *   failure drops the packet and counts it, and the transport's retransmit
+ *   timer recovers or, after retry_cnt, fails the QP.
+ */
+int uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
+		       uint32_t ib_len, const struct uroce_encap *enc);
+
+/** The port's IP MTU. */
+uint16_t uroce_dp_port_mtu(const struct uroce_dp *dp, uint16_t port);
 
 /**
  * Start the ports and launch one loop per worker lcore.

@@ -71,6 +71,13 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 				     UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_ASYNC_EVENT] = {"ASYNC_EVENT", NO_MSG, S(async_event), UROCE_SHM_FD_NONE,
 				       UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_LIST_SESSIONS] = {"LIST_SESSIONS", S(list_req), S(list_sessions_resp),
+					 UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_LIST_QPS] = {"LIST_QPS", S(list_req), S(list_qps_resp), UROCE_SHM_FD_NONE,
+				    UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_QUERY_COUNTERS] = {"QUERY_COUNTERS", S(query_counters_req),
+					  S(query_counters_resp), UROCE_SHM_FD_NONE,
+					  UROCE_SHM_FD_NONE},
 };
 
 #undef H

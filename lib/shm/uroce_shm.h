@@ -61,8 +61,10 @@ extern "C" {
 
 /** ABI major version. A peer with a different major is refused. */
 #define UROCE_SHM_ABI_MAJOR 1
-/** ABI minor version. Minors of one major interoperate (see doc/shm-abi.md). */
-#define UROCE_SHM_ABI_MINOR 0
+/** ABI minor version. Minors of one major interoperate (see doc/shm-abi.md).
+ * 1.1: SRQs get a doorbell slot (create_srq_resp.db_block/db_slot), ASYNC_EVENT
+ * is sent, introspection messages (LIST_SESSIONS, LIST_QPS, QUERY_COUNTERS). */
+#define UROCE_SHM_ABI_MINOR 1
 
 /**
  * Check a peer's ABI version against ours.
@@ -619,7 +621,11 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_QUERY_PORT = 21,
 	UROCE_SHM_MSG_QUERY_GID = 22,
 	UROCE_SHM_MSG_ASYNC_EVENT = 23, /**< daemon to client only, seq 0 */
-	UROCE_SHM_MSG_TYPE_MAX = 23,
+	/* ABI 1.1: read-only introspection for uroce-ctl (doc/shm-abi.md). */
+	UROCE_SHM_MSG_LIST_SESSIONS = 24,
+	UROCE_SHM_MSG_LIST_QPS = 25,
+	UROCE_SHM_MSG_QUERY_COUNTERS = 26,
+	UROCE_SHM_MSG_TYPE_MAX = 26,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -857,16 +863,26 @@ struct uroce_shm_msg_create_srq_req {
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_create_srq_req, 16);
 
-/** CREATE_SRQ response; carries the SRQ segment fd on success. */
+/**
+ * CREATE_SRQ response; carries the SRQ segment fd on success. Since ABI 1.1 an
+ * SRQ has a doorbell slot like a QP's, in the same slot space of the HELLO
+ * doorbell segment (a slot names either one QP or one SRQ): the client rings
+ * it after publishing receive WQEs, so the daemon finds SRQ work in O(1). The
+ * two words were reserved (zero) in 1.0, which is why the size is unchanged.
+ */
 struct uroce_shm_msg_create_srq_resp {
 	uint32_t srq_handle;
-	uint32_t max_wr;
+	uint32_t max_wr;      /**< ring entries (power of two) */
 	uint32_t max_sge;
-	uint32_t reserved0;
+	uint32_t db_block;    /**< doorbell block index in the HELLO segment (1.1; was reserved) */
 	uint64_t seg_size;
 	uint32_t ring_offset;
-	uint32_t reserved1;
+	uint32_t db_slot;     /**< slot within that block (1.1; was reserved) */
 };
+UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, db_block, 12);
+UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, seg_size, 16);
+UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, ring_offset, 24);
+UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, db_slot, 28);
 UROCE_SHM_SIZE(struct uroce_shm_msg_create_srq_resp, 32);
 
 /** MODIFY_SRQ mask bits (ibv_srq_attr_mask values). */
@@ -972,13 +988,178 @@ struct uroce_shm_msg_query_gid_resp {
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_query_gid_resp, 24);
 
-/** ASYNC_EVENT (daemon to client). */
+/**
+ * ASYNC_EVENT (daemon to client), header seq 0, status 0. Sent unprompted
+ * since ABI 1.1 when the engine reports an event on one of the client's
+ * objects (QP fatal, SQ drained, CQ overrun, SRQ limit reached, last WQE
+ * reached). The daemon never blocks on it: when the client's socket is more
+ * than half full the event is dropped and counted (doc/shm-abi.md).
+ */
 struct uroce_shm_msg_async_event {
-	uint32_t event_type; /**< ibv_event_type value */
+	uint32_t event_type; /**< enum uroce_async_event_type (ibv_event_type value) */
 	uint32_t handle;     /**< QP, CQ or SRQ handle, or UROCE_SHM_HANDLE_NONE */
-	uint64_t reserved;
+	uint64_t reserved;   /**< 0 */
 };
+UROCE_SHM_OFF(struct uroce_shm_msg_async_event, handle, 4);
 UROCE_SHM_SIZE(struct uroce_shm_msg_async_event, 16);
+
+/*
+ * Introspection (ABI 1.1): LIST_SESSIONS, LIST_QPS and QUERY_COUNTERS are
+ * read-only and served to any session that passed HELLO. A client whose uid
+ * is 0 or the daemon's own uid sees every session and QP; any other client
+ * sees only those of its own uid (a QPN or counter of a QP it may not see is
+ * answered -ENOENT, exactly as a QPN that does not exist).
+ *
+ * Paging: a reply carries a fixed number of entries (a message is at most
+ * UROCE_SHM_MSG_MAX bytes). Entries come in ascending key order (client id,
+ * QPN, counter index), starting at the request's start key. When more remain,
+ * the reply sets UROCE_SHM_LIST_F_MORE and next, the start key of the next
+ * request. Keys, not positions, so objects created or destroyed between two
+ * requests never shift the rest of the list: nothing that lives through the
+ * whole walk is skipped or listed twice. Each page is read when its request is
+ * answered; the pages of one walk are not a single snapshot.
+ */
+
+/** List reply flag: entries remain; ask again with start = next. */
+#define UROCE_SHM_LIST_F_MORE (1u << 0)
+
+/** LIST_SESSIONS and LIST_QPS request. */
+struct uroce_shm_msg_list_req {
+	uint32_t start; /**< first key: client id (LIST_SESSIONS) or QPN (LIST_QPS) */
+	uint32_t flags; /**< must be 0 */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_list_req, 8);
+
+/** Paging words at the start of every introspection reply. */
+struct uroce_shm_list_page {
+	uint16_t count; /**< entries used in this reply */
+	uint16_t flags; /**< UROCE_SHM_LIST_F_MORE */
+	uint32_t next;  /**< start key of the next request, if UROCE_SHM_LIST_F_MORE */
+};
+UROCE_SHM_SIZE(struct uroce_shm_list_page, 8);
+
+/** Session flag: the session that sent the request. */
+#define UROCE_SHM_SESSION_F_SELF (1u << 0)
+/** Session flag: the client completed HELLO. */
+#define UROCE_SHM_SESSION_F_HELLO (1u << 1)
+
+/** One client session (LIST_SESSIONS). Object counts are what it holds now. */
+struct uroce_shm_session_info {
+	uint32_t client_id; /**< HELLO's client_id */
+	int32_t pid;        /**< SO_PEERCRED at connect, -1 if unknown */
+	uint32_t uid;
+	uint32_t flags;     /**< UROCE_SHM_SESSION_F_* */
+	uint32_t segments;
+	uint32_t pds;
+	uint32_t mrs;
+	uint32_t cqs;
+	uint32_t qps;
+	uint32_t ahs;
+	uint32_t srqs;
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_session_info, segments, 16);
+UROCE_SHM_OFF(struct uroce_shm_session_info, srqs, 40);
+UROCE_SHM_SIZE(struct uroce_shm_session_info, 48);
+
+/** Sessions per LIST_SESSIONS reply. */
+#define UROCE_SHM_LIST_SESSIONS_MAX 8
+
+/** LIST_SESSIONS response. */
+struct uroce_shm_msg_list_sessions_resp {
+	struct uroce_shm_list_page page;
+	struct uroce_shm_session_info s[UROCE_SHM_LIST_SESSIONS_MAX];
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_list_sessions_resp, 8 + 48 * 8);
+
+/** QP flag: a shared ring of the QP was found corrupt; the daemon moved it to ERR. */
+#define UROCE_SHM_QP_F_RING_FAILED (1u << 0)
+
+/** One QP (LIST_QPS). */
+struct uroce_shm_qp_info {
+	uint32_t qp_num;
+	uint32_t client_id;   /**< owner session */
+	int32_t pid;          /**< owner's pid, -1 if unknown */
+	uint8_t qp_type;      /**< enum uroce_qp_type */
+	uint8_t qp_state;     /**< enum uroce_qp_state */
+	uint8_t path_mtu;     /**< IBA MTU enum 1 (256) .. 5 (4096), as the engine holds it */
+	uint8_t flags;        /**< UROCE_SHM_QP_F_* */
+	uint32_t sq_psn;      /**< next PSN the requester sends */
+	uint32_t rq_psn;      /**< PSN the responder expects */
+	uint32_t dest_qp_num; /**< RC/UC remote QPN */
+	uint32_t max_send_wr; /**< ring sizes */
+	uint32_t max_recv_wr;
+	/** Send WQEs the client posted that the engine has not taken yet (still in
+	 * the shared ring, or copied out and waiting for engine room). */
+	uint32_t sq_queued;
+	uint32_t rq_queued;   /**< the same for receive WQEs */
+	uint8_t dgid[16];     /**< RC/UC remote GID */
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_qp_info, qp_type, 12);
+UROCE_SHM_OFF(struct uroce_shm_qp_info, dgid, 44);
+UROCE_SHM_SIZE(struct uroce_shm_qp_info, 64);
+
+/** QPs per LIST_QPS reply. */
+#define UROCE_SHM_LIST_QPS_MAX 7
+
+/** LIST_QPS response. */
+struct uroce_shm_msg_list_qps_resp {
+	struct uroce_shm_list_page page;
+	struct uroce_shm_qp_info q[UROCE_SHM_LIST_QPS_MAX];
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_list_qps_resp, 8 + 64 * 7);
+
+/** QUERY_COUNTERS scope: the daemon and its transport engine as a whole. */
+#define UROCE_SHM_COUNTERS_DEVICE 0u
+/** QUERY_COUNTERS scope: one QP's transport counters. */
+#define UROCE_SHM_COUNTERS_QP 1u
+
+/** Counter group: the daemon's own (control messages, sessions, rings). */
+#define UROCE_SHM_COUNTER_G_DAEMON 0u
+/** Counter group: transport engine (names from lib/transport/counters.def). */
+#define UROCE_SHM_COUNTER_G_TRANSPORT 1u
+
+/** Longest counter name, NUL included. */
+#define UROCE_SHM_COUNTER_NAME_LEN 32
+
+/** QUERY_COUNTERS request. */
+struct uroce_shm_msg_query_counters_req {
+	uint32_t scope;  /**< UROCE_SHM_COUNTERS_DEVICE or UROCE_SHM_COUNTERS_QP */
+	uint32_t qp_num; /**< QP scope: the QPN; device scope: must be 0 */
+	uint32_t start;  /**< index of the first counter */
+	uint32_t flags;  /**< must be 0 */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_counters_req, 16);
+
+/** One counter: its stable name and value. */
+struct uroce_shm_counter {
+	char name[UROCE_SHM_COUNTER_NAME_LEN]; /**< NUL-terminated */
+	uint64_t value;
+	uint8_t group;                         /**< UROCE_SHM_COUNTER_G_* */
+	uint8_t reserved[7];
+};
+UROCE_SHM_OFF(struct uroce_shm_counter, value, 32);
+UROCE_SHM_SIZE(struct uroce_shm_counter, 48);
+
+/** Counters per QUERY_COUNTERS reply. */
+#define UROCE_SHM_COUNTERS_MAX 9
+
+/** QUERY_COUNTERS response. page.next is the next counter index. */
+struct uroce_shm_msg_query_counters_resp {
+	struct uroce_shm_list_page page;
+	uint32_t total;    /**< counters in this scope */
+	uint32_t reserved;
+	struct uroce_shm_counter c[UROCE_SHM_COUNTERS_MAX];
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_query_counters_resp, 16 + 48 * 9);
+UROCE_SHM_STATIC_ASSERT(sizeof(struct uroce_shm_msg_hdr) +
+			sizeof(struct uroce_shm_msg_list_qps_resp) <= UROCE_SHM_MSG_MAX &&
+			sizeof(struct uroce_shm_msg_hdr) +
+			sizeof(struct uroce_shm_msg_list_sessions_resp) <= UROCE_SHM_MSG_MAX &&
+			sizeof(struct uroce_shm_msg_hdr) +
+			sizeof(struct uroce_shm_msg_query_counters_resp) <= UROCE_SHM_MSG_MAX,
+			"introspection replies fit one message");
 
 /** Whether a message carries a file descriptor (SCM_RIGHTS). */
 enum uroce_shm_msg_fd_rule {

@@ -220,7 +220,8 @@ eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields
 
 	/* IBA 9.2.4: pad bytes are zero. The ICRC is the shell's job. */
 	memset(buf + hdr_len + paylen, 0, pad + UROCE_ICRC_LEN);
-	memcpy(addr.sgid, eng->gid, 16);
+	/* The shell resolved the verbs sgid_index to a GID; zero: the port's first. */
+	memcpy(addr.sgid, uroce_gid_is_zero(ah->sgid) ? eng->gid : ah->sgid, 16);
 	memcpy(addr.dgid, ah->dgid, 16);
 	addr.tclass = ah->tclass;
 	addr.hop_limit = ah->hop_limit;

@@ -339,10 +339,15 @@ nomem:
 int
 uroce_eng_qp_destroy(struct uroce_eng_qp *qp)
 {
+	unsigned int c;
+
 	if (qp == NULL)
 		return -EINVAL;
 	eng_unlink_qp(qp);
 	qp->eng->qps[qp->qpn] = NULL;
+	/* Engine-wide totals keep what a QP counted after it is gone. */
+	for (c = 0; c < UROCE_CNT_MAX; c++)
+		qp->eng->cnt[c] += qp->cnt[c];
 	qp->pd->refs--;
 	qp->init.send_cq->refs--;
 	qp->init.recv_cq->refs--;

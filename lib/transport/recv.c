@@ -36,18 +36,22 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 
 	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL))
 		return;
-	ENG_CNT(eng, RX_PACKETS);
 	mask = pkt->info->mask;
 	/* RoCEv2 A17.9.3: a CNP is congestion feedback, never an error. */
+	/* rx_packets counts every packet once: at the engine when no QP takes
+	 * it, else at its QP (the engine-wide value sums both). */
 	if (mask & UROCE_F_CNP) {
+		ENG_CNT(eng, RX_PACKETS);
 		ENG_CNT(eng, RX_CNP);
 		return;
 	}
 	/* IBA 9.6.1: the destination QP must exist. */
 	if (pkt->dqpn >= UROCE_MAX_QP || (qp = eng->qps[pkt->dqpn]) == NULL) {
+		ENG_CNT(eng, RX_PACKETS);
 		ENG_CNT(eng, RX_BAD_QPN);
 		return;
 	}
+	QP_CNT(qp, RX_PACKETS);
 	/* IBA 9.6.1.1: the opcode's service must match the QP's. */
 	if (svc_type(pkt->opcode) != qp->init.qp_type) {
 		QP_CNT(qp, RX_BAD_SERVICE);
@@ -67,7 +71,6 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 			QP_CNT(qp, RX_BAD_STATE);
 			return;
 		}
-		QP_CNT(qp, RX_PACKETS);
 		resp_rx(qp, pkt, frame);
 	} else if (mask & UROCE_F_RESP) {
 		if (qp->init.qp_type != UROCE_QPT_RC ||
@@ -75,7 +78,6 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 			QP_CNT(qp, RX_BAD_STATE);
 			return;
 		}
-		QP_CNT(qp, RX_PACKETS);
 		comp_rx(qp, pkt);
 	} else {
 		QP_CNT(qp, RX_BAD_SERVICE);

@@ -66,7 +66,7 @@ struct uroce_eng_ah;
 enum uroce_event_type {
 	UROCE_EVENT_CQ_ERR = 0,        /**< obj is the CQ: it overflowed */
 	UROCE_EVENT_QP_FATAL = 1,      /**< obj is the QP: it went to ERR on its own */
-	UROCE_EVENT_SQ_DRAINED = 9,    /**< obj is the QP: SQD reached with nothing in flight */
+	UROCE_EVENT_SQ_DRAINED = 5,    /**< obj is the QP: SQD reached with nothing in flight */
 };
 
 /** Bytes of GRH space in front of every UD receive buffer (IBA 11.4.1.2). */
@@ -234,6 +234,7 @@ bool uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len
 /** Address vector (ibv_ah_attr with a RoCEv2 GRH). */
 struct uroce_eng_ah_attr {
 	uint8_t dgid[16];
+	uint8_t sgid[16];   /**< source GID; all zero means the engine's GID */
 	uint8_t tclass;
 	uint8_t hop_limit;
 	uint32_t flow_label;

@@ -16,15 +16,20 @@
  * Differences from libibverbs, all deliberate:
  *  - Memory the daemon reaches must live in a shared segment: allocate it
  *    with uroce_alloc_buf() and register any range inside it with
- *    uroce_reg_mr(). SGE and remote addresses are this process's virtual
- *    addresses (the MR iova), as in verbs.
+ *    uroce_reg_mr(), or register ordinary page-aligned memory, which
+ *    uroce_reg_mr() re-backs with shared memory in place (doc/verbs.md).
+ *    SGE and remote addresses are this process's virtual addresses (the MR
+ *    iova), as in verbs.
  *  - Functions return 0 or -errno (the uroce convention) rather than a
  *    positive errno; constructors return NULL and set errno.
  *  - Each CQ has its own eventfd (uroce_cq_fd()) instead of a completion
  *    channel.
  *  - When the daemon goes away the context becomes fatal: every later call
- *    that needs the daemon fails with -ENOTCONN (never blocks), and blocked
- *    waits in uroce_get_cq_event() return -ENOTCONN.
+ *    that needs the daemon fails with -ENOTCONN (never blocks), blocked
+ *    waits in uroce_get_cq_event() return -ENOTCONN, and
+ *    uroce_get_async_event() returns UROCE_ASYNC_DEVICE_FATAL once.
+ *  - Destroying a QP, CQ or SRQ with an unacknowledged async event fails
+ *    with -EBUSY instead of waiting for the acknowledgement.
  *
  * Enumerations (UROCE_WR_*, UROCE_WC_*, UROCE_QPT_*, UROCE_QPS_*, UROCE_QP_*
  * attribute mask bits, UROCE_ACCESS_*, UROCE_SEND_*) come from uroce_shm.h;
@@ -56,6 +61,7 @@ extern "C" {
 
 struct uroce_context;
 struct uroce_cq;
+struct uroce_srq;
 
 /** Protection domain. */
 struct uroce_pd {
@@ -137,6 +143,9 @@ struct uroce_qp_init_attr {
 	void *qp_context;
 	struct uroce_cq *send_cq;
 	struct uroce_cq *recv_cq;
+	/** SRQ the QP takes its receives from (then cap.max_recv_wr and
+	 * max_recv_sge are ignored and uroce_post_recv() is refused), or NULL. */
+	struct uroce_srq *srq;
 	struct uroce_qp_cap cap;   /**< in: requested; out: actual */
 	uint32_t qp_type;          /**< UROCE_QPT_RC, UROCE_QPT_UC or UROCE_QPT_UD */
 	bool sq_sig_all;
@@ -152,6 +161,7 @@ struct uroce_ah_attr {
 	uint8_t traffic_class;
 	uint8_t sl;
 	uint8_t port_num;
+	uint8_t sgid_index;    /**< source GID (uroce_query_gid index); RoCE AHs are global */
 };
 
 /** QP attributes (ibv_qp_attr subset). */
@@ -196,6 +206,41 @@ struct uroce_qp {
 	uint32_t qp_type;
 	struct uroce_qp_cap cap;  /**< actual capacities */
 	struct uroce_qp_priv *priv;
+	struct uroce_srq *srq;    /**< from uroce_qp_init_attr, or NULL */
+};
+
+/** SRQ attributes (ibv_srq_attr). */
+struct uroce_srq_attr {
+	uint32_t max_wr;    /**< receive WQEs the SRQ holds */
+	uint32_t max_sge;   /**< SGEs per receive WQE */
+	uint32_t srq_limit; /**< armed limit (0: not armed); see uroce_modify_srq() */
+};
+
+/** SRQ creation attributes (ibv_srq_init_attr). */
+struct uroce_srq_init_attr {
+	void *srq_context;
+	struct uroce_srq_attr attr; /**< in: requested (srq_limit ignored); out: actual */
+};
+
+struct uroce_srq_priv;
+
+/** Shared receive queue (read-only for users). */
+struct uroce_srq {
+	struct uroce_context *context;
+	struct uroce_pd *pd;
+	void *srq_context;
+	uint32_t handle; /**< daemon handle */
+	struct uroce_srq_priv *priv;
+};
+
+/** An asynchronous event (ibv_async_event). */
+struct uroce_async_event {
+	union {
+		struct uroce_cq *cq;   /**< CQ_ERR */
+		struct uroce_qp *qp;   /**< QP_FATAL, SQ_DRAINED, QP_LAST_WQE_REACHED */
+		struct uroce_srq *srq; /**< SRQ_ERR, SRQ_LIMIT_REACHED */
+	} element;                     /**< NULL for DEVICE_FATAL */
+	uint32_t event_type;           /**< enum uroce_async_event_type */
 };
 
 /** Scatter/gather element: addr and length inside the MR of lkey. */
@@ -290,11 +335,22 @@ void *uroce_alloc_buf(struct uroce_context *ctx, size_t size);
 int uroce_free_buf(struct uroce_context *ctx, void *addr);
 
 /**
- * Register [@p addr, @p addr + @p length), which must lie inside one buffer
- * from uroce_alloc_buf(). Keys are the daemon's (lkey = rkey).
+ * Register [@p addr, @p addr + @p length). A range inside one buffer from
+ * uroce_alloc_buf() is registered as it is. Any other range must be ordinary
+ * private anonymous memory (malloc, anonymous mmap, a stack) with page-aligned
+ * start and length: it is re-backed in place with a sealed memfd shared with
+ * the daemon (pointers and contents stay valid; MADV_DONTFORK while
+ * registered; private memory again after the last uroce_dereg_mr()). A range
+ * inside an already re-backed range needs no alignment. See doc/verbs.md,
+ * "Registering ordinary memory", for the limits. Keys are the daemon's
+ * (lkey = rkey).
  * @param access  UROCE_ACCESS_*; REMOTE_WRITE and REMOTE_ATOMIC need LOCAL_WRITE
- * @return the MR, or NULL with errno EINVAL (range not in a uroce buffer, bad
- *   flags), ENOMEM, ENOTCONN, ETIMEDOUT.
+ * @return the MR, or NULL with errno EINVAL (bad flags, length 0, ordinary
+ *   memory not page aligned, or partly overlapping a re-backed range), EFAULT
+ *   (part of the range is not mapped), EACCES (part is not readable),
+ *   EOPNOTSUPP (part is a file, shared, hugetlb or special mapping), EBUSY (a
+ *   re-backed range with live MRs was unmapped or replaced), ENOMEM,
+ *   ENOTCONN, ETIMEDOUT.
  */
 struct uroce_mr *uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access);
 /** @return 0, -EINVAL, -ENOTCONN (the MR is freed locally anyway). */
@@ -307,7 +363,8 @@ int uroce_dereg_mr(struct uroce_mr *mr);
  *   ENOMEM, ENOTCONN, ETIMEDOUT.
  */
 struct uroce_cq *uroce_create_cq(struct uroce_context *ctx, int cqe, void *cq_context);
-/** @return 0, -EBUSY (a QP uses it), -EINVAL, -ENOTCONN. */
+/** @return 0, -EBUSY (a QP uses it, or an async event on it is not
+ * acknowledged), -EINVAL, -ENOTCONN. */
 int uroce_destroy_cq(struct uroce_cq *cq);
 /** Entries of the CQ ring. */
 int uroce_cq_size(const struct uroce_cq *cq);
@@ -365,7 +422,8 @@ int uroce_query_qp(struct uroce_qp *qp, struct uroce_qp_attr *attr, int attr_mas
 
 /**
  * Destroy a QP (outstanding WQEs are dropped).
- * @return 0, -EINVAL, -ENOTCONN (the daemon is gone; freed locally anyway).
+ * @return 0, -EINVAL, -EBUSY (an async event on it is not acknowledged),
+ *   -ENOTCONN (the daemon is gone; freed locally anyway).
  */
 int uroce_destroy_qp(struct uroce_qp *qp);
 
@@ -383,7 +441,8 @@ int uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_
 
 /**
  * Post a chain of receive WRs into the receive ring, then ring the doorbell.
- * @return 0, -EINVAL (too many SGEs), -ENOMEM (ring full), -ENOTCONN.
+ * @return 0, -EINVAL (too many SGEs, or the QP takes its receives from an
+ *   SRQ), -ENOMEM (ring full), -ENOTCONN.
  */
 int uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr);
 
@@ -402,6 +461,87 @@ struct uroce_ah *uroce_create_ah(struct uroce_pd *pd, const struct uroce_ah_attr
  * @return 0, -EINVAL, -EPERM/-ENOENT (not one of this context's AHs), -ENOTCONN.
  */
 int uroce_destroy_ah(struct uroce_ah *ah);
+
+/**
+ * Create a shared receive queue on @p pd (ibv_create_srq). QPs created with
+ * init->srq set take their receives from it, in the order they were posted.
+ * @param init  in: attr.max_wr (1..max_qp_wr, rounded up to a power of two)
+ *   and attr.max_sge (0..max_sge; 0 means 1); attr.srq_limit is ignored, as in
+ *   verbs: arm the limit with uroce_modify_srq(). out: the actual attributes.
+ * @return the SRQ, or NULL with errno EINVAL (NULL argument, max_wr 0 or too
+ *   large, max_sge too large), EPERM/ENOENT (the PD is not one of this
+ *   context's), EOPNOTSUPP (the daemon speaks shm ABI 1.0, which has no SRQ
+ *   doorbell), ENOMEM, ENOTCONN, ETIMEDOUT.
+ */
+struct uroce_srq *uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init);
+
+/**
+ * Modify an SRQ (ibv_modify_srq). UROCE_SRQ_LIMIT arms the SRQ limit: the
+ * first time the SRQ then holds fewer than attr->srq_limit WQEs, one
+ * UROCE_ASYNC_SRQ_LIMIT_REACHED event is reported and the limit disarms
+ * (IBA 10.2.9.3); arming below the current level reports it at once; 0
+ * disarms. UROCE_SRQ_MAX_WR (resize) is not supported, as on a device
+ * without IBV_DEVICE_SRQ_RESIZE.
+ * @return 0, -EINVAL (NULL argument, empty or unknown mask, UROCE_SRQ_MAX_WR,
+ *   srq_limit above max_wr), -EPERM/-ENOENT (not one of this context's SRQs),
+ *   -ENOTCONN, -ETIMEDOUT.
+ */
+int uroce_modify_srq(struct uroce_srq *srq, struct uroce_srq_attr *attr, int attr_mask);
+
+/**
+ * Read back max_wr, max_sge and the armed srq_limit (0 once the limit event
+ * fired) (ibv_query_srq).
+ * @return 0, -EINVAL, -EPERM/-ENOENT, -ENOTCONN, -ETIMEDOUT.
+ */
+int uroce_query_srq(struct uroce_srq *srq, struct uroce_srq_attr *attr);
+
+/**
+ * Destroy an SRQ (ibv_destroy_srq); its posted WQEs are dropped.
+ * @return 0, -EINVAL (NULL), -EBUSY (a QP still uses it, or an async event on
+ *   it was not acknowledged), -ENOTCONN (the daemon is gone; freed locally
+ *   anyway).
+ */
+int uroce_destroy_srq(struct uroce_srq *srq);
+
+/**
+ * Post a chain of receive WRs to an SRQ (ibv_post_srq_recv): each is written
+ * into the SRQ ring, then the SRQ's doorbell slot is rung once (no system
+ * call). Checked here: num_sge within max_sge, ring not full. The daemon
+ * checks the rest: an SGE whose lkey is not one of this context's MRs, or
+ * that lies outside its MR, fails the WQE with UROCE_WC_LOC_PROT_ERR on the
+ * QP that consumes it.
+ * @param bad_wr  set to the first WR not posted on error
+ * @return 0, -EINVAL (NULL argument or too many SGEs), -ENOMEM (ring full),
+ *   -ENOTCONN.
+ */
+int uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
+			struct uroce_recv_wr **bad_wr);
+
+/**
+ * The context's asynchronous event descriptor (ibv_context::async_fd): poll
+ * or epoll it for POLLIN, which means uroce_get_async_event() has something
+ * (an event, or the daemon's departure). Make it O_NONBLOCK with fcntl() to
+ * have uroce_get_async_event() return -EAGAIN instead of waiting. Owned by the
+ * context; do not close it.
+ */
+int uroce_async_fd(const struct uroce_context *ctx);
+
+/**
+ * Take the next asynchronous event (ibv_get_async_event): QP fatal, SQ
+ * drained, CQ overrun, SRQ error, SRQ limit reached, last WQE reached, and
+ * once, when the daemon goes away, UROCE_ASYNC_DEVICE_FATAL with a NULL
+ * element. Events on objects destroyed before they are taken are skipped.
+ * Waits if there is none, unless uroce_async_fd() is O_NONBLOCK. Events that
+ * arrive during a control call are kept in order; if more than 256 wait
+ * untaken the newest are dropped. Every event taken must be acknowledged with
+ * uroce_ack_async_event() before its object can be destroyed.
+ * @return 0, -EINVAL (NULL argument), -EAGAIN (none, non-blocking),
+ *   -ENOTCONN (DEVICE_FATAL was already returned), or the -errno of poll.
+ */
+int uroce_get_async_event(struct uroce_context *ctx, struct uroce_async_event *ev);
+
+/** Acknowledge an event from uroce_get_async_event() (ibv_ack_async_event). */
+void uroce_ack_async_event(struct uroce_async_event *ev);
 
 #ifdef __cplusplus
 }

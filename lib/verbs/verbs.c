@@ -11,11 +11,13 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -25,10 +27,29 @@
 #include "uroce_common.h"
 #include "uroce_verbs.h"
 
+#include "verbs_internal.h"
+
 /* How long a control request may wait for the daemon. */
 #define RPC_TIMEOUT_S 10
 /* poll_cq checks the socket once per this many empty polls. */
 #define LIVENESS_EVERY 256
+/* Async events kept until uroce_get_async_event() takes them (power of two). */
+#define EVQ_SIZE 256
+
+/* What an async event names, and what the client's handle table holds. */
+enum hkind {
+	HK_QP = 1,
+	HK_CQ,
+	HK_SRQ,
+};
+
+/* One object of this context that an async event may name (handle -> object). */
+struct hreg {
+	struct hreg *next;
+	uint32_t handle;
+	uint8_t kind;
+	void *obj;
+};
 
 struct ubuf {
 	struct ubuf *next;
@@ -48,6 +69,17 @@ struct uroce_context {
 	uint32_t client_id;
 	uint32_t max_inline;
 	uint32_t max_sge;
+	uint16_t daemon_minor;
+	/* Async events, under lock: a FIFO filled by whoever reads the socket
+	 * (a control call waiting for its reply, or uroce_get_async_event()). */
+	struct uroce_shm_msg_async_event evq[EVQ_SIZE];
+	uint32_t evq_head;
+	uint32_t evq_count;
+	uint64_t evq_lost;      /* events dropped: the queue was full */
+	bool fatal_reported;    /* DEVICE_FATAL was returned */
+	int evfd;               /* readable while evq is not empty, or fatal */
+	int async_fd;           /* epoll over sock and evfd */
+	struct hreg *reg;       /* objects an event may name */
 };
 
 struct uroce_cq {
@@ -57,6 +89,7 @@ struct uroce_cq {
 	uint32_t size;
 	int evfd;
 	unsigned int empty_polls;
+	unsigned int unacked;       /* async events taken, not acknowledged */
 	pthread_mutex_t lock;
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring ring; /* consumer, trusted */
@@ -69,6 +102,17 @@ struct uroce_qp_priv {
 	struct uroce_shm_ring sq; /* producer */
 	struct uroce_shm_ring rq; /* producer */
 	uint32_t db_slot;
+	unsigned int unacked;     /* async events taken, not acknowledged */
+};
+
+struct uroce_srq_priv {
+	pthread_mutex_t lock;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring ring; /* producer */
+	uint32_t db_slot;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	unsigned int unacked;     /* async events taken, not acknowledged */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -78,9 +122,110 @@ struct uroce_qp_priv {
 static void
 set_fatal(struct uroce_context *c)
 {
+	uint64_t one = 1;
+
 	if (!c->fatal)
 		uroce_log(UROCE_LOG_ERR, "liburoce: lost the daemon; the device is fatal");
 	c->fatal = 1;
+	/* DEVICE_FATAL is an event: make the async fd readable. */
+	if (c->evfd >= 0 && write(c->evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		uroce_log(UROCE_LOG_ERR, "liburoce: async eventfd: %s", strerror(errno));
+}
+
+/* Queue an ASYNC_EVENT body (under c->lock). */
+static void
+evq_push(struct uroce_context *c, const void *body)
+{
+	uint64_t one = 1;
+
+	if (c->evq_count == EVQ_SIZE) {
+		c->evq_lost++;
+		return;
+	}
+	memcpy(&c->evq[(c->evq_head + c->evq_count) % EVQ_SIZE], body, sizeof(c->evq[0]));
+	if (c->evq_count++ == 0 && c->evfd >= 0 && write(c->evfd, &one, sizeof(one)) < 0 &&
+	    errno != EAGAIN)
+		uroce_log(UROCE_LOG_ERR, "liburoce: async eventfd: %s", strerror(errno));
+}
+
+/* Take the oldest queued event (under c->lock). @return false if none. */
+static bool
+evq_pop(struct uroce_context *c, struct uroce_shm_msg_async_event *ev)
+{
+	uint64_t v;
+
+	if (c->evq_count == 0)
+		return false;
+	*ev = c->evq[c->evq_head];
+	c->evq_head = (c->evq_head + 1) % EVQ_SIZE;
+	/* Empty again and not fatal: the async fd is readable only for the socket. */
+	if (--c->evq_count == 0 && !c->fatal && c->evfd >= 0 &&
+	    read(c->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		uroce_log(UROCE_LOG_ERR, "liburoce: async eventfd: %s", strerror(errno));
+	return true;
+}
+
+/* An ASYNC_EVENT is seq 0 and status 0; a control reply never is (seq starts at 1). */
+static bool
+is_async_event(const struct uroce_shm_msg_hdr *h)
+{
+	return h->type == UROCE_SHM_MSG_ASYNC_EVENT && h->seq == 0 && h->status == 0;
+}
+
+/* Remember which local object a daemon handle names (for async events). */
+static int
+reg_add(struct uroce_context *c, uint32_t handle, uint8_t kind, void *obj)
+{
+	struct hreg *r = malloc(sizeof(*r));
+
+	if (r == NULL)
+		return -ENOMEM;
+	r->handle = handle;
+	r->kind = kind;
+	r->obj = obj;
+	pthread_mutex_lock(&c->lock);
+	r->next = c->reg;
+	c->reg = r;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/*
+ * Before destroying @p obj: refuse while an event on it is unacknowledged,
+ * else forget its handle, so that no event taken from now on can name it.
+ * Both under c->lock, which uroce_get_async_event() holds while it resolves
+ * and counts an event. @return 0 or -EBUSY.
+ */
+static int
+reg_detach(struct uroce_context *c, const void *obj, const unsigned int *unacked)
+{
+	struct hreg **pp, *r;
+
+	pthread_mutex_lock(&c->lock);
+	if (__atomic_load_n(unacked, __ATOMIC_ACQUIRE) != 0) {
+		pthread_mutex_unlock(&c->lock);
+		return -EBUSY;
+	}
+	for (pp = &c->reg; (r = *pp) != NULL; pp = &r->next)
+		if (r->obj == obj) {
+			*pp = r->next;
+			free(r);
+			break;
+		}
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+}
+
+/* The local object of @p handle if it is of @p kind (under c->lock), or NULL. */
+static void *
+reg_find(struct uroce_context *c, uint32_t handle, uint8_t kind)
+{
+	struct hreg *r;
+
+	for (r = c->reg; r != NULL; r = r->next)
+		if (r->handle == handle && r->kind == kind)
+			return r->obj;
+	return NULL;
 }
 
 /*
@@ -155,8 +300,11 @@ rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int
 			set_fatal(c);
 			goto out;
 		}
-		if (h->type == UROCE_SHM_MSG_ASYNC_EVENT)
-			continue; /* no async event consumer in this version */
+		if (is_async_event(h)) {
+			/* Kept for uroce_get_async_event(); the reply is still ahead. */
+			evq_push(c, buf + sizeof(*h));
+			continue;
+		}
 		break;
 	}
 	if (h->seq != seq || h->type != type) {
@@ -176,6 +324,13 @@ rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int
 out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+int
+verbs_rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int fd_in,
+	  void *resp, size_t resp_len, int *fd_out)
+{
+	return rpc(c, type, req, req_len, fd_in, resp, resp_len, fd_out);
 }
 
 static int
@@ -213,6 +368,8 @@ uroce_open_device(const char *sock_path)
 		return NULL;
 	pthread_mutex_init(&c->lock, NULL);
 	c->db.fd = -1;
+	c->evfd = -1;
+	c->async_fd = -1;
 	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (c->sock < 0)
 		goto fail_errno;
@@ -239,7 +396,37 @@ uroce_open_device(const char *sock_path)
 	c->client_id = hr.client_id;
 	c->max_inline = hr.max_inline;
 	c->max_sge = hr.max_sge;
+	c->daemon_minor = hr.abi_minor;
+	/* The async fd: readable when the socket is (an event, or the daemon's
+	 * departure) or when events are queued (evfd). */
+	c->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	c->async_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (c->evfd < 0 || c->async_fd < 0) {
+		rc = -errno;
+		goto fail_db;
+	}
+	{
+		struct epoll_event ee = {.events = EPOLLIN};
+
+		ee.data.fd = c->sock;
+		if (epoll_ctl(c->async_fd, EPOLL_CTL_ADD, c->sock, &ee) != 0) {
+			rc = -errno;
+			goto fail_db;
+		}
+		ee.data.fd = c->evfd;
+		if (epoll_ctl(c->async_fd, EPOLL_CTL_ADD, c->evfd, &ee) != 0) {
+			rc = -errno;
+			goto fail_db;
+		}
+	}
 	return c;
+fail_db:
+	uroce_shm_segment_unmap(&c->db);
+	if (c->evfd >= 0)
+		close(c->evfd);
+	if (c->async_fd >= 0)
+		close(c->async_fd);
+	goto fail_rc;
 fail_errno:
 	rc = -errno;
 fail_rc:
@@ -257,7 +444,16 @@ uroce_close_device(struct uroce_context *c)
 	if (c == NULL)
 		return -EINVAL;
 	/* Closing the socket is the whole protocol: the daemon reclaims the rest. */
+	rbk_context_closed(c);
 	close(c->sock);
+	close(c->async_fd);
+	close(c->evfd);
+	while (c->reg != NULL) {
+		struct hreg *r = c->reg;
+
+		c->reg = r->next;
+		free(r);
+	}
 	while (c->bufs != NULL) {
 		struct ubuf *b = c->bufs;
 
@@ -419,6 +615,7 @@ uroce_create_ah(struct uroce_pd *pd, const struct uroce_ah_attr *attr)
 	q.attr.traffic_class = attr->traffic_class;
 	q.attr.sl = attr->sl;
 	q.attr.port_num = attr->port_num;
+	q.attr.sgid_index = attr->sgid_index;
 	q.attr.is_global = 1;
 	rc = rpc(pd->context, UROCE_SHM_MSG_CREATE_AH, &q, sizeof(q), -1, &r, sizeof(r), NULL);
 	if (rc != 0) {
@@ -530,6 +727,8 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	struct uroce_context *c;
 	struct uroce_mr *mr;
 	struct ubuf *b;
+	uint32_t seg_handle;
+	uint64_t seg_offset;
 	int rc;
 
 	if (pd == NULL || access < 0) {
@@ -539,12 +738,19 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	c = pd->context;
 	pthread_mutex_lock(&c->lock);
 	b = buf_find(c, addr, length);
-	if (b != NULL)
+	if (b != NULL) {
 		b->mrs++;
+		seg_handle = b->handle;
+		seg_offset = (uint64_t)((uintptr_t)addr - (uintptr_t)b->seg.addr);
+	}
 	pthread_mutex_unlock(&c->lock);
 	if (b == NULL) {
-		errno = EINVAL; /* only uroce_alloc_buf() memory is shared with the daemon */
-		return NULL;
+		/* Ordinary memory: re-back it with shared memory in place. */
+		rc = rbk_acquire(c, addr, length, &seg_handle, &seg_offset);
+		if (rc != 0) {
+			errno = -rc;
+			return NULL;
+		}
 	}
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL) {
@@ -553,8 +759,8 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	}
 	memset(&q, 0, sizeof(q));
 	q.pd_handle = pd->handle;
-	q.seg_handle = b->handle;
-	q.seg_offset = (uint64_t)((uintptr_t)addr - (uintptr_t)b->seg.addr);
+	q.seg_handle = seg_handle;
+	q.seg_offset = seg_offset;
 	q.length = length;
 	q.iova = (uint64_t)(uintptr_t)addr;
 	q.access = (uint32_t)access;
@@ -570,9 +776,13 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	mr->rkey = r.rkey;
 	return mr;
 fail:
-	pthread_mutex_lock(&c->lock);
-	b->mrs--;
-	pthread_mutex_unlock(&c->lock);
+	if (b != NULL) {
+		pthread_mutex_lock(&c->lock);
+		b->mrs--;
+		pthread_mutex_unlock(&c->lock);
+	} else {
+		rbk_release(c, addr, length);
+	}
 	free(mr);
 	errno = -rc;
 	return NULL;
@@ -596,6 +806,8 @@ uroce_dereg_mr(struct uroce_mr *mr)
 	if (b != NULL && b->mrs > 0)
 		b->mrs--;
 	pthread_mutex_unlock(&c->lock);
+	if (b == NULL)
+		rbk_release(c, mr->addr, mr->length); /* re-backed memory */
 	free(mr);
 	return rc;
 }
@@ -642,11 +854,16 @@ uroce_create_cq(struct uroce_context *c, int cqe, void *cq_context)
 		uroce_shm_segment_unmap(&cq->seg);
 		goto fail_daemon;
 	}
-	pthread_mutex_init(&cq->lock, NULL);
 	cq->context = c;
 	cq->cq_context = cq_context;
 	cq->handle = r.cq_handle;
 	cq->size = r.cqe;
+	rc = reg_add(c, cq->handle, HK_CQ, cq);
+	if (rc != 0) {
+		uroce_shm_segment_unmap(&cq->seg);
+		goto fail_daemon;
+	}
+	pthread_mutex_init(&cq->lock, NULL);
 	return cq;
 fail_daemon:
 	rpc_handle(c, UROCE_SHM_MSG_DESTROY_CQ, r.cq_handle);
@@ -665,9 +882,14 @@ uroce_destroy_cq(struct uroce_cq *cq)
 
 	if (cq == NULL)
 		return -EINVAL;
+	rc = reg_detach(cq->context, cq, &cq->unacked);
+	if (rc != 0)
+		return rc; /* an async event on it is not acknowledged */
 	rc = rpc_handle(cq->context, UROCE_SHM_MSG_DESTROY_CQ, cq->handle);
-	if (rc != 0 && rc != -ENOTCONN)
+	if (rc != 0 && rc != -ENOTCONN) {
+		reg_add(cq->context, cq->handle, HK_CQ, cq);
 		return rc;
+	}
 	uroce_shm_segment_unmap(&cq->seg);
 	close(cq->evfd);
 	pthread_mutex_destroy(&cq->lock);
@@ -710,6 +932,46 @@ daemon_gone(struct uroce_context *c)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * Read every message waiting on the socket into the event queue, without
+ * blocking (under c->lock, so never in the middle of a control exchange).
+ * Outside an exchange only ASYNC_EVENTs may arrive: anything else is a
+ * protocol error and makes the context fatal, as does the end of the stream.
+ * @return 0, or -ENOTCONN once the context is fatal.
+ */
+static int
+drain_events_locked(struct uroce_context *c)
+{
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	const struct uroce_shm_msg_hdr *h = (const void *)buf;
+
+	while (!c->fatal) {
+		struct pollfd p = {.fd = c->sock, .events = POLLIN};
+		ssize_t n;
+		int fd = -1;
+
+		if (poll(&p, 1, 0) <= 0)
+			break;
+		n = uroce_shm_sock_recv(c->sock, buf, sizeof(buf), &fd);
+		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
+			break;
+		if (n <= 0) {
+			set_fatal(c); /* end of stream or socket error: the daemon is gone */
+			break;
+		}
+		if (uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0) != 0 ||
+		    !is_async_event(h)) {
+			if (fd >= 0)
+				close(fd);
+			uroce_log(UROCE_LOG_ERR, "liburoce: unexpected message outside a request");
+			set_fatal(c);
+			break;
+		}
+		evq_push(c, buf + sizeof(*h));
+	}
+	return c->fatal ? -ENOTCONN : 0;
 }
 
 int
@@ -805,10 +1067,23 @@ uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms)
 		if (p[1].revents && daemon_gone(cq->context))
 			return -ENOTCONN;
 		if (p[1].revents && !(p[0].revents & POLLIN)) {
-			/* Readable socket but alive: an unsolicited message; do not spin. */
-			struct timespec ts = {.tv_nsec = 1000000};
+			/* Readable socket but alive: an async event. Queue it for
+			 * uroce_get_async_event() so that the socket is quiet again;
+			 * if a control call holds the socket, it queues the event
+			 * itself, so only nap instead of waiting for the lock. */
+			struct uroce_context *c = cq->context;
 
-			nanosleep(&ts, NULL);
+			if (pthread_mutex_trylock(&c->lock) == 0) {
+				int drc = drain_events_locked(c);
+
+				pthread_mutex_unlock(&c->lock);
+				if (drc != 0)
+					return drc;
+			} else {
+				struct timespec ts = {.tv_nsec = 1000000};
+
+				nanosleep(&ts, NULL);
+			}
 		}
 	}
 }
@@ -828,7 +1103,8 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	int rc, fd = -1;
 
 	if (pd == NULL || init == NULL || init->send_cq == NULL || init->recv_cq == NULL ||
-	    init->send_cq->context != pd->context || init->recv_cq->context != pd->context) {
+	    init->send_cq->context != pd->context || init->recv_cq->context != pd->context ||
+	    (init->srq != NULL && init->srq->context != pd->context)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -845,7 +1121,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	q.pd_handle = pd->handle;
 	q.send_cq = init->send_cq->handle;
 	q.recv_cq = init->recv_cq->handle;
-	q.srq_handle = UROCE_SHM_HANDLE_NONE;
+	q.srq_handle = init->srq != NULL ? init->srq->handle : UROCE_SHM_HANDLE_NONE;
 	q.qp_type = init->qp_type;
 	q.sq_sig_all = init->sq_sig_all ? 1 : 0;
 	q.cap.max_send_wr = init->cap.max_send_wr;
@@ -861,16 +1137,22 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 		close(fd);
 		goto fail_daemon;
 	}
-	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size || r.rq_offset == 0 ||
+	/* With an SRQ there is no receive ring: rq_offset is 0. */
+	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size ||
+	    (r.rq_offset == 0) != (init->srq != NULL) || r.rq_offset < r.sq_offset ||
 	    r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS) {
 		rc = -EPROTO;
 		goto fail_seg;
 	}
 	rc = uroce_shm_ring_attach(&pv->sq, (uint8_t *)pv->seg.addr + r.sq_offset,
-				   r.rq_offset - r.sq_offset, UROCE_SHM_RING_PRODUCER, 0);
-	if (rc == 0)
+				   (init->srq != NULL ? pv->seg.size : r.rq_offset) - r.sq_offset,
+				   UROCE_SHM_RING_PRODUCER, 0);
+	if (rc == 0 && init->srq == NULL)
 		rc = uroce_shm_ring_attach(&pv->rq, (uint8_t *)pv->seg.addr + r.rq_offset,
 					   pv->seg.size - r.rq_offset, UROCE_SHM_RING_PRODUCER, 0);
+	if (rc != 0)
+		goto fail_seg;
+	rc = reg_add(c, r.qp_handle, HK_QP, qp);
 	if (rc != 0)
 		goto fail_seg;
 	pthread_mutex_init(&pv->sq_lock, NULL);
@@ -890,6 +1172,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	qp->cap.max_recv_sge = r.cap.max_recv_sge;
 	qp->cap.max_inline_data = r.cap.max_inline_data;
 	qp->priv = pv;
+	qp->srq = init->srq;
 	init->cap = qp->cap;
 	return qp;
 fail_seg:
@@ -935,6 +1218,7 @@ uroce_modify_qp(struct uroce_qp *qp, const struct uroce_qp_attr *a, int mask)
 	q.attr.ah_attr.traffic_class = a->ah_attr.traffic_class;
 	q.attr.ah_attr.sl = a->ah_attr.sl;
 	q.attr.ah_attr.port_num = a->ah_attr.port_num;
+	q.attr.ah_attr.sgid_index = a->ah_attr.sgid_index;
 	q.attr.ah_attr.is_global = 1;
 	return rpc(qp->context, UROCE_SHM_MSG_MODIFY_QP, &q, sizeof(q), -1, NULL, 0, NULL);
 }
@@ -978,6 +1262,7 @@ uroce_query_qp(struct uroce_qp *qp, struct uroce_qp_attr *a, int mask,
 	a->ah_attr.traffic_class = r.attr.ah_attr.traffic_class;
 	a->ah_attr.sl = r.attr.ah_attr.sl;
 	a->ah_attr.port_num = r.attr.ah_attr.port_num;
+	a->ah_attr.sgid_index = r.attr.ah_attr.sgid_index;
 	a->cap.max_send_wr = r.cap.max_send_wr;
 	a->cap.max_recv_wr = r.cap.max_recv_wr;
 	a->cap.max_send_sge = r.cap.max_send_sge;
@@ -988,6 +1273,7 @@ uroce_query_qp(struct uroce_qp *qp, struct uroce_qp_attr *a, int mask,
 		init->qp_context = qp->qp_context;
 		init->send_cq = qp->send_cq;
 		init->recv_cq = qp->recv_cq;
+		init->srq = qp->srq;
 		init->cap = a->cap;
 		init->qp_type = r.qp_type;
 	}
@@ -1001,9 +1287,14 @@ uroce_destroy_qp(struct uroce_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
+	rc = reg_detach(qp->context, qp, &qp->priv->unacked);
+	if (rc != 0)
+		return rc; /* an async event on it is not acknowledged */
 	rc = rpc_handle(qp->context, UROCE_SHM_MSG_DESTROY_QP, qp->handle);
-	if (rc != 0 && rc != -ENOTCONN)
+	if (rc != 0 && rc != -ENOTCONN) {
+		reg_add(qp->context, qp->handle, HK_QP, qp);
 		return rc;
+	}
 	uroce_shm_segment_unmap(&qp->priv->seg);
 	pthread_mutex_destroy(&qp->priv->sq_lock);
 	pthread_mutex_destroy(&qp->priv->rq_lock);
@@ -1139,6 +1430,8 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 	int rc, i;
 
 	rc = post_check(qp, wr != NULL);
+	if (rc == 0 && qp->srq != NULL)
+		rc = -EINVAL; /* its receives come from the SRQ (uroce_post_srq_recv) */
 	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -1175,4 +1468,314 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
 	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* SRQ                                                                       */
+/* ------------------------------------------------------------------------ */
+
+struct uroce_srq *
+uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
+{
+	struct uroce_shm_msg_create_srq_req q;
+	struct uroce_shm_msg_create_srq_resp r;
+	struct uroce_context *c;
+	struct uroce_srq_priv *pv;
+	struct uroce_srq *srq;
+	int rc, fd = -1;
+
+	if (pd == NULL || init == NULL || init->attr.max_wr == 0 ||
+	    init->attr.max_wr > UROCE_MAX_QP_WR || init->attr.max_sge > UROCE_MAX_SGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = pd->context;
+	if (c->daemon_minor < 1 && !c->fatal) {
+		errno = EOPNOTSUPP; /* shm ABI 1.0: an SRQ has no doorbell slot */
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	pv = calloc(1, sizeof(*pv));
+	if (srq == NULL || pv == NULL) {
+		free(srq);
+		free(pv);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = pd->handle;
+	q.max_wr = init->attr.max_wr;
+	q.max_sge = init->attr.max_sge;
+	q.srq_limit = 0; /* ibv_create_srq ignores srq_limit: arm with modify */
+	rc = rpc(c, UROCE_SHM_MSG_CREATE_SRQ, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (rc != 0)
+		goto fail;
+	rc = uroce_shm_segment_map(&pv->seg, fd, (size_t)r.seg_size);
+	if (rc != 0) {
+		close(fd);
+		goto fail_daemon;
+	}
+	if (r.ring_offset >= pv->seg.size || r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS ||
+	    r.max_wr < init->attr.max_wr || r.max_sge > UROCE_MAX_SGE) {
+		rc = -EPROTO;
+		goto fail_seg;
+	}
+	rc = uroce_shm_ring_attach(&pv->ring, (uint8_t *)pv->seg.addr + r.ring_offset,
+				   pv->seg.size - r.ring_offset, UROCE_SHM_RING_PRODUCER, 0);
+	if (rc == 0)
+		rc = reg_add(c, r.srq_handle, HK_SRQ, srq);
+	if (rc != 0)
+		goto fail_seg;
+	pthread_mutex_init(&pv->lock, NULL);
+	pv->db_slot = r.db_slot;
+	pv->max_wr = r.max_wr;
+	pv->max_sge = r.max_sge;
+	srq->context = c;
+	srq->pd = pd;
+	srq->srq_context = init->srq_context;
+	srq->handle = r.srq_handle;
+	srq->priv = pv;
+	init->attr.max_wr = r.max_wr;
+	init->attr.max_sge = r.max_sge;
+	init->attr.srq_limit = 0;
+	return srq;
+fail_seg:
+	uroce_shm_segment_unmap(&pv->seg);
+fail_daemon:
+	rpc_handle(c, UROCE_SHM_MSG_DESTROY_SRQ, r.srq_handle);
+fail:
+	free(pv);
+	free(srq);
+	errno = -rc;
+	return NULL;
+}
+
+int
+uroce_modify_srq(struct uroce_srq *srq, struct uroce_srq_attr *attr, int attr_mask)
+{
+	struct uroce_shm_msg_modify_srq_req q;
+
+	if (srq == NULL || attr == NULL || attr_mask <= 0)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.srq_handle = srq->handle;
+	q.attr_mask = (uint32_t)attr_mask;
+	q.max_wr = attr->max_wr;
+	q.srq_limit = attr->srq_limit;
+	return rpc(srq->context, UROCE_SHM_MSG_MODIFY_SRQ, &q, sizeof(q), -1, NULL, 0, NULL);
+}
+
+int
+uroce_query_srq(struct uroce_srq *srq, struct uroce_srq_attr *attr)
+{
+	struct uroce_shm_msg_handle q;
+	struct uroce_shm_msg_query_srq_resp r;
+	int rc;
+
+	if (srq == NULL || attr == NULL)
+		return -EINVAL;
+	memset(&q, 0, sizeof(q));
+	q.handle = srq->handle;
+	rc = rpc(srq->context, UROCE_SHM_MSG_QUERY_SRQ, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0)
+		return rc;
+	attr->max_wr = r.max_wr;
+	attr->max_sge = r.max_sge;
+	attr->srq_limit = r.srq_limit;
+	return 0;
+}
+
+int
+uroce_destroy_srq(struct uroce_srq *srq)
+{
+	int rc;
+
+	if (srq == NULL)
+		return -EINVAL;
+	rc = reg_detach(srq->context, srq, &srq->priv->unacked);
+	if (rc != 0)
+		return rc; /* an async event on it is not acknowledged */
+	rc = rpc_handle(srq->context, UROCE_SHM_MSG_DESTROY_SRQ, srq->handle);
+	if (rc != 0 && rc != -ENOTCONN) {
+		reg_add(srq->context, srq->handle, HK_SRQ, srq);
+		return rc; /* -EBUSY: a QP still uses it */
+	}
+	uroce_shm_segment_unmap(&srq->priv->seg);
+	pthread_mutex_destroy(&srq->priv->lock);
+	free(srq->priv);
+	free(srq);
+	return rc;
+}
+
+int
+uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
+		    struct uroce_recv_wr **bad_wr)
+{
+	struct uroce_srq_priv *pv;
+	uint32_t posted = 0;
+	int rc = 0, i;
+
+	if (srq == NULL || wr == NULL)
+		rc = -EINVAL;
+	else if (srq->context->fatal)
+		rc = -ENOTCONN;
+	if (rc != 0) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return rc;
+	}
+	pv = srq->priv;
+	pthread_mutex_lock(&pv->lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct uroce_shm_recv_wqe *w;
+
+		if (wr->num_sge < 0 || wr->num_sge > (int)pv->max_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (uroce_shm_ring_prod_reserve(&pv->ring, 1) != 1) {
+			rc = -ENOMEM;
+			break;
+		}
+		w = uroce_shm_ring_prod_slot(&pv->ring, 0);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sg_list[i].addr = wr->sg_list[i].addr;
+			w->sg_list[i].length = wr->sg_list[i].length;
+			w->sg_list[i].lkey = wr->sg_list[i].lkey;
+		}
+		/* Publish each WQE (release store on prod), ring once at the end. */
+		uroce_shm_ring_prod_commit(&pv->ring, 1);
+		posted++;
+	}
+	if (posted > 0)
+		uroce_shm_db_ring(srq->context->dbb, pv->db_slot);
+	pthread_mutex_unlock(&pv->lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Asynchronous events                                                       */
+/* ------------------------------------------------------------------------ */
+
+int
+uroce_async_fd(const struct uroce_context *c)
+{
+	return c == NULL ? -EINVAL : c->async_fd;
+}
+
+/* The counter of unacknowledged events of what @p ev names, or NULL. */
+static unsigned int *
+ev_unacked(const struct uroce_async_event *ev)
+{
+	switch (ev->event_type) {
+	case UROCE_ASYNC_CQ_ERR:
+		return ev->element.cq != NULL ? &ev->element.cq->unacked : NULL;
+	case UROCE_ASYNC_SRQ_ERR:
+	case UROCE_ASYNC_SRQ_LIMIT_REACHED:
+		return ev->element.srq != NULL ? &ev->element.srq->priv->unacked : NULL;
+	case UROCE_ASYNC_DEVICE_FATAL:
+	case UROCE_ASYNC_PORT_ACTIVE:
+	case UROCE_ASYNC_PORT_ERR:
+	case UROCE_ASYNC_LID_CHANGE:
+	case UROCE_ASYNC_PKEY_CHANGE:
+	case UROCE_ASYNC_SM_CHANGE:
+	case UROCE_ASYNC_CLIENT_REREGISTER:
+	case UROCE_ASYNC_GID_CHANGE:
+		return NULL;
+	default:
+		return ev->element.qp != NULL ? &ev->element.qp->priv->unacked : NULL;
+	}
+}
+
+/* Resolve a queued event to a local object (under c->lock). @return false
+ * if it names nothing this context still has (destroyed since), or an event
+ * type the daemon never sends. */
+static bool
+ev_resolve(struct uroce_context *c, const struct uroce_shm_msg_async_event *m,
+	   struct uroce_async_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->event_type = m->event_type;
+	switch (m->event_type) {
+	case UROCE_ASYNC_CQ_ERR:
+		ev->element.cq = reg_find(c, m->handle, HK_CQ);
+		return ev->element.cq != NULL;
+	case UROCE_ASYNC_SRQ_ERR:
+	case UROCE_ASYNC_SRQ_LIMIT_REACHED:
+		ev->element.srq = reg_find(c, m->handle, HK_SRQ);
+		return ev->element.srq != NULL;
+	case UROCE_ASYNC_QP_FATAL:
+	case UROCE_ASYNC_QP_REQ_ERR:
+	case UROCE_ASYNC_QP_ACCESS_ERR:
+	case UROCE_ASYNC_COMM_EST:
+	case UROCE_ASYNC_SQ_DRAINED:
+	case UROCE_ASYNC_PATH_MIG:
+	case UROCE_ASYNC_PATH_MIG_ERR:
+	case UROCE_ASYNC_QP_LAST_WQE_REACHED:
+		ev->element.qp = reg_find(c, m->handle, HK_QP);
+		return ev->element.qp != NULL;
+	default:
+		return false;
+	}
+}
+
+int
+uroce_get_async_event(struct uroce_context *c, struct uroce_async_event *ev)
+{
+	struct uroce_shm_msg_async_event m;
+
+	if (c == NULL || ev == NULL)
+		return -EINVAL;
+	for (;;) {
+		struct pollfd p = {.fd = c->async_fd, .events = POLLIN};
+		int fl;
+
+		pthread_mutex_lock(&c->lock);
+		drain_events_locked(c);
+		while (evq_pop(c, &m)) {
+			if (ev_resolve(c, &m, ev)) {
+				unsigned int *u = ev_unacked(ev);
+
+				if (u != NULL)
+					__atomic_add_fetch(u, 1, __ATOMIC_ACQ_REL);
+				pthread_mutex_unlock(&c->lock);
+				return 0;
+			}
+		}
+		if (c->fatal) {
+			bool first = !c->fatal_reported;
+
+			c->fatal_reported = true;
+			pthread_mutex_unlock(&c->lock);
+			if (!first)
+				return -ENOTCONN;
+			memset(ev, 0, sizeof(*ev));
+			ev->event_type = UROCE_ASYNC_DEVICE_FATAL;
+			return 0;
+		}
+		pthread_mutex_unlock(&c->lock);
+		fl = fcntl(c->async_fd, F_GETFL);
+		if (fl >= 0 && (fl & O_NONBLOCK))
+			return -EAGAIN;
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+void
+uroce_ack_async_event(struct uroce_async_event *ev)
+{
+	unsigned int *u;
+
+	if (ev == NULL)
+		return;
+	u = ev_unacked(ev);
+	if (u != NULL && __atomic_load_n(u, __ATOMIC_ACQUIRE) > 0)
+		__atomic_sub_fetch(u, 1, __ATOMIC_ACQ_REL);
 }

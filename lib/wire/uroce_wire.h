@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "uroce_common.h"
 #include "uroce_limits.h"
@@ -254,6 +255,31 @@ enum uroce_ip_family {
 	UROCE_IP_V4 = 4,
 	UROCE_IP_V6 = 6,
 };
+
+/** True for an IPv4-mapped GID (::ffff:a.b.c.d): such a GID travels as IPv4. */
+static inline bool
+uroce_gid_is_v4mapped(const uint8_t gid[16])
+{
+	static const uint8_t pfx[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	return memcmp(gid, pfx, 12) == 0;
+}
+
+/** True for the all-zero GID (an empty GID table slot, or "not given"). */
+static inline bool
+uroce_gid_is_zero(const uint8_t gid[16])
+{
+	static const uint8_t zero[16];
+
+	return memcmp(gid, zero, 16) == 0;
+}
+
+/** The IP family a GID travels as. */
+static inline enum uroce_ip_family
+uroce_gid_family(const uint8_t gid[16])
+{
+	return uroce_gid_is_v4mapped(gid) ? UROCE_IP_V4 : UROCE_IP_V6;
+}
 
 /**
  * The encapsulation of one frame, filled by uroce_frame_parse(). Addresses are

@@ -151,7 +151,7 @@ bad_case() {
 }
 PORT='[port.0]\ndevice = net_ring0\n'
 bad_case "${PORT}ipv4 = 198.18.1.2/24\nmtuu = 1500\n" \
-	'uroced: @F@: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, pcp, mtu, dscp, ecn, neighbor)'
+	'uroced: @F@: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, pcp, mtu, dscp, ecn, neighbor, fault_drop, fault_dup, fault_reorder, fault_corrupt, fault_dir, fault_seed)'
 bad_case "${PORT}ipv4 = 198.18.1.300/24\n" \
 	'uroced: @F@: [port.0] ipv4 = "198.18.1.300/24": expected an IPv4 address with prefix, e.g. 198.18.1.2/24'
 bad_case "${PORT}ipv4 = 224.0.0.1/24\n" \

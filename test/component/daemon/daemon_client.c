@@ -777,8 +777,8 @@ run_ud(const char *sock, int role, int wfd, int rfd)
 
 	memset(&e, 0, sizeof(e));
 	ep_open(&e, sock);
-	/* query_device tells the truth: AHs are served, SRQs are not. */
-	CHECK(uroce_query_device(e.ctx, &da) == 0 && da.max_ah == 4096 && da.max_srq == 0,
+	/* query_device tells the truth: AHs and SRQs (ABI 1.1) are served. */
+	CHECK(uroce_query_device(e.ctx, &da) == 0 && da.max_ah == 4096 && da.max_srq == 4096,
 	      "max_ah %u max_srq %u", da.max_ah, da.max_srq);
 	qp = ud_qp_new(&e);
 	{

@@ -8,6 +8,16 @@
  * small counts, and checks its exit status and the lines it prints. Every
  * process is started here, bounded in time, and stopped by its PID (with
  * PR_SET_PDEATHSIG as a backstop should this test process die first).
+ *
+ * The *_two_daemons tests start a second uroced_lite and point side 1 of an
+ * example at it with UROCE_PEER_SOCKET. uroced_lite has a loopback port only
+ * and no option for its GID: both instances have GID ::ffff:198.18.0.1, and
+ * each delivers every packet to its own engine, so no packet can go from one
+ * to the other and the example cannot complete (that needs two uroced joined
+ * by memif or af_packet). What these tests check instead is where each side
+ * went: both sides get through open, QP creation and connect, and afterwards
+ * uroce-ctl's sessions_reaped counter shows side 0's sessions on the first
+ * daemon and side 1's on the second, none elsewhere.
  */
 
 #include <criterion/criterion.h>
@@ -33,6 +43,8 @@ struct run {
 
 static char sock_path[108];
 static pid_t lite_pid = -1;
+static char peer_path[108];     /* the second uroced_lite, for UROCE_PEER_SOCKET */
+static pid_t peer_pid = -1;
 
 static double
 now_s(void)
@@ -60,43 +72,57 @@ need_env(const char *name)
 	return v;
 }
 
-/* Start uroced_lite on a fresh socket and wait until it listens. */
+/* Start a uroced_lite on the fresh socket /tmp/uroce-test-ex-PID@p tag.sock
+ * (written to @p path) and wait until it listens. */
 static void
-start_lite(void)
+lite_start(char path[108], const char *tag, pid_t *pid)
 {
 	const char *lite = need_env("UROCED_LITE");
 	double end;
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-ex-%d.sock", (int)getpid());
-	unlink(sock_path);
-	lite_pid = fork();
-	cr_assert(lite_pid >= 0);
-	if (lite_pid == 0) {
+	snprintf(path, 108, "/tmp/uroce-test-ex-%d%s.sock", (int)getpid(), tag);
+	unlink(path);
+	*pid = fork();
+	cr_assert(*pid >= 0);
+	if (*pid == 0) {
 		int devnull = open("/dev/null", O_WRONLY);
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(devnull, 1);
-		execl(lite, lite, sock_path, (char *)NULL);
+		execl(lite, lite, path, (char *)NULL);
 		_exit(127);
 	}
-	for (end = now_s() + 10; access(sock_path, F_OK) != 0 && now_s() < end;)
+	for (end = now_s() + 10; access(path, F_OK) != 0 && now_s() < end;)
 		nap();
-	cr_assert(access(sock_path, F_OK) == 0, "uroced_lite did not start");
+	cr_assert(access(path, F_OK) == 0, "uroced_lite on %s did not start", path);
 }
 
-/* Stop uroced_lite by PID; @return its wait status. */
+/* Stop a uroced_lite by PID; @return its wait status. */
 static int
-stop_lite(void)
+lite_stop(const char *path, pid_t *pid)
 {
 	int status = -1;
 
-	if (lite_pid > 0) {
-		kill(lite_pid, SIGTERM);
-		waitpid(lite_pid, &status, 0);
-		lite_pid = -1;
+	if (*pid > 0) {
+		kill(*pid, SIGTERM);
+		waitpid(*pid, &status, 0);
+		*pid = -1;
 	}
-	unlink(sock_path);
+	if (path[0] != '\0')
+		unlink(path);
 	return status;
+}
+
+static void
+start_lite(void)
+{
+	lite_start(sock_path, "", &lite_pid);
+}
+
+static int
+stop_lite(void)
+{
+	return lite_stop(sock_path, &lite_pid);
 }
 
 static void
@@ -112,9 +138,12 @@ slurp(int fd, char *buf)
 
 /* Run @p argv (argv[0]: the program) with its stdout and stderr captured,
  * for at most @p timeout_s seconds; on timeout it is killed by PID. The
- * example's own children exit on their own when their socketpair closes. */
+ * example's own children exit on their own when their socketpair closes.
+ * The child runs without UROCE_PEER_SOCKET and UROCE_GID_INDEX (whatever the
+ * caller's environment says), then with the "NAME=VALUE" strings of @p env
+ * (NULL-terminated; NULL: none) added. */
 static void
-run_example(char *const argv[], double timeout_s, struct run *r)
+run_example_env(char *const argv[], char *const env[], double timeout_s, struct run *r)
 {
 	char tout[] = "/tmp/uroce-test-ex-out-XXXXXX", terr[] = "/tmp/uroce-test-ex-err-XXXXXX";
 	int fo = mkstemp(tout), fe = mkstemp(terr);
@@ -131,6 +160,10 @@ run_example(char *const argv[], double timeout_s, struct run *r)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fo, 1);
 		dup2(fe, 2);
+		unsetenv("UROCE_PEER_SOCKET");
+		unsetenv("UROCE_GID_INDEX");
+		for (; env != NULL && *env != NULL; env++)
+			putenv(*env);
 		execv(argv[0], argv);
 		_exit(127);
 	}
@@ -145,6 +178,12 @@ run_example(char *const argv[], double timeout_s, struct run *r)
 	}
 	slurp(fo, r->out);
 	slurp(fe, r->err);
+}
+
+static void
+run_example(char *const argv[], double timeout_s, struct run *r)
+{
+	run_example_env(argv, NULL, timeout_s, r);
 }
 
 static void
@@ -177,6 +216,7 @@ static void
 teardown(void)
 {
 	stop_lite();
+	lite_stop(peer_path, &peer_pid);
 }
 
 TestSuite(examples, .fini = teardown, .timeout = 60);
@@ -364,4 +404,225 @@ Test(examples, daemon_death_fails_the_examples_in_bounded_time)
 		  strstr(r.err, "Connection refused") != NULL,
 		  "no daemon-death error in stderr:\n%s", r.err);
 	stop_lite();
+}
+
+/* ---- Side 1 on another daemon: UROCE_PEER_SOCKET and UROCE_GID_INDEX ---- */
+
+#define NOBODY_SOCK "/tmp/uroce-test-ex-nobody.sock"
+
+/* One example run, as the tests below need it: its program and arguments
+ * (SOCKET_PATH filled in by the test), the name side 1 prints its errors
+ * under, and how many daemon sessions each side opens. side1_role is a
+ * process whose exit ends the run: it has written its error before the
+ * example's main process can return (atomic_counter's server waits for
+ * client 0 first). */
+struct ex_case {
+	const char *env;            /* the variable that holds the program's path */
+	const char *args[3];        /* after SOCKET_PATH; NULL-terminated */
+	const char *side1_role;
+	long side0_sessions;
+	long side1_sessions;
+};
+
+static const struct ex_case cases[] = {
+	{"RC_PINGPONG", {"20", "64", NULL}, "rc_pingpong", 1, 1},
+	{"RDMA_WRITE_READ", {"4096", NULL, NULL}, "rdma_write_read[initiator]", 1, 1},
+	{"ATOMIC_COUNTER", {"2", "10", NULL}, "atomic_counter[client 0]", 1, 2},
+	{"UD_SENDRECV", {"4", NULL, NULL}, "ud_sendrecv[b]", 1, 1},
+};
+
+enum { CASE_RC_PINGPONG, CASE_RDMA_WRITE_READ, CASE_ATOMIC_COUNTER, CASE_UD_SENDRECV };
+
+/* argv of case @p c on socket @p path, in @p argv (room for 5). */
+static void
+case_argv(const struct ex_case *c, const char *path, char *argv[5])
+{
+	int i;
+
+	argv[0] = (char *)(strcmp(c->env, "UD_SENDRECV") == 0 ? ud_sendrecv_path() :
+							       need_env(c->env));
+	argv[1] = (char *)path;
+	for (i = 0; i < 3; i++)
+		argv[2 + i] = (char *)c->args[i];
+}
+
+/* The value of the JSON member "@p key": a number in @p json, else -1. */
+static long
+json_num(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(json, pat);
+	return p != NULL ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * How many client sessions the daemon on @p path has reaped, apart from
+ * uroce-ctl's own: ask `uroce-ctl counters --json` until the asker is the only
+ * session left (then every earlier one, its own earlier queries included,
+ * has been reaped) and subtract the earlier queries.
+ */
+static long
+reaped_sessions(const char *path)
+{
+	char *argv[] = {(char *)need_env("UROCE_CTL"), "counters", "-s", (char *)path, "--json",
+			NULL};
+	double end = now_s() + 10;
+	struct run r;
+	long k;
+
+	for (k = 0; now_s() < end; k++) {
+		long sessions, reaped;
+
+		run_example(argv, 10, &r);
+		cr_assert(!r.timed_out && WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+			  "uroce-ctl counters -s %s: status %#x\n%s%s", path, r.status, r.out,
+			  r.err);
+		sessions = json_num(r.out, "sessions");
+		reaped = json_num(r.out, "sessions_reaped");
+		cr_assert(sessions >= 1 && reaped >= k, "uroce-ctl counters: no counts in\n%s",
+			  r.out);
+		if (sessions == 1)
+			return reaped - k;
+		nap();
+	}
+	cr_assert_fail("%s: clients still connected after 10 s", path);
+	return -1;
+}
+
+/* Run case @p i with its side 1 on a second uroced_lite (see the comment at
+ * the top of this file for why it cannot complete there). */
+static void
+two_daemons(int i)
+{
+	const struct ex_case *c = &cases[i];
+	static char peer_env[160];
+	char *env[] = {peer_env, NULL};
+	char *argv[5];
+	struct run r;
+
+	if (getenv("UROCE_CTL") == NULL)
+		cr_skip_test("uroce-ctl not built (libpcap missing)");
+	start_lite();
+	lite_start(peer_path, "-peer", &peer_pid);
+	snprintf(peer_env, sizeof(peer_env), "UROCE_PEER_SOCKET=%s", peer_path);
+	case_argv(c, sock_path, argv);
+	run_example_env(argv, env, 40, &r);
+	/* Expect: both sides open their daemons, create and connect their QPs
+	 * (no setup error), then the run fails (exit 1, in bounded time): a
+	 * packet for the other daemon's QP never leaves a loopback port. */
+	expect_exit(&r, 1, c->env);
+	cr_expect(strstr(r.err, "open_device") == NULL && strstr(r.err, "query_") == NULL &&
+		  strstr(r.err, "create_qp") == NULL && strstr(r.err, "modify to") == NULL,
+		  "%s: a side failed to set up:\n%s", c->env, r.err);
+	/* Expect: side 0's sessions were on the first daemon, side 1's on the
+	 * second (UROCE_PEER_SOCKET), and nowhere else. */
+	cr_expect_eq(reaped_sessions(sock_path), c->side0_sessions, "%s: sessions on %s", c->env,
+		     sock_path);
+	cr_expect_eq(reaped_sessions(peer_path), c->side1_sessions, "%s: sessions on %s",
+		     c->env, peer_path);
+	cr_expect_eq(stop_lite(), 0, "uroced_lite exit status");
+	cr_expect_eq(lite_stop(peer_path, &peer_pid), 0, "second uroced_lite exit status");
+}
+
+Test(examples, rc_pingpong_two_daemons)
+{
+	two_daemons(CASE_RC_PINGPONG);
+}
+
+Test(examples, rdma_write_read_two_daemons)
+{
+	two_daemons(CASE_RDMA_WRITE_READ);
+}
+
+Test(examples, atomic_counter_two_daemons)
+{
+	two_daemons(CASE_ATOMIC_COUNTER);
+}
+
+Test(examples, ud_sendrecv_two_daemons)
+{
+	two_daemons(CASE_UD_SENDRECV);
+}
+
+Test(examples, rc_pingpong_one_daemon)
+{
+	char *argv[5];
+	struct run r;
+
+	start_lite();
+	case_argv(&cases[CASE_RC_PINGPONG], sock_path, argv);
+	run_example(argv, 20, &r);
+	/* Expect: QP a and QP b, each on its own context of the one daemon,
+	 * bounce 20 messages of 64 bytes (path MTU 4096, the port's). */
+	expect_exit(&r, 0, "rc_pingpong");
+	expect_line(&r, "rc_pingpong: 20 round trips of 64 bytes, ", "rc_pingpong");
+	cr_expect_eq(stop_lite(), 0, "uroced_lite exit status");
+}
+
+Test(examples, peer_socket_is_opened_by_side_1_only)
+{
+	static char peer_env[] = "UROCE_PEER_SOCKET=" NOBODY_SOCK;
+	char *env[] = {peer_env, NULL};
+	unsigned int i;
+
+	start_lite();
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct ex_case *c = &cases[i];
+		char *argv[5], line[256];
+		struct run r;
+
+		case_argv(c, sock_path, argv);
+		run_example_env(argv, env, 20, &r);
+		/* Expect: side 1 tries the peer socket (no daemon there) and says
+		 * so, naming the socket; side 0 opens SOCKET_PATH without error. */
+		expect_exit(&r, 1, c->env);
+		snprintf(line, sizeof(line), "%s: open_device: No such file or directory (socket "
+			 NOBODY_SOCK ")\n", c->side1_role);
+		expect_err(&r, line, c->env);
+		cr_expect(strstr(r.err, sock_path) == NULL, "%s: side 0 failed to open %s:\n%s",
+			  c->env, sock_path, r.err);
+	}
+	cr_expect_eq(stop_lite(), 0, "uroced_lite exit status");
+}
+
+Test(examples, gid_index_env)
+{
+	static char gid0[] = "UROCE_GID_INDEX=0", gid1[] = "UROCE_GID_INDEX=1",
+		    bad[] = "UROCE_GID_INDEX=1x", big[] = "UROCE_GID_INDEX=256";
+	char *env0[] = {gid0, NULL}, *env1[] = {gid1, NULL}, *envb[] = {bad, NULL},
+	     *envg[] = {big, NULL};
+	char *argv[5];
+	struct run r;
+
+	start_lite();
+	case_argv(&cases[CASE_RC_PINGPONG], sock_path, argv);
+	/* Expect: index 0 given explicitly is the default, and works. */
+	run_example_env(argv, env0, 20, &r);
+	expect_exit(&r, 0, "rc_pingpong UROCE_GID_INDEX=0");
+	expect_line(&r, "rc_pingpong: 20 round trips of 64 bytes, ", "UROCE_GID_INDEX=0");
+	/* Expect: uroced_lite's port has GID 0 only: index 1 is refused by the
+	 * daemon (EINVAL) and the example says which index it asked for. */
+	run_example_env(argv, env1, 20, &r);
+	expect_exit(&r, 1, "rc_pingpong UROCE_GID_INDEX=1");
+	expect_err(&r, "rc_pingpong: query_gid: port 1 has no GID 1: Invalid argument",
+		   "UROCE_GID_INDEX=1");
+	/* Expect: values that are no index 0..255 are refused before any use. */
+	run_example_env(argv, envb, 20, &r);
+	expect_exit(&r, 1, "rc_pingpong UROCE_GID_INDEX=1x");
+	expect_err(&r, "rc_pingpong: UROCE_GID_INDEX=\"1x\": not a GID index (0..255)\n",
+		   "UROCE_GID_INDEX=1x");
+	run_example_env(argv, envg, 20, &r);
+	expect_exit(&r, 1, "rc_pingpong UROCE_GID_INDEX=256");
+	expect_err(&r, "rc_pingpong: UROCE_GID_INDEX=\"256\": not a GID index (0..255)\n",
+		   "UROCE_GID_INDEX=256");
+	/* Expect: a forked example honours it too (side a, the main process:
+	 * side b, its child, fails the same way but may write after a exits). */
+	case_argv(&cases[CASE_UD_SENDRECV], sock_path, argv);
+	run_example_env(argv, env1, 20, &r);
+	expect_exit(&r, 1, "ud_sendrecv UROCE_GID_INDEX=1");
+	expect_err(&r, "ud_sendrecv[a]: query_gid: port 1 has no GID 1", "ud_sendrecv");
+	cr_expect_eq(stop_lite(), 0, "uroced_lite exit status");
 }

@@ -16,11 +16,14 @@
 #include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -495,7 +498,7 @@ Test(perf, unreachable_daemon_exits_1, .timeout = 60)
 
 Test(perf, peer_disconnect_is_reported, .timeout = 60)
 {
-	const char *a[] = {"send", "lat", "-n", "100000000", NULL};
+	const char *a[] = {"send", "lat", "-n", "2000000", NULL};
 	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
 	struct proc srv = {0}, cli = {0};
 	char *sout, *cout;
@@ -579,4 +582,119 @@ Test(perf, malformed_side_channel_is_refused, .timeout = 60)
 		free(out);
 	}
 	stop_lite();
+}
+
+/*
+ * Map @p pid's uroce_alloc_buf() memfd (its data buffer) through
+ * /proc/PID/fd, as a parent may. @return the mapping, or NULL if the buffer
+ * does not exist yet; *@p len is its size.
+ */
+static uint8_t *
+map_peer_buffer(pid_t pid, size_t *len)
+{
+	char dir[64], path[360], target[128];
+	struct dirent *de;
+	uint8_t *map = NULL;
+	struct stat st;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (d == NULL)
+		return NULL;
+	while (map == NULL && (de = readdir(d)) != NULL) {
+		ssize_t n;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (strstr(target, "memfd:uroce-buf") == NULL)
+			continue;
+		fd = open(path, O_RDWR);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && st.st_size > 0) {
+			map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+				   0);
+			if (map == MAP_FAILED)
+				map = NULL;
+			else
+				*len = (size_t)st.st_size;
+		}
+		close(fd);
+	}
+	closedir(d);
+	return map;
+}
+
+Test(perf, corrupted_data_fails_verify_with_exit_1, .timeout = 60)
+{
+	const char *a[] = {"read", "bw", "-s", "4096", "-D", "1", "--verify", NULL};
+	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
+	struct proc srv = {0}, cli = {0};
+	uint8_t *map = NULL;
+	size_t len = 0;
+	unsigned int zeroed = 0, lines;
+	char *sout, *cout;
+	const char *p;
+	double end;
+	bool cok, sok;
+
+	start_lite();
+	snprintf(port, sizeof(port), "%u", free_port());
+	build_argv(sargv, port, a, NULL);
+	build_argv(cargv, port, a, "127.0.0.1");
+	spawn(&srv, sargv);
+	spawn(&cli, cargv);
+	/* Corrupt the server's buffer from outside (no hook in uroce-perf):
+	 * zero it every 2 ms while the client READs it, so the data the server
+	 * filled in is gone for most READs. */
+	for (end = now_s() + 20; now_s() < end;) {
+		if (waitpid(cli.pid, &cli.status, WNOHANG) == cli.pid) {
+			cli.done = true;
+			break;
+		}
+		if (map == NULL)
+			map = map_peer_buffer(srv.pid, &len);
+		if (map != NULL) {
+			memset(map, 0, len);
+			zeroed++;
+		}
+		nap();
+	}
+	if (map != NULL)
+		munmap(map, len);
+	cok = wait_for(&cli, 1);
+	sok = wait_for(&srv, 5);
+	stop_lite();
+	sout = slurp(srv.out);
+	cout = slurp(cli.out);
+	unlink(srv.out);
+	unlink(cli.out);
+	cr_assert(zeroed > 0, "never found the server's buffer in /proc/%d/fd", (int)srv.pid);
+	cr_assert(cok && sok, "timeout (client done %d, server done %d)", cok, sok);
+	/* Expect: the client names the bad READ and exits 1 with the summary. */
+	cr_expect(WIFEXITED(cli.status) && WEXITSTATUS(cli.status) == 1,
+		  "client status %#x:\n%.2000s", cli.status, cout);
+	cr_expect(strstr(cout, "uroce-perf: verify: RDMA READ data: QP 0 message ") != NULL &&
+		  strstr(cout, " differs at byte 0\n") != NULL, "%.2000s", cout);
+	cr_expect(strstr(cout, "uroce-perf: data verification FAILED\n") != NULL, "%.2000s",
+		  cout);
+	/* Expect: the first 10 bad READs get a line each, then their count, not
+	 * thousands of lines. */
+	for (p = cout, lines = 0; (p = strstr(p, "uroce-perf: verify: RDMA READ")) != NULL; p++)
+		lines++;
+	cr_expect_eq(lines, 10, "%u lines about bad READs", lines);
+	cr_expect(strstr(cout, " bad messages in all (the first 10 shown)\n") != NULL,
+		  "%.2000s", cout);
+	/* Expect: no sanitizer report on either side. */
+	cr_expect(strstr(cout, "runtime error") == NULL && strstr(cout, "Sanitizer") == NULL,
+		  "client:\n%.2000s", cout);
+	cr_expect(strstr(sout, "runtime error") == NULL && strstr(sout, "Sanitizer") == NULL,
+		  "server:\n%.2000s", sout);
+	free(sout);
+	free(cout);
 }

@@ -159,7 +159,8 @@ Test(dp_config, bad_values_one_line_each)
 	static const struct bad cases[] = {
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nmtuu = 1\n",
 		 "F: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, "
-		 "pcp, mtu, dscp, ecn, neighbor)"},
+		 "pcp, mtu, dscp, ecn, neighbor, fault_drop, fault_dup, fault_reorder, "
+		 "fault_corrupt, fault_dir, fault_seed)"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2\n",
 		 "F: [port.0] ipv4 = \"198.18.1.2\": expected an IPv4 address with prefix, e.g. "
 		 "198.18.1.2/24"},
@@ -185,6 +186,28 @@ Test(dp_config, bad_values_one_line_each)
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nneighbor = 198.18.1.1 01:00:00:00:00:01\n",
 		 "F: [port.0] neighbor = \"198.18.1.1 01:00:00:00:00:01\": bad unicast MAC "
 		 "address; expected \"IP MAC\", e.g. 198.18.1.1 02:00:00:00:00:01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_drop = 1%\n",
+		 "F: [port.0] fault_drop = \"1%\": a fraction, not a percentage (1% is 0.01); "
+		 "expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_dup = 1.5\n",
+		 "F: [port.0] fault_dup = \"1.5\": above 1; expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_reorder = -0.1\n",
+		 "F: [port.0] fault_reorder = \"-0.1\": expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_corrupt = nan\n",
+		 "F: [port.0] fault_corrupt = \"nan\": expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_drop = 1e-3\n",
+		 "F: [port.0] fault_drop = \"1e-3\": expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_drop = 0.1.2\n",
+		 "F: [port.0] fault_drop = \"0.1.2\": expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_dir = in\n",
+		 "F: [port.0] fault_dir = \"in\": expected rx, tx or both"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_seed = -1\n",
+		 "F: [port.0] fault_seed = \"-1\": expected an unsigned 64-bit integer"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_seed = 18446744073709551616\n",
+		 "F: [port.0] fault_seed = \"18446744073709551616\": expected an unsigned 64-bit "
+		 "integer"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_drop = 0.1\nfault_drop = 0.2\n",
+		 "F: [port.0] fault_drop: given twice"},
 		{"[port.x y]\ndevice = d\n",
 		 "F: [port.x y]: unknown section (known: eal, daemon, limits, port.<name>)"},
 		{"[eal]\nmemory = 8\n", "F: [eal] memory = \"8\": expected megabytes, 16..1048576"},
@@ -236,6 +259,51 @@ Test(dp_config, missing_file)
 	cr_expect_eq(uroce_dp_config_load(&c, "/nonexistent/uroced.conf", err, sizeof(err)),
 		     -ENOENT);
 	cr_expect_str_eq(err, "/nonexistent/uroced.conf: cannot open: No such file or directory");
+}
+
+Test(dp_config, fault_keys)
+{
+	static const char base[] = "[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\n";
+	struct uroce_dp_config c;
+	char text[512], msg[UROCE_DP_ERR_LEN];
+	const struct uroce_dp_port_cfg *p;
+
+	/* Expect: without fault keys, fault injection is off and applies to both directions. */
+	cr_assert_eq(load(base, &c, msg, sizeof(msg)), 0, "%s", msg);
+	p = &c.ports[0];
+	cr_expect(p->fault_drop == 0.0 && p->fault_dup == 0.0 && p->fault_reorder == 0.0 &&
+		  p->fault_corrupt == 0.0);
+	cr_expect_eq(p->fault_dir, UROCE_DP_FAULT_BOTH);
+	cr_expect_eq(p->fault_seed, 0);
+	cleanup();
+
+	snprintf(text, sizeof(text), "%sfault_drop = 0.01\nfault_dup = .02\nfault_reorder = 0.5\n"
+		 "fault_corrupt = 0\nfault_dir = tx\nfault_seed = 18446744073709551615\n", base);
+	cr_assert_eq(load(text, &c, msg, sizeof(msg)), 0, "%s", msg);
+	p = &c.ports[0];
+	cr_expect(p->fault_drop == 0.01);
+	cr_expect(p->fault_dup == 0.02);
+	cr_expect(p->fault_reorder == 0.5);
+	cr_expect(p->fault_corrupt == 0.0);
+	cr_expect_eq(p->fault_dir, UROCE_DP_FAULT_TX);
+	cr_expect_eq(p->fault_seed, UINT64_MAX);
+	cleanup();
+
+	/* Expect: fractions adding up to exactly 1 (in decimal) are fine; rx is a direction. */
+	snprintf(text, sizeof(text), "%sfault_drop = 0.1\nfault_dup = 0.2\nfault_reorder = 0.3\n"
+		 "fault_corrupt = 0.4\nfault_dir = rx\nfault_seed = 0x2a\n", base);
+	cr_assert_eq(load(text, &c, msg, sizeof(msg)), 0, "%s", msg);
+	cr_expect_eq(c.ports[0].fault_dir, UROCE_DP_FAULT_RX);
+	cr_expect_eq(c.ports[0].fault_seed, 42);
+	cleanup();
+
+	/* Expect: fractions over 1 in all name the section and say why. */
+	snprintf(text, sizeof(text), "%sfault_drop = 0.6\nfault_corrupt = 0.5\n", base);
+	cr_expect_eq(load(text, &c, msg, sizeof(msg)), -EINVAL);
+	cr_expect_str_eq(msg, "F: [port.0]: fault_drop + fault_dup + fault_reorder + "
+			 "fault_corrupt = 1.1: at most one fault is picked per packet, so they "
+			 "must add up to at most 1");
+	cleanup();
 }
 
 Test(dp_config, validate_conflicts)

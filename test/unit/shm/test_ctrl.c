@@ -48,6 +48,15 @@ Test(ctrl, body_lengths_are_the_structs)
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_QUERY_DEVICE, false), 0);
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_QUERY_DEVICE, true), 112);
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_ASYNC_EVENT, false), -EBADMSG);
+	/* 1.1 introspection: small requests, replies that fill most of a message. */
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_LIST_SESSIONS, false), 8);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_LIST_SESSIONS, true), 392);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_LIST_QPS, false), 8);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_LIST_QPS, true), 456);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_QUERY_COUNTERS, false), 16);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_QUERY_COUNTERS, true), 448);
+	cr_expect_eq(uroce_shm_msg_fd_rule(UROCE_SHM_MSG_LIST_QPS, true), UROCE_SHM_FD_NONE);
+	cr_expect_str_eq(uroce_shm_msg_type_name(UROCE_SHM_MSG_QUERY_COUNTERS), "QUERY_COUNTERS");
 	cr_expect_eq(uroce_shm_msg_body_len(0, false), -EOPNOTSUPP);
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_TYPE_MAX + 1, true), -EOPNOTSUPP);
 	for (uint16_t t = 1; t <= UROCE_SHM_MSG_TYPE_MAX; t++) {
@@ -163,8 +172,10 @@ Test(ctrl, every_type_every_direction)
 			checked++;
 		}
 	}
-	/* 23 types x 2 directions, minus ASYNC_EVENT from a client. */
-	cr_expect_eq(checked, 45);
+	/* Every type x 2 directions, minus ASYNC_EVENT from a client:
+	 * 23 types in ABI 1.0, 26 since 1.1 (introspection). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 26);
+	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 1);
 }
 
 Test(ctrl, unknown_types)

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The daemon core (lib/daemon: client sessions and the transport engine) put
+ * on the DPDK dataplane. It runs on worker 0, which therefore owns every QP:
+ * the worker gives each valid RoCEv2 frame to uroce_daemon_rx() and polls the
+ * daemon once per loop; the engine's packets go out through the port ops
+ * below, built in mbufs of the port's pool. With no worker lcore (and then no
+ * port), the main lcore polls the daemon instead, loopback only.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_atomic.h>
+#include <rte_cycles.h>
+#include <rte_mbuf.h>
+#include <rte_pause.h>
+#include <rte_telemetry.h>
+
+#include "uroced.h"
+
+/* Bytes a RoCEv2 packet needs beyond its payload at most: IPv6, UDP, BTH,
+ * the longest extension headers (AtomicETH, 28), ICRC. The port's IP MTU
+ * minus this gives the largest IB MTU the port can carry (verbs active_mtu). */
+#define ROCE_MAX_OVERHEAD (40u + 8u + 12u + 28u + 4u)
+
+static uint64_t
+port_now_us(void *ctx)
+{
+	struct uroced_core *c = ctx;
+
+	return rte_rdtsc() / c->tsc_per_us;
+}
+
+static uint8_t *
+port_tx_alloc(void *ctx, uint32_t ib_len)
+{
+	struct uroced_core *c = ctx;
+
+	return uroce_dp_roce_alloc(c->dp, 0, 0, ib_len);
+}
+
+static void
+port_tx_free(void *ctx, uint8_t *ib)
+{
+	(void)ctx;
+	uroce_dp_roce_free(ib);
+}
+
+static void
+port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+{
+	struct uroced_core *c = ctx;
+	struct uroce_encap e;
+
+	memset(&e, 0, sizeof(e));
+	memcpy(e.sgid, a->sgid, 16);
+	memcpy(e.dgid, a->dgid, 16);
+	e.tclass = a->tclass;
+	e.hop_limit = a->hop_limit;
+	e.flow_label = a->flow_label;
+	e.sport = a->sport;
+	/* Verbs port 1 is dataplane port 0, the only one the core drives. */
+	uroce_dp_roce_send(c->dp, 0, 0, ib, ib_len, &e);
+}
+
+static const struct uroce_daemon_port_ops dp_port_ops = {
+	.now_us = port_now_us,
+	.tx_alloc = port_tx_alloc,
+	.tx_send = port_tx_send,
+	.tx_free = port_tx_free,
+};
+
+static void
+core_rx(void *ctx, uint16_t port, const struct uroce_frame *frame, struct uroce_pkt *pkt)
+{
+	struct uroced_core *c = ctx;
+
+	(void)port;
+	uroce_daemon_rx(c->d, pkt, frame);
+	rte_pktmbuf_free((struct rte_mbuf *)pkt->owner);
+}
+
+/* On the thread that polls the core, every UROCED_SNAP_US. */
+static void
+snap_publish(struct uroced_core *c)
+{
+	uint64_t now = port_now_us(c);
+	struct uroced_snap *s = &c->snap;
+
+	if (now < c->next_snap_us)
+		return;
+	c->next_snap_us = now + UROCED_SNAP_US;
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	uroce_daemon_stats(c->d, &s->st);
+	s->n_cnt = uroce_daemon_counters(c->d, s->cnt, UROCED_SNAP_CNT);
+	if (s->n_cnt > UROCED_SNAP_CNT)
+		s->n_cnt = UROCED_SNAP_CNT;
+	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+static void
+snap_read(const struct uroced_core *c, struct uroced_snap *out)
+{
+	uint32_t before, after;
+
+	do {
+		before = __atomic_load_n(&c->snap.seq, __ATOMIC_ACQUIRE);
+		memcpy(out, &c->snap, sizeof(*out));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		after = __atomic_load_n(&c->snap.seq, __ATOMIC_RELAXED);
+	} while ((before & 1) != 0 || before != after);
+}
+
+static struct uroced_core *tel_core; /* telemetry callbacks take no context */
+
+static int
+tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct uroced_snap s;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_dict(d);
+#define ST(f) rte_tel_data_add_dict_u64(d, #f, s.st.f)
+	ST(sessions);
+	ST(segments);
+	ST(pds);
+	ST(mrs);
+	ST(cqs);
+	ST(qps);
+	ST(srqs);
+	ST(ahs);
+	ST(msgs);
+	ST(bad_msgs);
+	ST(hello_refused);
+	ST(wqe_rejected);
+	ST(ring_corrupt);
+	ST(loop_frames);
+	ST(loop_bad);
+	ST(port_tx);
+	ST(port_rx);
+	ST(cqe_written);
+	ST(cq_events);
+	ST(sessions_reaped);
+	ST(async_events);
+	ST(async_dropped);
+#undef ST
+	for (i = 0; i < s.n_cnt; i++)
+		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i), s.cnt[i]);
+	return 0;
+}
+
+int
+uroced_core_telemetry_register(struct uroced_core *c)
+{
+	tel_core = c;
+	return rte_telemetry_register_cmd("/uroce/daemon/stats", tel_daemon_stats,
+					  "Daemon resources (sessions, QPs, ...) and transport "
+					  "counters (out_of_sequence, ...), refreshed every 100 ms");
+}
+
+/* Worker 0's turn each loop: the daemon, or the orderly stop main asked for. */
+static unsigned int
+core_work(void *ctx)
+{
+	struct uroced_core *c = ctx;
+
+	if (unlikely(__atomic_load_n(&c->quiesce_req, __ATOMIC_ACQUIRE))) {
+		if (!c->quiesced) {
+			c->n_flushed = uroce_daemon_quiesce(c->d);
+			__atomic_store_n(&c->quiesced, true, __ATOMIC_RELEASE);
+		}
+		return 0;
+	}
+	snap_publish(c);
+	return uroce_daemon_poll(c->d);
+}
+
+uint8_t
+uroced_active_mtu(uint16_t ip_mtu)
+{
+	uint8_t e;
+
+	for (e = UROCE_MTU_4096; e > UROCE_MTU_256; e--)
+		if (uroce_mtu_bytes(e) + ROCE_MAX_OVERHEAD <= ip_mtu)
+			break;
+	return e;
+}
+
+int
+uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce_dp_config *cfg,
+		  char *err, size_t errlen)
+{
+	struct uroce_daemon_conf dc;
+	unsigned int i;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->dp = dp;
+	c->tsc_per_us = rte_get_tsc_hz() / 1000000u;
+	if (c->tsc_per_us == 0)
+		c->tsc_per_us = 1;
+	memset(&dc, 0, sizeof(dc));
+	dc.sock_path = cfg->socket_path;
+	dc.sock_mode = (mode_t)cfg->socket_mode;
+	if (uroce_dp_port_count(dp) > 0) {
+		/* The GID table of port 0, indexes kept (empty slots stay zero). */
+		dc.n_gid = UROCE_DP_GID_MAX;
+		for (i = 0; i < UROCE_DP_GID_MAX; i++)
+			uroce_dp_gid_get(dp, 0, i, dc.gids[i]);
+		dc.active_mtu = uroced_active_mtu(uroce_dp_port_mtu(dp, 0));
+		dc.port_ops = &dp_port_ops;
+		dc.port_ctx = c;
+	}
+	c->d = uroce_daemon_create(&dc);
+	if (c->d == NULL) {
+		rc = errno;
+		snprintf(err, errlen, "control socket %s: %s%s", cfg->socket_path, strerror(rc),
+			 rc == ENOENT ? " (create the directory, or set --socket)" : "");
+		return -rc;
+	}
+	c->on_worker = uroce_dp_worker_count(dp) > 0;
+	if (c->on_worker) {
+		rc = uroce_dp_set_work_handler(dp, 0, core_work, c);
+		if (rc == 0)
+			rc = uroce_dp_set_rx_handler(dp, 0, core_rx, c);
+		if (rc != 0) {
+			snprintf(err, errlen, "cannot install the daemon core on worker 0: %s",
+				 strerror(-rc));
+			uroce_daemon_destroy(c->d);
+			c->d = NULL;
+			return rc;
+		}
+	}
+	return 0;
+}
+
+unsigned int
+uroced_core_main_poll(struct uroced_core *c)
+{
+	if (c->on_worker)
+		return 0;
+	snap_publish(c);
+	return uroce_daemon_poll(c->d);
+}
+
+unsigned int
+uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp)
+{
+	uint64_t deadline;
+
+	if (c->d == NULL)
+		return 0;
+	if (c->on_worker) {
+		/* Flush on the owner lcore, then stop the workers. */
+		__atomic_store_n(&c->quiesce_req, true, __ATOMIC_RELEASE);
+		deadline = rte_rdtsc() + rte_get_tsc_hz();
+		while (!__atomic_load_n(&c->quiesced, __ATOMIC_ACQUIRE) && rte_rdtsc() < deadline)
+			rte_delay_us_sleep(1000);
+		uroce_dp_stop(dp);
+	} else {
+		c->n_flushed = uroce_daemon_quiesce(c->d);
+	}
+	/* Workers stopped: this thread may touch the core now. Sessions close,
+	 * which clients see as a fatal device event. */
+	tel_core = NULL;
+	uroce_daemon_destroy(c->d);
+	c->d = NULL;
+	return c->n_flushed;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * uroced's parts: main.c (options, EAL, signals) and core.c (the daemon core
+ * of lib/daemon on the dataplane's worker 0).
+ */
+
+#ifndef UROCED_H
+#define UROCED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uroce_daemon.h"
+#include "uroce_dataplane.h"
+
+/* Counters worker 0 publishes for the telemetry thread (a seqlock: seq is
+ * odd while the worker writes; a reader retries until it reads one even
+ * value before and after its copy). */
+#define UROCED_SNAP_CNT 64
+#define UROCED_SNAP_US 100000u
+
+struct uroced_snap {
+	uint32_t seq;
+	struct uroce_daemon_stats st;
+	unsigned int n_cnt;
+	uint64_t cnt[UROCED_SNAP_CNT];
+};
+
+struct uroced_core {
+	struct uroce_daemon *d;
+	struct uroce_dp *dp;
+	uint64_t tsc_per_us;
+	bool on_worker;        /* worker 0 polls the core; else the main lcore */
+	bool quiesce_req;      /* main → worker 0: move QPs to ERR and stop polling */
+	bool quiesced;         /* worker 0 → main: done */
+	unsigned int n_flushed;
+	uint64_t next_snap_us;
+	struct uroced_snap snap;
+};
+
+/** The verbs active MTU (enum uroce_mtu) a port of IP MTU @p ip_mtu carries. */
+uint8_t uroced_active_mtu(uint16_t ip_mtu);
+
+/**
+ * Create the daemon core over @p dp (GIDs and MTU of port 0; loopback only
+ * without ports) and install it on worker 0. Before uroce_dp_start().
+ * @return 0, or -errno with @p err set to one line.
+ */
+int uroced_core_start(struct uroced_core *c, struct uroce_dp *dp,
+		      const struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/** Register /uroce/daemon/stats (daemon resources and transport counters). */
+int uroced_core_telemetry_register(struct uroced_core *c);
+
+/** Main-lcore turn: polls the core when no worker does. @return work done. */
+unsigned int uroced_core_main_poll(struct uroced_core *c);
+
+/**
+ * Orderly stop: QPs to ERR with flush completions written (on the owner
+ * lcore), workers stopped, sessions closed, socket removed.
+ * @return the number of QPs that were moved to ERR.
+ */
+unsigned int uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp);
+
+#endif /* UROCED_H */

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The transport's side of a worker: the per-iteration work callback, and
+ * RoCEv2 transmission. The engine writes the InfiniBand part of a packet
+ * (BTH through the ICRC slot) into an mbuf whose data starts
+ * RTE_PKTMBUF_HEADROOM bytes in; sending prepends Ethernet [VLAN] IP UDP in
+ * that headroom, computes the ICRC and queues the mbuf on the worker's TX
+ * queue. No copy, no lock: the next hop comes from the worker's own cache,
+ * and only a cache miss asks the shared neighbour table.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "dp_internal.h"
+
+/* The engine's buffer pointer must lead back to its mbuf (see mbuf_of_ib). */
+_Static_assert(UROCE_DP_ROCE_HEADROOM == RTE_PKTMBUF_HEADROOM,
+	       "the IB part starts at the default mbuf headroom");
+_Static_assert(UROCE_DP_ROCE_HEADROOM >= UROCE_ETH_LEN + UROCE_VLAN_LEN + UROCE_IPV6_LEN +
+		       UROCE_UDP_LEN, "headroom holds the largest encapsulation");
+
+int
+uroce_dp_set_work_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_work_fn fn,
+			  void *ctx)
+{
+	if (worker >= dp->n_workers)
+		return -EINVAL;
+	if (dp->running)
+		return -EBUSY;
+	dp->workers[worker].work_fn = fn;
+	dp->workers[worker].work_ctx = ctx;
+	return 0;
+}
+
+uint16_t
+uroce_dp_port_mtu(const struct uroce_dp *dp, uint16_t port)
+{
+	return port < dp->n_ports ? dp->ports[port].mtu : 0;
+}
+
+/*
+ * Our pools have no private area (rte_pktmbuf_pool_create(..., 0, ...)), so
+ * the data buffer follows the mbuf header directly and a fresh mbuf's data
+ * starts RTE_PKTMBUF_HEADROOM bytes into it.
+ */
+static struct rte_mbuf *
+mbuf_of_ib(uint8_t *ib)
+{
+	return (struct rte_mbuf *)(void *)(ib - RTE_PKTMBUF_HEADROOM - sizeof(struct rte_mbuf));
+}
+
+uint8_t *
+uroce_dp_roce_alloc(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint32_t ib_len)
+{
+	struct dp_port *p = &dp->ports[port];
+	struct dp_worker *w = &dp->workers[worker];
+	struct rte_mbuf *m;
+
+	/* Back-pressure: while the port cannot take what is queued, build nothing. */
+	if (unlikely(w->txq[port].n == DP_TXBUF)) {
+		dp_tx_flush(w, p, &w->txq[port]);
+		if (w->txq[port].n == DP_TXBUF) {
+			p->cnt[worker].tx_ring_full++;
+			return NULL;
+		}
+	}
+	/* The smallest encapsulation is IPv4 + UDP: anything longer can never go. */
+	if (unlikely(ib_len + UROCE_IPV4_LEN + UROCE_UDP_LEN > p->mtu)) {
+		p->cnt[worker].tx_too_big++;
+		return NULL;
+	}
+	m = rte_pktmbuf_alloc(p->pool);
+	if (unlikely(m == NULL)) {
+		p->cnt[worker].tx_nombuf++;
+		return NULL;
+	}
+	RTE_ASSERT(m->data_off == RTE_PKTMBUF_HEADROOM && rte_pktmbuf_priv_size(p->pool) == 0);
+	return rte_pktmbuf_mtod(m, uint8_t *);
+}
+
+void
+uroce_dp_roce_free(uint8_t *ib)
+{
+	rte_pktmbuf_free(mbuf_of_ib(ib));
+}
+
+static unsigned int
+ncache_slot(const uint8_t ip[16], uint16_t port)
+{
+	uint32_t h = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 | (uint32_t)ip[14] << 8 |
+		     ip[15];
+
+	h ^= (uint32_t)ip[8] ^ (uint32_t)ip[9] << 8 ^ port;
+	h *= 0x9e3779b1u;
+	return h >> 26; /* DP_NCACHE == 64 */
+}
+
+_Static_assert(DP_NCACHE == 64, "ncache_slot returns 6 bits");
+
+/* The next hop's MAC for @p ip, from the worker's cache or the shared table. */
+static int
+next_hop(struct dp_worker *w, uint16_t port, const uint8_t ip[16], uint8_t mac[6])
+{
+	struct dp_ncache *c = &w->ncache[ncache_slot(ip, port)];
+	int rc;
+
+	if (c->expires_us > w->now_us && c->port == port && memcmp(c->ip, ip, 16) == 0) {
+		memcpy(mac, c->mac, 6);
+		return 0;
+	}
+	rc = uroce_dp_resolve(w->dp, port, ip, mac);
+	if (rc == 0) {
+		memcpy(c->ip, ip, 16);
+		memcpy(c->mac, mac, 6);
+		c->port = port;
+		c->expires_us = w->now_us + DP_NCACHE_US;
+	}
+	return rc;
+}
+
+int
+uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
+		   uint32_t ib_len, const struct uroce_encap *enc)
+{
+	struct dp_worker *w = &dp->workers[worker];
+	struct dp_port *p = &dp->ports[port];
+	struct dp_counters *cnt = &p->cnt[worker];
+	struct rte_mbuf *m = mbuf_of_ib(ib);
+	struct uroce_encap e = *enc;
+	uint32_t elen, l2;
+	uint8_t *frame;
+	int rc;
+
+	/* Only our own addresses as source, and the family the GIDs say. */
+	if (unlikely(!dp_port_owns_gid(p, e.sgid) ||
+		     uroce_gid_family(e.sgid) != uroce_gid_family(e.dgid))) {
+		cnt->tx_bad_addr++;
+		rc = -EINVAL;
+		goto drop;
+	}
+	rc = next_hop(w, port, e.dgid, e.dmac);
+	if (unlikely(rc != 0)) {
+		if (rc == -EAGAIN)
+			cnt->tx_neigh_pending++;
+		else if (rc == -EHOSTUNREACH)
+			cnt->tx_neigh_failed++;
+		else
+			cnt->tx_bad_addr++;
+		goto drop;
+	}
+	memcpy(e.smac, p->mac, 6);
+	e.family = uroce_gid_family(e.dgid);
+	e.has_vlan = p->cfg.has_vlan;
+	e.vlan_tci = (uint16_t)(p->cfg.pcp << 13 | p->cfg.vlan_id);
+	if (e.tclass == 0)
+		e.tclass = (uint8_t)(p->cfg.dscp << 2 | p->cfg.ecn);
+	e.ip_id = 0; /* DF is set: the identification has no use (RFC 6864) */
+	elen = uroce_encap_len(&e);
+	l2 = UROCE_ETH_LEN + (e.has_vlan ? UROCE_VLAN_LEN : 0);
+	if (unlikely(elen - l2 + ib_len > p->mtu)) {
+		cnt->tx_too_big++;
+		rc = -EMSGSIZE;
+		goto drop;
+	}
+	frame = ib - elen;
+	if (unlikely(uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen)) {
+		cnt->tx_bad_addr++;
+		rc = -EINVAL;
+		goto drop;
+	}
+	uroce_icrc_fill(frame + l2, elen - l2 + ib_len - UROCE_ICRC_LEN, e.family);
+	m->data_off = (uint16_t)(m->data_off - elen);
+	m->data_len = (uint16_t)(elen + ib_len);
+	m->pkt_len = elen + ib_len;
+	cnt->tx_roce_packets++;
+	cnt->tx_roce_bytes += m->pkt_len;
+	dp_tx_enqueue(w, p, m);
+	return 0;
+drop:
+	rte_pktmbuf_free(m);
+	return rc;
+}

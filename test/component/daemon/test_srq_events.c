@@ -1,0 +1,1114 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Component tests of shared receive queues and asynchronous events through
+ * the daemon core (lib/daemon) and liburoce (shm ABI 1.1). The daemon runs in
+ * a thread of the test process (uroce_daemon_poll() in a loop, under a lock
+ * that uroce_daemon_stats() also takes); the test is its liburoce client over
+ * the UNIX socket, and the SIGKILL test forks a separate client process.
+ * Traffic goes over the daemon's loopback port (full RoCEv2 frames, parsed
+ * again on the way in); the socket lives in /tmp and nothing leaves the host.
+ */
+
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uroce_daemon.h"
+#include "uroce_shm.h"
+#include "uroce_verbs.h"
+
+#define BUF_SIZE (64 * 1024)
+#define MSG_LEN 300
+#define SLOT_LEN 1024
+
+static char sock_path[108];
+static struct uroce_daemon *dmn;
+static pthread_t dthread;
+static pthread_mutex_t dlock = PTHREAD_MUTEX_INITIALIZER;
+static volatile int dstop;
+static bool drunning;
+
+static void *
+daemon_loop(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&dstop, __ATOMIC_ACQUIRE)) {
+		unsigned int w;
+
+		pthread_mutex_lock(&dlock);
+		w = uroce_daemon_poll(dmn);
+		pthread_mutex_unlock(&dlock);
+		if (w == 0) {
+			struct timespec ts = {.tv_nsec = 20000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+static void
+start_daemon(void)
+{
+	struct uroce_daemon_conf conf;
+
+	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-srq-%d.sock", (int)getpid());
+	memset(&conf, 0, sizeof(conf));
+	conf.sock_path = sock_path;
+	conf.sock_mode = 0600;
+	dmn = uroce_daemon_create(&conf);
+	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
+	dstop = 0;
+	cr_assert_eq(pthread_create(&dthread, NULL, daemon_loop, NULL), 0);
+	drunning = true;
+}
+
+/* Stop the poll thread and destroy the daemon (every session torn down). */
+static void
+stop_daemon(void)
+{
+	if (!drunning)
+		return;
+	__atomic_store_n(&dstop, 1, __ATOMIC_RELEASE);
+	pthread_join(dthread, NULL);
+	uroce_daemon_destroy(dmn);
+	dmn = NULL;
+	drunning = false;
+}
+
+static void
+stats(struct uroce_daemon_stats *st)
+{
+	pthread_mutex_lock(&dlock);
+	uroce_daemon_stats(dmn, st);
+	pthread_mutex_unlock(&dlock);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+nap_ms(int ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* One client: context, PD, a registered 64 KiB buffer and one CQ. */
+struct ep {
+	struct uroce_context *ctx;
+	struct uroce_pd *pd;
+	uint8_t *buf;
+	struct uroce_mr *mr;
+	struct uroce_cq *cq;
+	uint8_t gid[16];
+};
+
+static void
+ep_open(struct ep *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ctx = uroce_open_device(sock_path);
+	cr_assert_not_null(e->ctx, "open_device: %s", strerror(errno));
+	cr_assert_eq(uroce_query_gid(e->ctx, 1, 0, e->gid), 0);
+	e->pd = uroce_alloc_pd(e->ctx);
+	cr_assert_not_null(e->pd, "alloc_pd: %s", strerror(errno));
+	e->buf = uroce_alloc_buf(e->ctx, BUF_SIZE);
+	cr_assert_not_null(e->buf, "alloc_buf: %s", strerror(errno));
+	e->mr = uroce_reg_mr(e->pd, e->buf, BUF_SIZE,
+			     UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
+	cr_assert_not_null(e->mr, "reg_mr: %s", strerror(errno));
+	e->cq = uroce_create_cq(e->ctx, 256, NULL);
+	cr_assert_not_null(e->cq, "create_cq: %s", strerror(errno));
+}
+
+static struct uroce_srq *
+srq_new(struct ep *e, uint32_t max_wr, uint32_t max_sge)
+{
+	struct uroce_srq_init_attr ia;
+	struct uroce_srq *srq;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.attr.max_wr = max_wr;
+	ia.attr.max_sge = max_sge;
+	ia.attr.srq_limit = 3; /* ignored at creation, as in verbs */
+	srq = uroce_create_srq(e->pd, &ia);
+	cr_assert_not_null(srq, "create_srq: %s", strerror(errno));
+	cr_assert_geq(ia.attr.max_wr, max_wr);
+	cr_assert_eq(ia.attr.srq_limit, 0);
+	return srq;
+}
+
+/* An RC QP on the endpoint's CQ; receives from @p srq if not NULL. */
+static struct uroce_qp *
+qp_new(struct ep *e, struct uroce_srq *srq)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = e->cq;
+	ia.recv_cq = e->cq;
+	ia.srq = srq;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 16;
+	ia.cap.max_recv_wr = 16;
+	ia.cap.max_send_sge = 2;
+	ia.cap.max_recv_sge = 2;
+	qp = uroce_create_qp(e->pd, &ia);
+	cr_assert_not_null(qp, "create_qp: %s", strerror(errno));
+	return qp;
+}
+
+static void
+qp_rts(struct uroce_qp *qp, const uint8_t gid[16], uint32_t dqpn)
+{
+	struct uroce_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE;
+	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX |
+						     UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTR;
+	a.path_mtu = 3;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 100;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dgid, gid, 16);
+	a.ah_attr.port_num = 1;
+	a.ah_attr.hop_limit = 64;
+	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
+						     UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
+						     UROCE_QP_MAX_DEST_RD_ATOMIC |
+						     UROCE_QP_MIN_RNR_TIMER), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_RTS;
+	a.sq_psn = 100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7; /* an empty SRQ makes the sender wait, never fail */
+	a.max_rd_atomic = 1;
+	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN |
+						     UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
+						     UROCE_QP_RNR_RETRY |
+						     UROCE_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* Connect a (sender) and b (receiver) to each other. */
+static void
+pair(struct ep *e, struct uroce_qp *a, struct uroce_qp *b)
+{
+	qp_rts(a, e->gid, b->qp_num);
+	qp_rts(b, e->gid, a->qp_num);
+}
+
+static uint8_t
+pat(uint32_t i, uint32_t seed)
+{
+	return (uint8_t)(i * 7 + seed * 13 + 1);
+}
+
+/* Post one SRQ receive of [buf + off, + len) under @p lkey. */
+static int
+srq_recv1(struct ep *e, struct uroce_srq *srq, uint64_t wr_id, uint32_t off, uint32_t len,
+	  uint32_t lkey)
+{
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)(e->buf + off), .length = len,
+				.lkey = lkey};
+	struct uroce_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return uroce_post_srq_recv(srq, &wr, &bad);
+}
+
+/* SEND MSG_LEN bytes of pattern @p seed from the send area (second half). */
+static void
+send1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t seed)
+{
+	uint8_t *src = e->buf + BUF_SIZE / 2 + (seed % 16) * SLOT_LEN;
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)src, .length = MSG_LEN,
+				.lkey = e->mr->lkey};
+	struct uroce_send_wr wr, *bad = NULL;
+	uint32_t i;
+
+	for (i = 0; i < MSG_LEN; i++)
+		src[i] = pat(i, seed);
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.opcode = UROCE_WR_SEND;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	cr_assert_eq(uroce_post_send(qp, &wr, &bad), 0);
+}
+
+/* Wait for one completion, 10 s at most. */
+static void
+wait_wc(struct uroce_cq *cq, struct uroce_wc *wc)
+{
+	double end = now_s() + 10;
+	int n;
+
+	while ((n = uroce_poll_cq(cq, 1, wc)) == 0) {
+		cr_assert_lt(now_s(), end, "no completion in 10 s");
+		nap_ms(1);
+	}
+	cr_assert_eq(n, 1, "poll_cq: %d", n);
+}
+
+/* Wait up to @p ms for an async event; false if none came. */
+static bool
+wait_event(struct uroce_context *ctx, struct uroce_async_event *ev, int ms)
+{
+	struct pollfd p = {.fd = uroce_async_fd(ctx), .events = POLLIN};
+	double end = now_s() + ms / 1000.0;
+
+	for (;;) {
+		int rc = uroce_get_async_event(ctx, ev);
+
+		if (rc == 0)
+			return true;
+		cr_assert_eq(rc, -EAGAIN, "get_async_event: %d", rc);
+		if (now_s() >= end)
+			return false;
+		poll(&p, 1, 10);
+	}
+}
+
+static void
+async_nonblocking(struct uroce_context *ctx)
+{
+	int fd = uroce_async_fd(ctx);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+}
+
+/* Wait until the daemon's resource counts are all back to zero. */
+static void
+wait_all_reclaimed(void)
+{
+	struct uroce_daemon_stats st;
+	double end = now_s() + 10;
+
+	for (;;) {
+		stats(&st);
+		if (st.sessions == 0 && st.srqs == 0 && st.qps == 0 && st.cqs == 0 &&
+		    st.mrs == 0 && st.pds == 0 && st.segments == 0)
+			return;
+		cr_assert_lt(now_s(), end,
+			     "not reclaimed: sessions %u srqs %u qps %u cqs %u mrs %u pds %u "
+			     "segments %u", st.sessions, st.srqs, st.qps, st.cqs, st.mrs, st.pds,
+			     st.segments);
+		nap_ms(2);
+	}
+}
+
+/* Release the endpoint's objects (locally too when the daemon is gone) and close. */
+static void
+ep_close(struct ep *e)
+{
+	int rc;
+
+	rc = uroce_destroy_cq(e->cq);
+	cr_expect(rc == 0 || rc == -ENOTCONN, "destroy_cq %d", rc);
+	rc = uroce_dereg_mr(e->mr);
+	cr_expect(rc == 0 || rc == -ENOTCONN, "dereg_mr %d", rc);
+	rc = uroce_free_buf(e->ctx, e->buf);
+	cr_expect(rc == 0, "free_buf %d", rc);
+	rc = uroce_dealloc_pd(e->pd);
+	cr_expect(rc == 0 || rc == -ENOTCONN, "dealloc_pd %d", rc);
+	cr_expect_eq(uroce_close_device(e->ctx), 0);
+}
+
+Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *r1, *r2, *s1, *s2;
+	struct uroce_async_event ev;
+	struct uroce_daemon_stats st;
+	struct uroce_device_attr da;
+	struct uroce_srq_attr sa;
+	struct uroce_srq *srq;
+	struct uroce_recv_wr rw;
+	unsigned int from_r1 = 0, from_r2 = 0, seen = 0;
+	struct ep e;
+	int i;
+
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	cr_assert_eq(uroce_query_device(e.ctx, &da), 0);
+	cr_expect_gt(da.max_srq, 0, "the daemon serves SRQs (ABI 1.1)");
+	srq = srq_new(&e, 16, 1);
+	r1 = qp_new(&e, srq);
+	r2 = qp_new(&e, srq);
+	s1 = qp_new(&e, NULL);
+	s2 = qp_new(&e, NULL);
+	cr_expect_eq(r1->srq, srq);
+	pair(&e, s1, r1);
+	pair(&e, s2, r2);
+	stats(&st);
+	cr_expect_eq(st.srqs, 1);
+	/* Expect: a QP on an SRQ refuses its own receives (verbs). */
+	memset(&rw, 0, sizeof(rw));
+	cr_expect_eq(uroce_post_recv(r1, &rw, NULL), -EINVAL);
+	/* Expect: 8 receive buffers in the SRQ serve 3 SENDs on each QP. */
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(srq_recv1(&e, srq, 1000 + i, (uint32_t)i * SLOT_LEN, SLOT_LEN,
+				       e.mr->lkey), 0);
+	for (i = 0; i < 3; i++) {
+		send1(&e, s1, 1, 10 + (uint32_t)i);
+		send1(&e, s2, 2, 20 + (uint32_t)i);
+	}
+	while (seen < 12) {
+		struct uroce_wc wc;
+
+		wait_wc(e.cq, &wc);
+		seen++;
+		cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "wc status %u wr_id %llu", wc.status,
+			     (unsigned long long)wc.wr_id);
+		if (wc.opcode == UROCE_WC_SEND)
+			continue;
+		cr_assert_eq(wc.opcode, UROCE_WC_RECV);
+		cr_assert(wc.wr_id >= 1000 && wc.wr_id < 1008, "wr_id %llu",
+			  (unsigned long long)wc.wr_id);
+		cr_assert_eq(wc.byte_len, MSG_LEN);
+		cr_assert(wc.qp_num == r1->qp_num || wc.qp_num == r2->qp_num);
+		{
+			const uint8_t *d = e.buf + (wc.wr_id - 1000) * SLOT_LEN;
+			/* SRQ WQEs are taken in order; each QP's SENDs arrive in order,
+			 * so the seed is recovered from the first byte and checked whole. */
+			uint32_t seed = wc.qp_num == r1->qp_num ? 10 + from_r1 : 20 + from_r2;
+			uint32_t k;
+
+			for (k = 0; k < MSG_LEN; k++)
+				cr_assert_eq(d[k], pat(k, seed), "byte %u of wr_id %llu", k,
+					     (unsigned long long)wc.wr_id);
+		}
+		if (wc.qp_num == r1->qp_num)
+			from_r1++;
+		else
+			from_r2++;
+	}
+	cr_expect_eq(from_r1, 3);
+	cr_expect_eq(from_r2, 3);
+	cr_assert_eq(uroce_query_srq(srq, &sa), 0);
+	cr_expect_eq(sa.max_wr, 16);
+	cr_expect_eq(sa.max_sge, 1);
+	cr_expect_eq(sa.srq_limit, 0);
+	/* Expect: the SRQ cannot go while QPs use it. */
+	cr_expect_eq(uroce_destroy_srq(srq), -EBUSY);
+	/* Expect: an SRQ QP moved to ERR reports Last WQE Reached (IBA 11.6.3). */
+	{
+		struct uroce_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = UROCE_QPS_ERR;
+		cr_assert_eq(uroce_modify_qp(r1, &a, UROCE_QP_STATE), 0);
+	}
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no LAST_WQE_REACHED");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_QP_LAST_WQE_REACHED);
+	cr_expect_eq(ev.element.qp, r1);
+	cr_expect_eq(uroce_destroy_qp(r1), -EBUSY, "destroy before the ack");
+	uroce_ack_async_event(&ev);
+	cr_assert_eq(uroce_destroy_qp(r1), 0);
+	cr_assert_eq(uroce_destroy_qp(r2), 0);
+	cr_assert_eq(uroce_destroy_qp(s1), 0);
+	cr_assert_eq(uroce_destroy_qp(s2), 0);
+	cr_assert_eq(uroce_destroy_srq(srq), 0);
+	stats(&st);
+	cr_expect_eq(st.srqs, 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+Test(srq, bad_lkey_and_sge_outside_mr_fail_the_receive, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *r, *s;
+	struct uroce_daemon_stats st0, st;
+	struct uroce_srq *srq;
+	struct uroce_wc wc;
+	struct uroce_sge sge[2];
+	struct uroce_recv_wr rw, *bad = NULL;
+	bool got_recv = false;
+	struct ep e;
+	int round;
+
+	start_daemon();
+	ep_open(&e);
+	srq = srq_new(&e, 8, 1);
+	/* Expect: more SGEs than the SRQ's max_sge is refused at post, nothing written. */
+	memset(&rw, 0, sizeof(rw));
+	memset(sge, 0, sizeof(sge));
+	rw.wr_id = 1;
+	rw.sg_list = sge;
+	rw.num_sge = 2;
+	cr_expect_eq(uroce_post_srq_recv(srq, &rw, &bad), -EINVAL);
+	cr_expect_eq(bad, &rw);
+	for (round = 0; round < 2; round++) {
+		uint64_t wr_id = 500 + (uint64_t)round;
+
+		stats(&st0);
+		r = qp_new(&e, srq);
+		s = qp_new(&e, NULL);
+		pair(&e, s, r);
+		if (round == 0)
+			/* Expect: an lkey that is no MR of this client: counted, and
+			 * the WQE fails with LOC_PROT_ERR on the QP that takes it. */
+			cr_assert_eq(srq_recv1(&e, srq, wr_id, 0, SLOT_LEN,
+					       e.mr->lkey ^ 0x100u), 0);
+		else
+			/* Expect: an SGE running past the end of the MR fails the same. */
+			cr_assert_eq(srq_recv1(&e, srq, wr_id, BUF_SIZE - 100, SLOT_LEN,
+					       e.mr->lkey), 0);
+		send1(&e, s, 77, 5);
+		got_recv = false;
+		for (;;) {
+			wait_wc(e.cq, &wc);
+			if (wc.opcode & UROCE_WC_RECV)
+				break;
+		}
+		got_recv = true;
+		cr_expect(got_recv);
+		cr_expect_eq(wc.wr_id, wr_id);
+		cr_expect_eq(wc.status, UROCE_WC_LOC_PROT_ERR, "round %d: status %u", round,
+			     wc.status);
+		cr_expect_eq(wc.qp_num, r->qp_num);
+		stats(&st);
+		if (round == 0)
+			cr_expect_eq(st.srq_wqe_rejected, st0.srq_wqe_rejected + 1,
+				     "bad lkey counted");
+		else
+			cr_expect_eq(st.srq_wqe_rejected, st0.srq_wqe_rejected,
+				     "bounds are the engine's: not a daemon rejection");
+		/* Drain the sender's completion (error or flush) before teardown. */
+		nap_ms(20);
+		while (uroce_poll_cq(e.cq, 1, &wc) == 1)
+			;
+		cr_assert_eq(uroce_destroy_qp(r), 0);
+		cr_assert_eq(uroce_destroy_qp(s), 0);
+	}
+	/* Expect: the SRQ itself still works after the failed WQEs. */
+	r = qp_new(&e, srq);
+	s = qp_new(&e, NULL);
+	pair(&e, s, r);
+	cr_assert_eq(srq_recv1(&e, srq, 900, 0, SLOT_LEN, e.mr->lkey), 0);
+	send1(&e, s, 78, 6);
+	for (;;) {
+		wait_wc(e.cq, &wc);
+		if (wc.opcode & UROCE_WC_RECV)
+			break;
+	}
+	cr_expect_eq(wc.wr_id, 900);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+	cr_expect_eq(e.buf[0], pat(0, 6));
+	cr_expect_eq(e.buf[MSG_LEN - 1], pat(MSG_LEN - 1, 6));
+	nap_ms(20);
+	while (uroce_poll_cq(e.cq, 1, &wc) == 1)
+		;
+	cr_assert_eq(uroce_destroy_qp(r), 0);
+	cr_assert_eq(uroce_destroy_qp(s), 0);
+	cr_assert_eq(uroce_destroy_srq(srq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+Test(srq, limit_event_fires_once_when_armed, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *r, *s;
+	struct uroce_async_event ev;
+	struct uroce_srq_attr sa;
+	struct uroce_srq *srq;
+	struct uroce_wc wc;
+	struct ep e;
+	int i, recvs = 0;
+
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	srq = srq_new(&e, 8, 1);
+	r = qp_new(&e, srq);
+	s = qp_new(&e, NULL);
+	pair(&e, s, r);
+	for (i = 0; i < 8; i++)
+		cr_assert_eq(srq_recv1(&e, srq, 100 + i, (uint32_t)i * SLOT_LEN, SLOT_LEN,
+				       e.mr->lkey), 0);
+	/* Expect: MODIFY_SRQ refuses a resize and a limit above max_wr. */
+	memset(&sa, 0, sizeof(sa));
+	sa.max_wr = 16;
+	cr_expect_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_MAX_WR), -EINVAL);
+	sa.srq_limit = 9;
+	cr_expect_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_LIMIT), -EINVAL);
+	sa.srq_limit = 5;
+	cr_assert_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_LIMIT), 0);
+	cr_assert_eq(uroce_query_srq(srq, &sa), 0);
+	cr_expect_eq(sa.srq_limit, 5, "armed");
+	/* Expect: 3 receives leave 5 WQEs: not below the limit, no event. */
+	for (i = 0; i < 3; i++)
+		send1(&e, s, 1, (uint32_t)i);
+	while (recvs < 3) {
+		wait_wc(e.cq, &wc);
+		cr_assert_eq(wc.status, UROCE_WC_SUCCESS);
+		if (wc.opcode & UROCE_WC_RECV)
+			recvs++;
+	}
+	cr_expect_not(wait_event(e.ctx, &ev, 100), "event at 5 WQEs (type %u)", ev.event_type);
+	/* Expect: the 4th leaves 4 < 5: SRQ_LIMIT_REACHED once. A control reply
+	 * that comes after the event (QUERY_SRQ) still matches its request. */
+	send1(&e, s, 1, 3);
+	while (recvs < 4) {
+		wait_wc(e.cq, &wc);
+		if (wc.opcode & UROCE_WC_RECV)
+			recvs++;
+	}
+	nap_ms(50); /* the event is on the socket now, unread */
+	cr_assert_eq(uroce_query_srq(srq, &sa), 0);
+	cr_expect_eq(sa.max_wr, 8);
+	cr_expect_eq(sa.srq_limit, 0, "disarmed by the event");
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no SRQ_LIMIT_REACHED");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_SRQ_LIMIT_REACHED);
+	cr_expect_eq(ev.element.srq, srq);
+	/* Expect: two more receives, no second event without re-arming. */
+	for (i = 4; i < 6; i++)
+		send1(&e, s, 1, (uint32_t)i);
+	while (recvs < 6) {
+		wait_wc(e.cq, &wc);
+		if (wc.opcode & UROCE_WC_RECV)
+			recvs++;
+	}
+	cr_expect_not(wait_event(e.ctx, &ev, 100), "a second event (type %u)", ev.event_type);
+	/* Expect: arming above the current level (2 WQEs) fires at once. While
+	 * that event sits on the socket, a CQ wait (nothing armed) times out
+	 * cleanly: it queues the event instead of failing or spinning. */
+	sa.srq_limit = 3;
+	cr_assert_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_LIMIT), 0);
+	nap_ms(50);
+	cr_expect_eq(uroce_get_cq_event(e.cq, 50), 0);
+	{
+		struct uroce_async_event ev2;
+
+		cr_assert(wait_event(e.ctx, &ev2, 3000), "no event on arming below the level");
+		cr_expect_eq(ev2.event_type, UROCE_ASYNC_SRQ_LIMIT_REACHED);
+		uroce_ack_async_event(&ev2);
+	}
+	cr_assert_eq(uroce_destroy_qp(r), 0);
+	cr_assert_eq(uroce_destroy_qp(s), 0);
+	cr_expect_eq(uroce_destroy_srq(srq), -EBUSY, "one event not acknowledged");
+	uroce_ack_async_event(&ev);
+	cr_expect_eq(uroce_destroy_srq(srq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+Test(srq, another_clients_srq_handle_is_refused, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_srq_attr sa;
+	struct uroce_srq *srq_a, *srq_b, fake;
+	struct uroce_daemon_stats st;
+	struct ep a, b;
+
+	start_daemon();
+	ep_open(&a);
+	ep_open(&b);
+	srq_a = srq_new(&a, 8, 1);
+	srq_b = srq_new(&b, 8, 1);
+	/* A copy of A's SRQ under B's context: B sends A's handle. */
+	fake = *srq_a;
+	fake.context = b.ctx;
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = b.cq;
+	ia.recv_cq = b.cq;
+	ia.srq = &fake;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_send_sge = 1;
+	/* Expect: CREATE_QP with another client's SRQ: EPERM. */
+	cr_expect_null(uroce_create_qp(b.pd, &ia));
+	cr_expect_eq(errno, EPERM, "errno %d", errno);
+	cr_expect_eq(uroce_query_srq(&fake, &sa), -EPERM);
+	memset(&sa, 0, sizeof(sa));
+	sa.srq_limit = 1;
+	cr_expect_eq(uroce_modify_srq(&fake, &sa, UROCE_SRQ_LIMIT), -EPERM);
+	cr_expect_eq(uroce_query_srq(srq_a, &sa), 0);
+	cr_expect_eq(sa.srq_limit, 0, "A's SRQ untouched");
+	/* Expect: a handle of B's own session that names no SRQ: ENOENT. */
+	fake.handle = (srq_b->handle & 0xffff0000u) | 0xfff0u;
+	cr_expect_null(uroce_create_qp(b.pd, &ia));
+	cr_expect_eq(errno, ENOENT, "errno %d", errno);
+	/* Expect: the creating context's own handle passes the liburoce check. */
+	ia.srq = srq_a;
+	cr_expect_null(uroce_create_qp(b.pd, &ia), "SRQ of another context");
+	cr_expect_eq(errno, EINVAL);
+	stats(&st);
+	cr_expect_eq(st.srqs, 2);
+	cr_expect_eq(st.qps, 0);
+	cr_expect_eq(uroce_destroy_srq(srq_b), 0);
+	cr_expect_eq(uroce_destroy_srq(srq_a), 0);
+	ep_close(&b);
+	ep_close(&a);
+	wait_all_reclaimed();
+}
+
+/* Child of the SIGKILL test: an SRQ with posted WQEs and a QP on it, then wait. */
+static void
+srq_owner_child(int wfd)
+{
+	struct uroce_context *ctx = uroce_open_device(sock_path);
+	struct uroce_srq_init_attr sia;
+	struct uroce_qp_init_attr ia;
+	struct uroce_sge sge;
+	struct uroce_recv_wr rw;
+	struct uroce_srq *srq;
+	struct uroce_pd *pd;
+	struct uroce_mr *mr;
+	struct uroce_cq *cq;
+	uint8_t *buf;
+	int i;
+
+	if (ctx == NULL || (pd = uroce_alloc_pd(ctx)) == NULL ||
+	    (buf = uroce_alloc_buf(ctx, BUF_SIZE)) == NULL ||
+	    (mr = uroce_reg_mr(pd, buf, BUF_SIZE, UROCE_ACCESS_LOCAL_WRITE)) == NULL ||
+	    (cq = uroce_create_cq(ctx, 16, NULL)) == NULL)
+		_exit(2);
+	memset(&sia, 0, sizeof(sia));
+	sia.attr.max_wr = 16;
+	sia.attr.max_sge = 1;
+	srq = uroce_create_srq(pd, &sia);
+	if (srq == NULL)
+		_exit(3);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.srq = srq;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_send_sge = 1;
+	if (uroce_create_qp(pd, &ia) == NULL)
+		_exit(4);
+	for (i = 0; i < 8; i++) {
+		sge.addr = (uint64_t)(uintptr_t)(buf + i * SLOT_LEN);
+		sge.length = SLOT_LEN;
+		sge.lkey = mr->lkey;
+		memset(&rw, 0, sizeof(rw));
+		rw.wr_id = (uint64_t)i;
+		rw.sg_list = &sge;
+		rw.num_sge = 1;
+		if (uroce_post_srq_recv(srq, &rw, NULL) != 0)
+			_exit(5);
+	}
+	if (write(wfd, "R", 1) != 1)
+		_exit(6);
+	for (;;)
+		pause();
+}
+
+Test(srq, sigkill_of_srq_owner_is_reclaimed, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_daemon_stats st;
+	int pfd[2], status = 0;
+	double end;
+	char c = 0;
+	pid_t pid;
+
+	start_daemon();
+	cr_assert_eq(pipe(pfd), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		srq_owner_child(pfd[1]);
+	}
+	close(pfd[1]);
+	cr_assert_eq(read(pfd[0], &c, 1), 1, "child did not get ready");
+	cr_assert_eq(c, 'R');
+	close(pfd[0]);
+	/* Expect: the child's SRQ with its 8 WQEs, a QP on it, all live. */
+	end = now_s() + 5;
+	do {
+		stats(&st);
+		if (st.srqs == 1 && st.qps == 1)
+			break;
+		nap_ms(2);
+	} while (now_s() < end);
+	cr_assert_eq(st.srqs, 1);
+	cr_assert_eq(st.qps, 1);
+	cr_assert_eq(st.sessions, 1);
+	cr_assert_eq(kill(pid, SIGKILL), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	/* Expect: the hang-up reclaims it all: counts back to zero. */
+	wait_all_reclaimed();
+	stats(&st);
+	cr_expect_geq(st.sessions_reaped, 1);
+}
+
+/* The mapping in this process of the memfd named @p name (first one found). */
+static void *
+find_memfd_map(const char *name)
+{
+	char line[512], want[64];
+	FILE *f = fopen("/proc/self/maps", "r");
+	void *addr = NULL;
+
+	cr_assert_not_null(f);
+	snprintf(want, sizeof(want), "/memfd:%s ", name);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo;
+
+		if (strstr(line, want) != NULL && sscanf(line, "%lx-", &lo) == 1) {
+			addr = (void *)lo;
+			break;
+		}
+	}
+	fclose(f);
+	return addr;
+}
+
+Test(events, qp_fatal_event_is_delivered, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_daemon_stats st0, st;
+	struct uroce_async_event ev;
+	struct uroce_shm_ring_hdr *sq;
+	struct uroce_qp_attr qa;
+	struct uroce_srq *srq;
+	struct uroce_qp *qp;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	/* The session's first objects with doorbell slots: the SRQ gets slot 0,
+	 * the QP slot 1 (the daemon hands out the lowest free slot). */
+	srq = srq_new(&e, 8, 1);
+	qp = qp_new(&e, srq);
+	/* The QP's segment starts with its SQ ring (sq_offset 0). The test is
+	 * the client here, and a hostile one: it publishes a producer index
+	 * 100000 ahead of the consumer and rings the QP's doorbell. */
+	sq = find_memfd_map("uroce-qp");
+	cr_assert_not_null(sq, "QP segment not mapped");
+	cr_assert_eq(sq->magic, UROCE_SHM_RING_MAGIC);
+	stats(&st0);
+	__atomic_store_n(&sq->prod, sq->cons + 100000u, __ATOMIC_RELEASE);
+	uroce_shm_db_ring(find_memfd_map("uroce-db"), 1);
+	/* Expect: ring found corrupt, the QP in ERR, QP_FATAL then
+	 * LAST_WQE_REACHED (the QP is on an SRQ) to the owner. */
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no QP_FATAL");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_QP_FATAL);
+	cr_expect_eq(ev.element.qp, qp);
+	uroce_ack_async_event(&ev);
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no LAST_WQE_REACHED");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_QP_LAST_WQE_REACHED);
+	cr_expect_eq(ev.element.qp, qp);
+	uroce_ack_async_event(&ev);
+	stats(&st);
+	cr_expect_eq(st.ring_corrupt, st0.ring_corrupt + 1);
+	cr_expect_geq(st.async_events, st0.async_events + 2);
+	cr_expect_eq(st.async_dropped, 0);
+	cr_assert_eq(uroce_query_qp(qp, &qa, UROCE_QP_STATE, NULL), 0);
+	cr_expect_eq(qa.qp_state, UROCE_QPS_ERR);
+	cr_expect_eq(uroce_destroy_qp(qp), 0);
+	cr_expect_eq(uroce_destroy_srq(srq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+Test(events, cq_overrun_reports_cq_err_once, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_async_event ev;
+	struct uroce_qp_init_attr ia;
+	struct uroce_send_wr wr[3];
+	struct uroce_sge sge;
+	struct uroce_cq *tiny;
+	struct uroce_qp *qp;
+	struct uroce_wc wc;
+	struct ep e;
+	int i;
+
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	tiny = uroce_create_cq(e.ctx, 1, NULL);
+	cr_assert_not_null(tiny);
+	cr_assert_eq(uroce_cq_size(tiny), 1);
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = tiny;
+	ia.recv_cq = e.cq;
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = uroce_create_qp(e.pd, &ia);
+	cr_assert_not_null(qp);
+	qp_rts(qp, e.gid, qp->qp_num);
+	/* Expect: three SENDs whose lkey is no MR of this client: each is
+	 * refused by the daemon with an error CQE, but the send CQ holds one:
+	 * the second overruns it, CQ_ERR once (IBA 11.4.2.1), not twice. */
+	sge.addr = (uint64_t)(uintptr_t)e.buf;
+	sge.length = 8;
+	sge.lkey = e.mr->lkey ^ 0x100u;
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 3; i++) {
+		wr[i].wr_id = 40 + (uint64_t)i;
+		wr[i].opcode = UROCE_WR_SEND;
+		wr[i].send_flags = UROCE_SEND_SIGNALED;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	cr_assert_eq(uroce_post_send(qp, wr, NULL), 0);
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no CQ_ERR");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_CQ_ERR);
+	cr_expect_eq(ev.element.cq, tiny);
+	cr_expect_eq(uroce_destroy_cq(tiny), -EBUSY, "destroy before the ack");
+	uroce_ack_async_event(&ev);
+	wait_wc(tiny, &wc);
+	cr_expect_eq(wc.wr_id, 40);
+	cr_expect_eq(wc.status, UROCE_WC_LOC_PROT_ERR);
+	cr_expect_not(wait_event(e.ctx, &ev, 100), "a second CQ_ERR (type %u)", ev.event_type);
+	cr_assert_eq(uroce_destroy_qp(qp), 0);
+	cr_assert_eq(uroce_destroy_cq(tiny), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+Test(events, daemon_death_gives_device_fatal_and_enotconn, .timeout = 60,
+     .fini = stop_daemon)
+{
+	struct uroce_async_event ev;
+	struct uroce_srq_attr sa;
+	struct uroce_srq *srq;
+	struct pollfd p;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	srq = srq_new(&e, 8, 1);
+	/* An event left unread when the daemon dies: arming at level 0 fires. */
+	memset(&sa, 0, sizeof(sa));
+	sa.srq_limit = 1;
+	cr_assert_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_LIMIT), 0);
+	stop_daemon();
+	/* Expect: the async fd turns readable; the queued event first, then
+	 * DEVICE_FATAL once (blocking mode: it must not hang), then ENOTCONN. */
+	p.fd = uroce_async_fd(e.ctx);
+	p.events = POLLIN;
+	cr_assert_eq(poll(&p, 1, 5000), 1, "async fd not readable after daemon death");
+	cr_assert_eq(uroce_get_async_event(e.ctx, &ev), 0);
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_SRQ_LIMIT_REACHED);
+	cr_expect_eq(ev.element.srq, srq);
+	uroce_ack_async_event(&ev);
+	cr_assert_eq(uroce_get_async_event(e.ctx, &ev), 0);
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_DEVICE_FATAL);
+	cr_expect_null(ev.element.qp);
+	uroce_ack_async_event(&ev);
+	cr_expect_eq(uroce_get_async_event(e.ctx, &ev), -ENOTCONN);
+	cr_expect(uroce_context_fatal(e.ctx));
+	/* Expect: every call that needs the daemon fails with ENOTCONN. */
+	cr_expect_null(uroce_alloc_pd(e.ctx));
+	cr_expect_eq(errno, ENOTCONN);
+	cr_expect_eq(uroce_query_srq(srq, &sa), -ENOTCONN);
+	cr_expect_eq(srq_recv1(&e, srq, 1, 0, 64, e.mr->lkey), -ENOTCONN);
+	cr_expect_eq(uroce_destroy_srq(srq), -ENOTCONN, "freed locally anyway");
+	ep_close(&e);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests that speak the control protocol by hand (lib/shm only)             */
+/* ------------------------------------------------------------------------ */
+
+static int
+raw_connect(void)
+{
+	struct timeval tv = {.tv_sec = 5};
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	cr_assert_geq(fd, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	strcpy(sa.sun_path, sock_path);
+	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Send one request without waiting. @return bytes sent or -errno. */
+static ssize_t
+raw_send(int fd, uint16_t type, uint32_t seq, const void *body, size_t blen, bool dontwait)
+{
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	int n = uroce_shm_msg_init(buf, sizeof(buf), type, seq, false, 0);
+
+	cr_assert_eq((size_t)n, sizeof(struct uroce_shm_msg_hdr) + blen);
+	if (blen > 0)
+		memcpy(buf + sizeof(struct uroce_shm_msg_hdr), body, blen);
+	if (dontwait) {
+		ssize_t r = send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		return r < 0 ? -errno : r;
+	}
+	return uroce_shm_sock_send(fd, buf, (size_t)n, -1);
+}
+
+/* One request/response; ASYNC_EVENTs met on the way are counted in @p events. */
+static int
+raw_call(int fd, uint16_t type, uint32_t seq, const void *body, size_t blen, void *resp,
+	 size_t rlen, unsigned int *events)
+{
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	const struct uroce_shm_msg_hdr *h = (const void *)buf;
+
+	cr_assert_gt(raw_send(fd, type, seq, body, blen, false), 0);
+	for (;;) {
+		int rfd = -1;
+		ssize_t n = uroce_shm_sock_recv(fd, buf, sizeof(buf), &rfd);
+
+		cr_assert_gt(n, 0, "recv: %zd", n);
+		cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)n, true, rfd >= 0), 0);
+		if (rfd >= 0)
+			close(rfd);
+		if (h->type == UROCE_SHM_MSG_ASYNC_EVENT) {
+			cr_assert_eq(h->seq, 0, "events are seq 0");
+			if (events != NULL)
+				(*events)++;
+			continue;
+		}
+		cr_assert_eq(h->seq, seq);
+		cr_assert_eq(h->type, type);
+		if (resp != NULL)
+			memcpy(resp, buf + sizeof(*h), rlen);
+		return h->status;
+	}
+}
+
+static uint32_t
+raw_hello_pd_srq(int fd, uint16_t minor, int *srq_rc, uint16_t *daemon_minor)
+{
+	struct uroce_shm_msg_hello_req hq;
+	struct uroce_shm_msg_hello_resp hr;
+	struct uroce_shm_msg_handle pd;
+	struct uroce_shm_msg_create_srq_req sq;
+	struct uroce_shm_msg_create_srq_resp sr;
+
+	memset(&hq, 0, sizeof(hq));
+	hq.abi_major = UROCE_SHM_ABI_MAJOR;
+	hq.abi_minor = minor;
+	cr_assert_eq(raw_call(fd, UROCE_SHM_MSG_HELLO, 1, &hq, sizeof(hq), &hr, sizeof(hr),
+			      NULL), 0);
+	*daemon_minor = hr.abi_minor;
+	cr_assert_eq(raw_call(fd, UROCE_SHM_MSG_ALLOC_PD, 2, NULL, 0, &pd, sizeof(pd), NULL), 0);
+	memset(&sq, 0, sizeof(sq));
+	sq.pd_handle = pd.handle;
+	sq.max_wr = 4;
+	sq.max_sge = 1;
+	memset(&sr, 0, sizeof(sr));
+	*srq_rc = raw_call(fd, UROCE_SHM_MSG_CREATE_SRQ, 3, &sq, sizeof(sq), &sr, sizeof(sr),
+			   NULL);
+	return sr.srq_handle;
+}
+
+Test(events, abi_1_0_client_gets_no_srq, .timeout = 60, .fini = stop_daemon)
+{
+	uint16_t dminor = 0;
+	int fd, rc;
+
+	start_daemon();
+	fd = raw_connect();
+	/* Expect: a 1.0 HELLO is accepted, the response says 1.1, and CREATE_SRQ
+	 * is -EOPNOTSUPP: that client would never ring the SRQ's doorbell. */
+	raw_hello_pd_srq(fd, 0, &rc, &dminor);
+	cr_expect_eq(dminor, UROCE_SHM_ABI_MINOR);
+	cr_expect_eq(UROCE_SHM_ABI_MINOR, 1);
+	cr_expect_eq(rc, -EOPNOTSUPP);
+	close(fd);
+	fd = raw_connect();
+	/* Expect: the same requests from a 1.1 client create the SRQ. */
+	raw_hello_pd_srq(fd, 1, &rc, &dminor);
+	cr_expect_eq(rc, 0);
+	close(fd);
+	wait_all_reclaimed();
+}
+
+Test(events, unread_socket_drops_events_and_never_blocks, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_shm_msg_modify_srq_req mq;
+	struct uroce_daemon_stats st;
+	struct ep e;
+	uint32_t seq, srq;
+	uint16_t dminor;
+	double end;
+	int fd, rc;
+
+	start_daemon();
+	fd = raw_connect();
+	srq = raw_hello_pd_srq(fd, 1, &rc, &dminor);
+	cr_assert_eq(rc, 0);
+	/* Expect: each MODIFY_SRQ arms the limit of the empty SRQ, which fires
+	 * at once: a reply and an event per request. This client reads nothing:
+	 * once half its socket is full the daemon drops events (counted); when
+	 * even a reply cannot be sent it hangs up on that client. It never waits. */
+	memset(&mq, 0, sizeof(mq));
+	mq.srq_handle = srq;
+	mq.attr_mask = UROCE_SRQ_LIMIT;
+	mq.srq_limit = 1;
+	end = now_s() + 10;
+	for (seq = 10; seq < 20000 && now_s() < end; seq++) {
+		ssize_t n = raw_send(fd, UROCE_SHM_MSG_MODIFY_SRQ, seq, &mq, sizeof(mq), true);
+
+		if (n == -EAGAIN) {
+			seq--;
+			nap_ms(1);
+			continue;
+		}
+		if (n < 0)
+			break; /* the daemon hung up on us */
+	}
+	end = now_s() + 10;
+	do {
+		stats(&st);
+		if (st.async_dropped > 0 && st.sessions_reaped > 0)
+			break;
+		nap_ms(5);
+	} while (now_s() < end);
+	cr_log_info("requests sent %u, events sent %llu, dropped %llu, sessions reaped %llu",
+		    seq - 10, (unsigned long long)st.async_events,
+		    (unsigned long long)st.async_dropped, (unsigned long long)st.sessions_reaped);
+	cr_expect_gt(st.async_events, 0, "some events were sent");
+	cr_expect_gt(st.async_dropped, 0, "events dropped, not waited for");
+	cr_expect_geq(st.sessions_reaped, 1, "the client that reads nothing was hung up on");
+	/* Expect: the daemon still serves everyone else. */
+	ep_open(&e);
+	ep_close(&e);
+	close(fd);
+	wait_all_reclaimed();
+}
