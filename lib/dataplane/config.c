@@ -1022,7 +1022,7 @@ uroce_dp_eal_args(const struct uroce_dp_config *cfg, const char *prog, char **ar
 
 	ADD(prog);
 	if (cfg->lcores[0] != '\0') {
-		ADD("-l");
+		ADD("--lcores"); /* -l takes no "lcore@cpu" mapping */
 		ADD(cfg->lcores);
 	}
 	if (cfg->in_memory) {

@@ -151,6 +151,59 @@ d = json.loads(sys.stdin.read())
 print(d["/uroce/port/stats"][sys.argv[1]])' "$3"
 }
 
+# dstat PREFIX NAME: one value of /uroce/daemon/stats (daemon and transport).
+dstat() {
+	tel "$1" /uroce/daemon/stats | /usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+print(d["/uroce/daemon/stats"][sys.argv[1]])' "$2"
+}
+
+# require_clients: the example and uroce-perf binaries meson passes.
+require_clients() {
+	[ -n "${UROCE_PERF:-}" ] && [ -x "$UROCE_PERF" ] || skip "UROCE_PERF is not set (uroce-perf not built)"
+	[ -n "${EXAMPLES:-}" ] && [ -x "$EXAMPLES/rc_pingpong" ] ||
+		skip "EXAMPLES is not set (configure with -Dexamples=true)"
+}
+
+# perf_pair NAME SRV_SOCK CLI_SOCK TCP_PORT ARGS...: one uroce-perf run, the
+# server on SRV_SOCK's daemon, the client on CLI_SOCK's, both bounded by 120 s.
+# Passes when both exit 0 (with --verify: the data checked on both sides).
+# Logs: $WORK/NAME.srv and $WORK/NAME.cli. Sets PERF_RC to the client's exit.
+perf_pair() {
+	local name="$1" ssock="$2" csock="$3" port="$4" spid rc_s
+	shift 4
+	timeout 120 "$UROCE_PERF" "$@" --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
+	spid=$!
+	sleep 0.3
+	timeout 120 "$UROCE_PERF" "$@" --socket "$csock" -p "$port" 127.0.0.1 \
+		>"$WORK/$name.cli" 2>&1
+	PERF_RC=$?
+	wait "$spid"
+	rc_s=$?
+	if [ "$PERF_RC" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
+		pass "$name: uroce-perf $* ($(grep -A1 '#bytes' "$WORK/$name.cli" | tail -1 |
+			awk '{print $1 " B x " $2}'))"
+	else
+		fail "$name: uroce-perf $*: client exit $PERF_RC, server exit $rc_s"
+		tail -4 "$WORK/$name.cli" "$WORK/$name.srv" | sed 's/^/    /'
+	fi
+}
+
+# example NAME ARGS...: run an example binary (bounded), pass on exit 0.
+run_example() {
+	local name="$1" rc
+	shift
+	timeout 60 "$EXAMPLES/$name" "$@" >"$WORK/ex-$name.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ]; then
+		pass "$name $* (gid index ${UROCE_GID_INDEX:-0}): $(tail -1 "$WORK/ex-$name.log")"
+	else
+		fail "$name $* (gid index ${UROCE_GID_INDEX:-0}): exit $rc"
+		tail -5 "$WORK/ex-$name.log" | sed 's/^/    /'
+	fi
+}
+
 finish() {
 	if [ "$FAILS" -ne 0 ]; then
 		log "$FAILS check(s) failed"

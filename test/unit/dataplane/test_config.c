@@ -380,7 +380,7 @@ Test(dp_config, eal_args)
 	cr_assert_gt(argc, 0);
 	cr_expect_str_eq(argv[0], "uroced");
 	cr_expect_null(argv[argc]);
-	cr_expect(argv_has(argv, argc, "-l", "0,1"));
+	cr_expect(argv_has(argv, argc, "--lcores", "0,1"));
 	cr_expect(argv_has(argv, argc, "--no-huge", NULL));
 	/* Expect: --no-huge brings a default of 256 MB. */
 	cr_expect(argv_has(argv, argc, "-m", "256"));

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The uroce authors
+#
+# RDMA between two uroced over memif (A: memif server, B: memif client),
+# --no-huge, one worker lcore each (A's on CPU 1, B's on CPU 0). Clients of
+# A and B are ordinary processes; examples put side 0 on A and side 1 on B
+# (UROCE_SOCKET / UROCE_PEER_SOCKET), uroce-perf servers sit on A and clients
+# on B unless said otherwise.
+#   Expect: every example passes across the two daemons, with the IPv4-mapped
+#           GID (index 1) and with the IPv6 GID (index 2).
+#   Expect: uroce-perf write/read/send/atomic bw and write/send lat pass with
+#           --verify on both GIDs, and write at path MTUs 256, 512 and 1024.
+#   Expect: with fault injection on daemon A, RX and TX (1%, then 10% drop,
+#           plus duplication, reordering and corruption), transfers verify,
+#           the fault counters and the transport's retransmission counters
+#           move, and corrupted frames count as rx_icrc_errors.
+#   Expect: kill -9 of one client during traffic leaves another pair's
+#           verified transfer unharmed, and both daemons end with no QP.
+#   Expect: stopping daemon B under traffic fails A's sender with
+#           RETRY_EXC_ERR (its peer is gone); B restarts and serves again.
+. "$(dirname "$0")/lib.sh"
+
+require_root
+require_uroced
+require_clients
+require_cmd dpdk-telemetry.py dpdk-dev
+require_cmd timeout coreutils
+require_eal
+
+MEMIF="$WORK/memif.sock"
+PA="uroce-e2e-a-$$"
+PB="uroce-e2e-b-$$"
+PREFIXES+=("$PA" "$PB")
+
+# conf SIDE EXTRA: writes $WORK/SIDE.conf (EXTRA: lines for [port.memif])
+conf() {
+	local side="$1" extra="$2" role n lcores prefix
+	if [ "$side" = a ]; then
+		role=server; n=1; lcores=0,1; prefix=$PA
+	else
+		role=client; n=2; lcores=0@1,1@0; prefix=$PB
+	fi
+	cat >"$WORK/$side.conf" <<EOF
+[eal]
+lcores = $lcores
+no_huge = yes
+memory = 256
+file_prefix = $prefix
+[daemon]
+socket = $WORK/$side.sock
+[limits]
+mbufs = 4095
+idle_sleep_us = 10
+neigh_retry_ms = 100
+[port.memif]
+vdev = net_memif0,role=$role,socket=$MEMIF,id=0
+ipv4 = 198.18.3.$n/24
+ipv6 = 2001:2::3:$n/112
+mac = 02:00:c6:12:03:0$n
+$extra
+EOF
+}
+
+# start_pair [A_EXTRA [B_EXTRA]]: both daemons, memif link up.
+start_pair() {
+	conf a "${1:-}"
+	conf b "${2:-}"
+	start_uroced a - -c "$WORK/a.conf" || finish
+	PID_A=$LAST_PID
+	start_uroced b - -c "$WORK/b.conf" || finish
+	PID_B=$LAST_PID
+	for _ in $(seq 50); do
+		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
+		sleep 0.1
+	done
+}
+
+stop_pair() {
+	stop_uroced "$PID_A" a
+	stop_uroced "$PID_B" b
+}
+
+A_SOCK="$WORK/a.sock"
+B_SOCK="$WORK/b.sock"
+
+# --- 1. Examples and uroce-perf, no faults -------------------------------
+start_pair ""
+export UROCE_SOCKET="$A_SOCK" UROCE_PEER_SOCKET="$B_SOCK"
+for gi in 1 2; do
+	export UROCE_GID_INDEX=$gi
+	run_example rc_pingpong "$A_SOCK" 200 4096
+	run_example rdma_write_read "$A_SOCK"
+	run_example atomic_counter "$A_SOCK" 3 200
+	run_example ud_sendrecv "$A_SOCK" 32
+done
+unset UROCE_GID_INDEX UROCE_PEER_SOCKET
+
+port=18600
+for gi in 1 2; do
+	for t in write read send atomic; do
+		port=$((port + 1))
+		perf_pair "bw-$t-x$gi" "$A_SOCK" "$B_SOCK" $port $t bw -x $gi -n 200 --verify
+	done
+	for t in write send; do
+		port=$((port + 1))
+		perf_pair "lat-$t-x$gi" "$A_SOCK" "$B_SOCK" $port $t lat -x $gi -n 200 --verify
+	done
+done
+for m in 256 512 1024; do
+	port=$((port + 1))
+	perf_pair "mtu-$m" "$A_SOCK" "$B_SOCK" $port write bw -x 1 -m $m -s 20000 -n 100 --verify
+	grep -q "Mtu             : $m\[B\]" "$WORK/mtu-$m.cli" && pass "path MTU $m in use" ||
+		fail "path MTU $m not reported by uroce-perf"
+done
+
+# --- 2. kill -9 of a client under traffic -------------------------------
+timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$A_SOCK" -p 18700 >"$WORK/k1.srv" 2>&1 &
+K1S=$!
+sleep 0.3
+timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$B_SOCK" -p 18700 127.0.0.1 \
+	>"$WORK/k1.cli" 2>&1 &
+K1C=$!
+sleep 1.5
+kill -KILL "$K1C"
+perf_pair "beside-kill" "$A_SOCK" "$B_SOCK" 18701 send bw -x 1 -n 300 --verify
+wait "$K1C" 2>/dev/null
+wait "$K1S" 2>/dev/null
+for _ in $(seq 50); do
+	[ "$(dstat "$PA" qps)" = 0 ] && [ "$(dstat "$PB" qps)" = 0 ] && break
+	sleep 0.1
+done
+qa=$(dstat "$PA" qps)
+qb=$(dstat "$PB" qps)
+[ "$qa" = 0 ] && [ "$qb" = 0 ] && pass "after kill -9: no QP left on A or B (reaped $(dstat "$PB" sessions_reaped))" ||
+	fail "after kill -9: QPs left: A $qa, B $qb"
+
+# --- 3. Daemon B stops under traffic: A's sender gets RETRY_EXC_ERR ----------
+timeout 60 "$UROCE_PERF" write bw -x 1 -D 20 --socket "$B_SOCK" -p 18710 >"$WORK/r.srv" 2>&1 &
+RS=$!
+sleep 0.3
+timeout 60 "$UROCE_PERF" write bw -x 1 -D 20 --socket "$A_SOCK" -p 18710 127.0.0.1 \
+	>"$WORK/r.cli" 2>&1 &
+RC=$!
+sleep 1.5
+stop_uroced "$PID_B" b
+wait "$RC"
+rc=$?
+if [ "$rc" -ne 0 ] && grep -q "RETRY_EXC_ERR" "$WORK/r.cli"; then
+	pass "B gone: A's sender failed with RETRY_EXC_ERR ($(grep -o 'completion error [A-Z_]*' "$WORK/r.cli" | head -1))"
+else
+	fail "B gone: A's sender exit $rc without RETRY_EXC_ERR"
+	tail -3 "$WORK/r.cli" | sed 's/^/    /'
+fi
+wait "$RS"
+rc=$?
+[ "$rc" -ne 0 ] && pass "B gone: its own client exited with an error ($rc): $(grep -m1 -o 'uroce-perf: .*' "$WORK/r.srv")" ||
+	fail "B gone: its client exited 0"
+rm -f "$B_SOCK"
+start_uroced b - -c "$WORK/b.conf" || finish
+PID_B=$LAST_PID
+perf_pair "after-restart" "$A_SOCK" "$B_SOCK" 18711 read bw -x 1 -n 100 --verify
+stop_pair
+
+# --- 4. Fault injection -------------------------------------------------
+# retrans_sum PREFIX: the counters that move when the transport recovers.
+retrans_sum() {
+	local s=0 c v
+	for c in retransmits local_ack_timeout_err packet_seq_err out_of_sequence \
+		duplicate_request implied_nak_seq_err; do
+		v=$(dstat "$1" $c)
+		s=$((s + v))
+	done
+	echo $s
+}
+for pct in 1 10; do
+	frac=$(printf '0.%02d' "$pct")
+	start_pair "fault_drop = $frac
+fault_dup = 0.005
+fault_reorder = 0.005
+fault_corrupt = 0.005
+fault_seed = $pct"
+	port=$((18800 + pct * 10))
+	for t in write read send atomic; do
+		port=$((port + 1))
+		size="-s 4096"
+		[ $t = atomic ] && size=""
+		# shellcheck disable=SC2086 # $size is zero or two words
+		perf_pair "fault$pct-$t" "$A_SOCK" "$B_SOCK" $port $t bw -x 1 $size -n 60 --verify
+	done
+	fd=$(( $(counter "$PA" 0 fault_dropped) + $(counter "$PB" 0 fault_dropped) ))
+	fc=$(( $(counter "$PA" 0 fault_corrupted) + $(counter "$PB" 0 fault_corrupted) ))
+	ic=$(( $(counter "$PA" 0 rx_icrc_errors) + $(counter "$PB" 0 rx_icrc_errors) ))
+	rt=$(( $(retrans_sum "$PA") + $(retrans_sum "$PB") ))
+	[ "$fd" -gt 0 ] && [ "$rt" -gt 0 ] &&
+		pass "$pct% loss: $fd frames dropped, transport recovery counters sum $rt" ||
+		fail "$pct% loss: dropped $fd, recovery counters $rt"
+	[ "$fc" -gt 0 ] && [ "$ic" -gt 0 ] && [ "$ic" -le "$fc" ] &&
+		pass "$pct% loss: $fc corrupted, $ic rejected by the ICRC check" ||
+		fail "$pct% loss: corrupted $fc but rx_icrc_errors $ic"
+	stop_pair
+done
+
+finish
