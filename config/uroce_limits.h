@@ -41,6 +41,6 @@
 /** Request an ACK at least every this many packets of a long message. */
 #define UROCE_ACKREQ_INTERVAL 32
 /** Packets the requester may have in flight per QP before waiting for ACKs. */
-#define UROCE_MAX_INFLIGHT_PKTS 1024
+#define UROCE_MAX_INFLIGHT_PKTS 256
 
 #endif /* UROCE_LIMITS_H */

@@ -72,6 +72,8 @@ struct dp_port {
 	struct dp_fault *fault;            /**< [2 * n_workers], fault.c; NULL: no faults */
 	bool configured;
 	bool started;
+	bool steered;                      /**< drivers/net rte_flow rules hold RoCEv2 */
+	char steer_why[256];               /**< uroce_steer_install()'s reason; "": one worker */
 	/** Counters: [0, n_workers) the workers, [n_workers] the control thread. */
 	struct dp_counters cnt[UROCE_DP_MAX_WORKERS + 1];
 };

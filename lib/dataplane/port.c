@@ -21,6 +21,8 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "uroce_steer.h"
+
 #include "dp_internal.h"
 
 static int
@@ -255,6 +257,11 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 				      p->cfg.section, p->cfg.device, strerror(-rc));
 		}
 		p->started = true;
+		/* Worker 0 owns every QP: have the NIC put RoCEv2 on its queue
+		 * (drivers/net); where it cannot, rx.c hands frames over. */
+		if (dp->n_workers > 1)
+			p->steered = uroce_steer_install(p->port_id, 0, p->steer_why,
+							 sizeof(p->steer_why)) == 0;
 	}
 	/* Worker 0 owns the QPs; the others hand RoCEv2 frames to it. */
 	if (dp->n_workers > 1 && dp->workers[0].work_fn != NULL &&
@@ -305,6 +312,8 @@ uroce_dp_stop(struct uroce_dp *dp)
 		struct dp_port *p = &dp->ports[i];
 
 		if (p->started) {
+			uroce_steer_remove(p->port_id);
+			p->steered = false;
 			rte_eth_dev_stop(p->port_id);
 			p->started = false;
 		}

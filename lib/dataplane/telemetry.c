@@ -26,6 +26,8 @@
 #include <rte_ethdev.h>
 #include <rte_telemetry.h>
 
+#include "uroce_steer.h"
+
 #include "dp_internal.h"
 
 static struct uroce_dp *tel_dp;
@@ -154,6 +156,11 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "pcp", p->cfg.pcp);
 	rte_tel_data_add_dict_int(d, "dscp", p->cfg.dscp);
 	rte_tel_data_add_dict_int(d, "ecn", p->cfg.ecn);
+	rte_tel_data_add_dict_string(d, "steering", p->steered ? "rte_flow" :
+				     tel_dp->n_workers > 1 ? "software" : "none");
+	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));
+	if (p->steer_why[0] != '\0')
+		rte_tel_data_add_dict_string(d, "steering_reason", p->steer_why);
 	if (rte_eth_link_get_nowait(p->port_id, &link) == 0) {
 		rte_tel_data_add_dict_int(d, "link_up", link.link_status);
 		rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);

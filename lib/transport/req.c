@@ -78,6 +78,10 @@ req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status s
 	if ((int32_t)(qp->req.cur - qp->sq_head) < 0) {
 		qp->req.cur = qp->sq_head;
 		qp->req.off = 0;
+		/* The resend point was inside the WQE just completed: resume
+		 * at the PSN after it, not at the stale rewound PSN. */
+		if (uroce_psn_before(qp->req.psn, uroce_psn_add(w->last_psn, 1)))
+			qp->req.psn = uroce_psn_add(w->last_psn, 1);
 	}
 }
 

@@ -196,6 +196,41 @@ Test(comp, seq_nak_resends_from_nak_psn)
 	proto_fini(&p);
 }
 
+/* A rewind then a response that completes the rewound WQE (reordering: the
+ * responder NAKed PSN 1 when PSN 2 overtook it, then got PSN 1 and ACKed it):
+ * the requester must resume after the completed WQE with the PSNs it gave
+ * before (IBA 9.7.1), never resend the next WQE under the old PSN. */
+Test(comp, ack_after_rewind_keeps_psns)
+{
+	struct sim_qp_opts o = { .psn0 = 0 };
+	struct proto p;
+	struct uroce_eng_wc wc;
+	int i;
+
+	proto_init(&p, &o);
+	for (i = 0; i < 3; i++)
+		post_wr(&p, UROCE_WR_SEND, 0, 8, 0, (uint64_t)i, 0);
+	flush(&p, Q);
+	simwire_cap_clear(p.sw, Q);
+	/* Both responses arrive before the requester runs again. */
+	inj_ack(&p, uroce_aeth_nak(UROCE_NAK_PSN_SEQ_ERR), 1);
+	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 1);
+	flush(&p, Q);
+	/* Expect: WQEs 0 and 1 complete; WQE 2 goes again as PSN 2, alone. */
+	cr_assert_eq(ntx(&p, Q), 1);
+	cr_expect_eq(tx(&p, Q, 0)->psn, 2);
+	for (i = 0; i < 2; i++) {
+		cr_assert_eq(poll1(&p, &wc), 1);
+		cr_expect_eq(wc.wr_id, (uint64_t)i);
+		cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+	}
+	cr_expect_eq(poll1(&p, &wc), 0);
+	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 2);
+	cr_assert_eq(poll1(&p, &wc), 1);
+	cr_expect_eq(wc.wr_id, 2);
+	proto_fini(&p);
+}
+
 /* Go-back-N inside a multi-packet WRITE resumes mid-message. */
 Test(comp, seq_nak_inside_message)
 {

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The lossy wire between two daemon cores: see simwire_daemon.h. Frames in
+ * flight sit in a binary heap ordered by (delivery time, sending sequence),
+ * so frames due at the same µs keep their sending order unless the wire
+ * reordered them on purpose.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "simwire_daemon.h"
+
+/* Room in front of the IB part for Ethernet, IPv6 and UDP (62 bytes). */
+#define HEADROOM 128u
+/* Byte of the BTH the ICRC does not cover (FECN, BECN, reserved; masked to
+ * ones by uroce_icrc_compute()): a flip there is invisible by design. */
+#define BTH_MASKED_BYTE 4u
+/* Frames delivered per step at most, as a port's receive burst: the daemons
+ * are polled between bursts, so a responder answers while a long batch is
+ * still arriving instead of after all of it. */
+#define SIMWIRE_DAEMON_BURST 16u
+
+struct flight {
+	uint64_t at;
+	uint64_t seq;
+	int to;
+	bool corrupt;
+	uint8_t *base;      /* malloc'd block */
+	uint8_t *frame;
+	uint32_t len;
+};
+
+struct wside {
+	struct simwire_daemon *w;
+	int side;
+	struct uroce_daemon *d;
+	uint8_t gid[16];
+	uint8_t mac[6];
+	bool attached;
+};
+
+struct simwire_daemon {
+	struct simwire_daemon_conf conf;
+	uint64_t rng;
+	uint64_t seq;
+	struct wside s[2];
+	struct flight *heap;
+	uint32_t nheap;
+	uint32_t capheap;
+	struct simwire_daemon_stats st;
+};
+
+uint64_t
+simwire_daemon_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* xorshift64*: small, fast, and the same sequence for the same seed. */
+static uint64_t
+rnd(struct simwire_daemon *w)
+{
+	w->rng ^= w->rng >> 12;
+	w->rng ^= w->rng << 25;
+	w->rng ^= w->rng >> 27;
+	return w->rng * 0x2545F4914F6CDD1Dull;
+}
+
+static bool
+chance(struct simwire_daemon *w, uint32_t ppm)
+{
+	return ppm != 0 && rnd(w) % 1000000u < ppm;
+}
+
+static bool
+before(const struct flight *a, const struct flight *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+static void
+swap_fl(struct flight *a, struct flight *b)
+{
+	struct flight t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* @return false (and the frame is freed) if the heap cannot grow. */
+static bool
+push(struct simwire_daemon *w, const struct flight *fl)
+{
+	uint32_t i;
+
+	if (w->nheap == w->capheap) {
+		uint32_t n = w->capheap != 0 ? w->capheap * 2 : 256;
+		struct flight *h = realloc(w->heap, n * sizeof(*h));
+
+		if (h == NULL) {
+			free(fl->base);
+			w->st.alloc_fail++;
+			return false;
+		}
+		w->heap = h;
+		w->capheap = n;
+	}
+	i = w->nheap++;
+	w->heap[i] = *fl;
+	while (i > 0 && before(&w->heap[i], &w->heap[(i - 1) / 2])) {
+		swap_fl(&w->heap[i], &w->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	return true;
+}
+
+static struct flight
+pop(struct simwire_daemon *w)
+{
+	struct flight top = w->heap[0];
+	uint32_t i = 0;
+
+	w->heap[0] = w->heap[--w->nheap];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < w->nheap && before(&w->heap[l], &w->heap[m]))
+			m = l;
+		if (r < w->nheap && before(&w->heap[r], &w->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		swap_fl(&w->heap[i], &w->heap[m]);
+		i = m;
+	}
+	return top;
+}
+
+/* SIMWIRE_TRACE=1 prints every frame's fate to stderr (a debugging aid, off by default). */
+static void
+trace(const char *what, int from, const uint8_t *frame, uint32_t len)
+{
+	static int on = -1;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	if (on < 0)
+		on = getenv("SIMWIRE_TRACE") != NULL;
+	if (!on)
+		return;
+	if (uroce_parse(frame, len, &f, &p) != UROCE_WIRE_OK) {
+		fprintf(stderr, "%llu %-7s %d->%d (unparsable)\n",
+			(unsigned long long)simwire_daemon_now_us(), what, from, 1 - from);
+		return;
+	}
+	fprintf(stderr, "%llu %-7s %d->%d (.%u->.%u) qp %#x %-28s psn %#08x%s len %u",
+		(unsigned long long)simwire_daemon_now_us(), what, from, 1 - from, f.sgid[15],
+		f.dgid[15], p.dqpn,
+		p.info->name, p.psn, uroce_bth_ackreq(p.bth) ? " A" : "", p.paylen);
+	if (p.info->mask & UROCE_HDR_AETH)
+		fprintf(stderr, " syn %#x msn %u", uroce_aeth_syndrome(p.bth + p.info->off_aeth),
+			uroce_aeth_msn(p.bth + p.info->off_aeth));
+	if (p.info->mask & UROCE_HDR_ATMETH)
+		fprintf(stderr, " add/swap %#llx cmp %#llx",
+			(unsigned long long)uroce_atmeth_swap_add(p.bth + p.info->off_atmeth),
+			(unsigned long long)uroce_atmeth_compare(p.bth + p.info->off_atmeth));
+	if (p.info->mask & UROCE_HDR_ATMACK)
+		fprintf(stderr, " orig %#llx",
+			(unsigned long long)uroce_get_be64(p.bth + p.info->off_atmack));
+	fprintf(stderr, "\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port ops                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static uint8_t *
+port_tx_alloc(void *ctx, uint32_t ib_len)
+{
+	struct wside *s = ctx;
+	uint8_t *b = malloc(HEADROOM + ib_len);
+
+	if (b == NULL) {
+		s->w->st.alloc_fail++;
+		return NULL;
+	}
+	return b + HEADROOM;
+}
+
+static void
+port_tx_free(void *ctx, uint8_t *ib)
+{
+	(void)ctx;
+	free(ib - HEADROOM);
+}
+
+/* The side whose GID is @p gid, or -1. */
+static int
+route(const struct simwire_daemon *w, const uint8_t gid[16])
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (w->s[i].attached && memcmp(w->s[i].gid, gid, 16) == 0)
+			return i;
+	return -1;
+}
+
+static void
+port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+{
+	struct wside *s = ctx;
+	struct simwire_daemon *w = s->w;
+	int to = route(w, a->dgid);
+	struct uroce_encap e;
+	struct flight fl;
+	uint32_t elen;
+	uint8_t *frame;
+
+	w->st.sent++;
+	/* A daemon loops its own GIDs inside itself: a frame back to the
+	 * sender, or to a GID nobody owns, has nowhere to go. */
+	if (to < 0 || to == s->side) {
+		w->st.unroutable++;
+		free(ib - HEADROOM);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	memcpy(e.smac, s->mac, 6);
+	memcpy(e.dmac, w->s[to].mac, 6);
+	e.family = uroce_gid_family(a->dgid);
+	memcpy(e.sgid, a->sgid, 16);
+	memcpy(e.dgid, a->dgid, 16);
+	e.tclass = a->tclass;
+	e.hop_limit = a->hop_limit;
+	e.flow_label = a->flow_label;
+	e.sport = a->sport;
+	elen = uroce_encap_len(&e);
+	frame = ib - elen;
+	/* Shorter than a BTH and an ICRC: nothing an engine builds. */
+	if (elen > HEADROOM || ib_len < UROCE_BTH_LEN + UROCE_ICRC_LEN ||
+	    uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen) {
+		w->st.unroutable++;
+		free(ib - HEADROOM);
+		return;
+	}
+	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
+			e.family);
+	if (chance(w, w->conf.drop_ppm)) {
+		trace("DROP", s->side, frame, elen + ib_len);
+		w->st.dropped++;
+		free(ib - HEADROOM);
+		return;
+	}
+	memset(&fl, 0, sizeof(fl));
+	if (chance(w, w->conf.corrupt_ppm)) {
+		uint32_t off = (uint32_t)(rnd(w) % (ib_len - 1));
+
+		/* Any IB byte but the one the ICRC leaves out. */
+		if (off >= BTH_MASKED_BYTE)
+			off++;
+		ib[off] ^= (uint8_t)(1 + rnd(w) % 255);
+		fl.corrupt = true;
+		w->st.corrupted++;
+	}
+	fl.at = simwire_daemon_now_us() + w->conf.delay_us;
+	if (chance(w, w->conf.reorder_ppm)) {
+		fl.at += 1 + rnd(w) % (w->conf.reorder_us != 0 ? w->conf.reorder_us : 300);
+		w->st.reordered++;
+	}
+	fl.seq = w->seq++;
+	fl.to = to;
+	fl.base = ib - HEADROOM;
+	fl.frame = frame;
+	fl.len = elen + ib_len;
+	if (chance(w, w->conf.dup_ppm)) {
+		struct flight d = fl;
+
+		d.base = malloc(HEADROOM + ib_len);
+		if (d.base != NULL) {
+			memcpy(d.base, fl.base, HEADROOM + ib_len);
+			d.frame = d.base + (fl.frame - fl.base);
+			d.seq = w->seq++;
+			d.at += rnd(w) % 50;
+			w->st.duplicated++;
+			if (d.corrupt)
+				w->st.corrupted++;
+			push(w, &d);
+		} else {
+			w->st.alloc_fail++;
+		}
+	}
+	push(w, &fl);
+}
+
+static const struct uroce_daemon_port_ops port_ops = {
+	.now_us = NULL,
+	.tx_alloc = port_tx_alloc,
+	.tx_send = port_tx_send,
+	.tx_free = port_tx_free,
+};
+
+const struct uroce_daemon_port_ops *
+simwire_daemon_port_ops(void)
+{
+	return &port_ops;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The wire                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct simwire_daemon *
+simwire_daemon_create(const struct simwire_daemon_conf *conf)
+{
+	struct simwire_daemon *w = calloc(1, sizeof(*w));
+	int i;
+
+	if (w == NULL)
+		return NULL;
+	if (conf != NULL)
+		w->conf = *conf;
+	w->rng = w->conf.seed * 0x9E3779B97F4A7C15ull + 0x5bd1e995u;
+	if (w->rng == 0)
+		w->rng = 1;
+	for (i = 0; i < 2; i++) {
+		w->s[i].w = w;
+		w->s[i].side = i;
+		/* Locally administered unicast MACs 02:00:00:00:00:0{1,2}. */
+		w->s[i].mac[0] = 0x02;
+		w->s[i].mac[5] = (uint8_t)(i + 1);
+	}
+	return w;
+}
+
+void
+simwire_daemon_destroy(struct simwire_daemon *w)
+{
+	if (w == NULL)
+		return;
+	while (w->nheap > 0)
+		free(pop(w).base);
+	free(w->heap);
+	free(w);
+}
+
+void *
+simwire_daemon_port_ctx(struct simwire_daemon *w, int side)
+{
+	if (w == NULL || side < 0 || side > 1)
+		return NULL;
+	return &w->s[side];
+}
+
+int
+simwire_daemon_attach(struct simwire_daemon *w, int side, struct uroce_daemon *d,
+		      const uint8_t gid[16])
+{
+	if (w == NULL || side < 0 || side > 1 || d == NULL || gid == NULL)
+		return -EINVAL;
+	w->s[side].d = d;
+	memcpy(w->s[side].gid, gid, 16);
+	w->s[side].attached = true;
+	return 0;
+}
+
+unsigned int
+simwire_daemon_step(struct simwire_daemon *w)
+{
+	unsigned int work = 0, burst = 0;
+	uint64_t now;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (w->s[i].attached)
+			work += uroce_daemon_poll(w->s[i].d);
+	now = simwire_daemon_now_us();
+	while (w->nheap > 0 && w->heap[0].at <= now && burst++ < SIMWIRE_DAEMON_BURST) {
+		struct flight fl = pop(w);
+		enum uroce_wire_err err;
+		struct uroce_frame f;
+		struct uroce_pkt p;
+
+		if (fl.corrupt)
+			w->st.corrupted_arrived++;
+		trace(fl.corrupt ? "CORRUPT" : "deliver", 1 - fl.to, fl.frame, fl.len);
+		/* The receiving port's checks, as the dataplane's: frame, ICRC, BTH. */
+		err = uroce_parse(fl.frame, fl.len, &f, &p);
+		if (err == UROCE_WIRE_OK) {
+			p.owner = fl.base;
+			w->st.delivered++;
+			uroce_daemon_rx(w->s[fl.to].d, &p, &f);
+		} else {
+			w->st.rejected++;
+			if ((unsigned int)err < UROCE_WIRE_ERR_MAX)
+				w->st.rejected_by[err]++;
+		}
+		free(fl.base);
+		work++;
+	}
+	return work;
+}
+
+uint32_t
+simwire_daemon_in_flight(const struct simwire_daemon *w)
+{
+	return w->nheap;
+}
+
+void
+simwire_daemon_set_loss(struct simwire_daemon *w, uint32_t drop_ppm, uint32_t dup_ppm,
+			uint32_t reorder_ppm, uint32_t corrupt_ppm)
+{
+	w->conf.drop_ppm = drop_ppm;
+	w->conf.dup_ppm = dup_ppm;
+	w->conf.reorder_ppm = reorder_ppm;
+	w->conf.corrupt_ppm = corrupt_ppm;
+}
+
+struct simwire_daemon_stats
+simwire_daemon_stats(const struct simwire_daemon *w)
+{
+	return w->st;
+}
