@@ -59,26 +59,6 @@ struct conn_info {
 	uint8_t gid[16];
 };
 
-static struct uroce_qp *
-create_qp(struct uroce_pd *pd, struct uroce_cq *cq, uint32_t depth)
-{
-	struct uroce_qp_init_attr ia;
-	struct uroce_qp *qp;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = depth;
-	ia.cap.max_recv_wr = 1;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = uroce_create_qp(pd, &ia);
-	if (qp == NULL)
-		ex_die("create_qp", errno);
-	return qp;
-}
-
 /* RESET -> RTS, aimed at @p peer, with @p depth atomics in flight each way. */
 static void
 connect_qp(struct uroce_qp *qp, uint32_t my_psn, const struct conn_info *peer, int access,
@@ -147,7 +127,7 @@ client(int id, int sock, const char *path, uint32_t adds)
 	cq = uroce_create_cq(ctx, MAX_DEPTH, NULL);
 	if (cq == NULL)
 		ex_die("create_cq", errno);
-	qp = create_qp(pd, cq, me.depth);
+	qp = ex_create_qp(pd, cq, UROCE_QPT_RC, false, me.depth, 1);
 	me.qpn = qp->qp_num;
 	me.psn = ((uint32_t)getpid() * 7919u) & 0xffffff;
 
@@ -208,11 +188,7 @@ client(int id, int sock, const char *path, uint32_t adds)
 	ex_send(sock, orig, len);
 
 	ex_ck(uroce_destroy_qp(qp), "destroy_qp");
-	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
-	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
-	ex_ck(uroce_free_buf(ctx, orig), "free_buf");
-	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ex_ck(uroce_close_device(ctx), "close_device");
+	ex_close(ctx, pd, orig, mr, cq);
 	return 0;
 }
 
@@ -263,7 +239,7 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 		me.depth = cl.depth < dev.max_qp_rd_atom ? cl.depth : dev.max_qp_rd_atom;
 		if (me.depth == 0)
 			ex_die("client asked for no atomics in flight", EINVAL);
-		qps[i] = create_qp(pd, cq, 1);
+		qps[i] = ex_create_qp(pd, cq, UROCE_QPT_RC, false, 1, 1);
 		me.qpn = qps[i]->qp_num;
 		me.psn = (uint32_t)(0x100000 + i * 0x1000);
 		connect_qp(qps[i], me.psn, &cl, access, me.depth);
@@ -307,11 +283,7 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 
 	for (i = 0; i < nclients; i++)
 		ex_ck(uroce_destroy_qp(qps[i]), "destroy_qp");
-	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
-	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
-	ex_ck(uroce_free_buf(ctx, counter), "free_buf");
-	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ex_ck(uroce_close_device(ctx), "close_device");
+	ex_close(ctx, pd, counter, mr, cq);
 	return 0;
 }
 

@@ -125,6 +125,39 @@ ex_recv(int fd, void *p, size_t len)
 		ex_die("receive from peer (peer exited)", ECONNRESET);
 }
 
+struct uroce_qp *
+ex_create_qp(struct uroce_pd *pd, struct uroce_cq *cq, int type, bool sig_all,
+	     uint32_t max_send_wr, uint32_t max_recv_wr)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_qp *qp;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.send_cq = cq;
+	ia.recv_cq = cq;
+	ia.qp_type = type;
+	ia.sq_sig_all = sig_all;
+	ia.cap.max_send_wr = max_send_wr;
+	ia.cap.max_recv_wr = max_recv_wr;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	qp = uroce_create_qp(pd, &ia);
+	if (qp == NULL)
+		ex_die("create_qp", errno);
+	return qp;
+}
+
+void
+ex_close(struct uroce_context *ctx, struct uroce_pd *pd, void *buf, struct uroce_mr *mr,
+	 struct uroce_cq *cq)
+{
+	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
+	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
+	ex_ck(uroce_free_buf(ctx, buf), "free_buf");
+	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
+	ex_ck(uroce_close_device(ctx), "close_device");
+}
+
 void
 ex_connect_rc(struct uroce_qp *qp, const struct ex_rc_conn *c)
 {

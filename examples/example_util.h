@@ -25,6 +25,7 @@
 #ifndef EXAMPLE_UTIL_H
 #define EXAMPLE_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,22 @@ int ex_gid_index(void);
  */
 struct uroce_context *ex_open(const char *path, int side, uint8_t gid[16],
 			      struct uroce_port_attr *port);
+
+/**
+ * Create a QP of @p type (UROCE_QPT_RC or UROCE_QPT_UD) whose sends and
+ * receives both complete on @p cq, with one SGE per WR each way; with
+ * @p sig_all every send WR completes. Dies on an error.
+ */
+struct uroce_qp *ex_create_qp(struct uroce_pd *pd, struct uroce_cq *cq, int type, bool sig_all,
+			      uint32_t max_send_wr, uint32_t max_recv_wr);
+
+/**
+ * Release one side's objects in reverse order of making them: @p cq, @p mr,
+ * the buffer @p buf (from uroce_alloc_buf()), @p pd, then close @p ctx.
+ * Destroy the QPs and AHs on them first. Dies on an error.
+ */
+void ex_close(struct uroce_context *ctx, struct uroce_pd *pd, void *buf, struct uroce_mr *mr,
+	      struct uroce_cq *cq);
 
 /** The far end of an RC connection, and how this side talks to it. */
 struct ex_rc_conn {

@@ -60,8 +60,6 @@ struct side {
 static void
 setup(struct side *s, const char *path, int which, uint32_t size)
 {
-	struct uroce_qp_init_attr ia;
-
 	s->ctx = ex_open(path, which, s->gid, &s->port);
 	s->pd = uroce_alloc_pd(s->ctx);
 	if (s->pd == NULL)
@@ -75,17 +73,7 @@ setup(struct side *s, const char *path, int which, uint32_t size)
 	s->cq = uroce_create_cq(s->ctx, 16, NULL);
 	if (s->cq == NULL)
 		ex_die("create_cq", errno);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_recv_wr = 4;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	s->qp = uroce_create_qp(s->pd, &ia);
-	if (s->qp == NULL)
-		ex_die("create_qp", errno);
+	s->qp = ex_create_qp(s->pd, s->cq, UROCE_QPT_RC, false, 4, 4);
 }
 
 /* RESET -> INIT -> RTR -> RTS, aimed at @p peer's QP. Both QPs start at PSN
@@ -182,11 +170,7 @@ static void
 teardown(struct side *s)
 {
 	ex_ck(uroce_destroy_qp(s->qp), "destroy_qp");
-	ex_ck(uroce_destroy_cq(s->cq), "destroy_cq");
-	ex_ck(uroce_dereg_mr(s->mr), "dereg_mr");
-	ex_ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
-	ex_ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
-	ex_ck(uroce_close_device(s->ctx), "close_device");
+	ex_close(s->ctx, s->pd, s->buf, s->mr, s->cq);
 }
 
 int

@@ -105,8 +105,6 @@ fill(uint8_t *p, size_t len, uint32_t seed)
 static void
 setup(struct side *s, const char *path, int which, size_t len, int access)
 {
-	struct uroce_qp_init_attr ia;
-
 	s->ctx = ex_open(path, which, s->me.gid, &s->port);
 	s->me.mtu = s->port.active_mtu;
 	s->pd = uroce_alloc_pd(s->ctx);
@@ -122,17 +120,7 @@ setup(struct side *s, const char *path, int which, size_t len, int access)
 	s->cq = uroce_create_cq(s->ctx, 16, NULL);
 	if (s->cq == NULL)
 		ex_die("create_cq", errno);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = s->cq;
-	ia.recv_cq = s->cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_recv_wr = 1;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	s->qp = uroce_create_qp(s->pd, &ia);
-	if (s->qp == NULL)
-		ex_die("create_qp", errno);
+	s->qp = ex_create_qp(s->pd, s->cq, UROCE_QPT_RC, false, 4, 1);
 	s->me.qpn = s->qp->qp_num;
 	s->me.psn = (uint32_t)getpid() & 0xffffff;  /* any 24-bit value */
 	s->me.va = (uint64_t)(uintptr_t)s->buf;
@@ -168,11 +156,7 @@ static void
 teardown(struct side *s)
 {
 	ex_ck(uroce_destroy_qp(s->qp), "destroy_qp");
-	ex_ck(uroce_destroy_cq(s->cq), "destroy_cq");
-	ex_ck(uroce_dereg_mr(s->mr), "dereg_mr");
-	ex_ck(uroce_free_buf(s->ctx, s->buf), "free_buf");
-	ex_ck(uroce_dealloc_pd(s->pd), "dealloc_pd");
-	ex_ck(uroce_close_device(s->ctx), "close_device");
+	ex_close(s->ctx, s->pd, s->buf, s->mr, s->cq);
 }
 
 /* Wait for the completion of the one WR in flight and check it. */

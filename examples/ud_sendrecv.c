@@ -93,7 +93,6 @@ static int
 side(int sock, const char *path, char me, uint32_t count)
 {
 	struct uroce_port_attr port;
-	struct uroce_qp_init_attr ia;
 	struct uroce_ah_attr aa;
 	struct uroce_qp_attr a;
 	struct ud_info mine, peer;
@@ -126,18 +125,7 @@ side(int sock, const char *path, char me, uint32_t count)
 	cq = uroce_create_cq(ctx, (int)(2 * count), NULL);
 	if (cq == NULL)
 		ex_die("create_cq", errno);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = cq;
-	ia.recv_cq = cq;
-	ia.qp_type = UROCE_QPT_UD;
-	ia.sq_sig_all = true;
-	ia.cap.max_send_wr = count;
-	ia.cap.max_recv_wr = count;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = uroce_create_qp(pd, &ia);
-	if (qp == NULL)
-		ex_die("create_qp", errno);
+	qp = ex_create_qp(pd, cq, UROCE_QPT_UD, true, count, count);
 
 	/* A UD QP needs only its own Q_Key and port (INIT), nothing for RTR, and
 	 * its first PSN for RTS: there is no peer to name. */
@@ -234,11 +222,7 @@ side(int sock, const char *path, char me, uint32_t count)
 	ex_recv(sock, &done, 1);
 	ex_ck(uroce_destroy_ah(ah), "destroy_ah");
 	ex_ck(uroce_destroy_qp(qp), "destroy_qp");
-	ex_ck(uroce_destroy_cq(cq), "destroy_cq");
-	ex_ck(uroce_dereg_mr(mr), "dereg_mr");
-	ex_ck(uroce_free_buf(ctx, buf), "free_buf");
-	ex_ck(uroce_dealloc_pd(pd), "dealloc_pd");
-	ex_ck(uroce_close_device(ctx), "close_device");
+	ex_close(ctx, pd, buf, mr, cq);
 	return 0;
 }
 

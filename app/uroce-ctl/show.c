@@ -15,7 +15,9 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,17 +135,24 @@ call_failed(const struct ctl_conn *c, const char *what, int rc)
 	return CTL_EXIT_ERROR;
 }
 
+/* @p rc: what writing @p what to stdout returned. @return the exit code. */
+static int
+written(int rc, const char *what)
+{
+	if (rc != 0) {
+		ctl_err("writing %s: %s", what, strerror(-rc));
+		return CTL_EXIT_ERROR;
+	}
+	return CTL_EXIT_OK;
+}
+
 static int
 json_out(struct json *j)
 {
 	int rc = json_write_line(j, stdout);
 
 	json_free(j);
-	if (rc != 0) {
-		ctl_err("writing JSON: %s", strerror(-rc));
-		return CTL_EXIT_ERROR;
-	}
-	return CTL_EXIT_OK;
+	return written(rc, "JSON");
 }
 
 static int
@@ -152,11 +161,7 @@ tbl_out(struct tbl *t)
 	int rc = tbl_print(t, stdout);
 
 	tbl_free(t);
-	if (rc != 0) {
-		ctl_err("writing table: %s", strerror(-rc));
-		return CTL_EXIT_ERROR;
-	}
-	return CTL_EXIT_OK;
+	return written(rc, "table");
 }
 
 static void
@@ -168,134 +173,350 @@ guid_str(uint64_t g, char *buf, size_t n)
 }
 
 /* ------------------------------------------------------------------------ */
+/* What every subcommand shares                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * One subcommand's run: its options, its connection, and its two outputs.
+ * The JSON document and the table are filled side by side, row by row; at the
+ * end the one the user asked for is printed and the other dropped.
+ */
+struct show {
+	struct opts o;
+	struct ctl_conn c;
+	struct json j;
+	struct tbl t;
+};
+
+/* Parse the options and connect. @return -1 when connected, else the exit code. */
+static int
+show_start(struct show *s, int argc, char **argv, bool with_qp)
+{
+	int rc = parse_opts(argc, argv, with_qp, &s->o);
+
+	if (rc >= 0)
+		return rc;
+	return connect_daemon(&s->c, &s->o);
+}
+
+/* Start both outputs: a table of @p ncol columns, and the JSON document's '{'. */
+static void
+show_out_begin(struct show *s, const char *const *head, unsigned int ncol)
+{
+	json_init(&s->j);
+	tbl_init(&s->t, ncol, head);
+	json_obj_begin(&s->j);
+}
+
+/* show_out_begin(), then the document's one array, named @p key. */
+static void
+show_list_begin(struct show *s, const char *const *head, unsigned int ncol, const char *key)
+{
+	show_out_begin(s, head, ncol);
+	json_key(&s->j, key);
+	json_arr_begin(&s->j);
+}
+
+/* Close the connection and print the output asked for. @return the exit code. */
+static int
+show_finish(struct show *s)
+{
+	ctl_conn_close(&s->c);
+	if (s->o.json) {
+		tbl_free(&s->t);
+		return json_out(&s->j);
+	}
+	json_free(&s->j);
+	return tbl_out(&s->t);
+}
+
+/* Close the array of show_list_begin() and the document, then show_finish(). */
+static int
+show_list_finish(struct show *s)
+{
+	json_arr_end(&s->j);
+	json_obj_end(&s->j);
+	return show_finish(s);
+}
+
+/* A request that failed: drop both outputs, say why. @return the exit code. */
+static int
+show_fail(struct show *s, const char *what, int rc)
+{
+	ctl_conn_close(&s->c);
+	json_free(&s->j);
+	tbl_free(&s->t);
+	return call_failed(&s->c, what, rc);
+}
+
+/* One entry of an introspection reply, added to both outputs. */
+typedef void (*show_row_fn)(struct show *s, const void *entry, void *arg);
+
+/* An introspection request and where the paging words sit in it and in its reply. */
+struct show_pager {
+	uint16_t type;          /* UROCE_SHM_MSG_LIST_* or QUERY_COUNTERS */
+	const char *what;       /* its name, for errors */
+	void *req;
+	size_t req_len;
+	uint32_t *start;        /* the request's start key */
+	void *resp;
+	size_t resp_len;
+	const struct uroce_shm_list_page *page; /* the reply's paging words */
+	const void *entries;    /* the reply's first entry */
+	size_t entry_size;
+	unsigned int max;       /* entries a reply may hold */
+};
+
+/*
+ * Walk an introspection request page by page from *p->start, calling @p row
+ * for each entry. @return 0, the call's -errno, or -EPROTO for a reply that
+ * holds more entries than it can, or whose cursor does not advance (it
+ * would loop forever).
+ */
+static int
+show_pages(struct show *s, const struct show_pager *p, show_row_fn row, void *arg)
+{
+	unsigned int i;
+	int rc;
+
+	do {
+		rc = ctl_conn_call(&s->c, p->type, p->req, p->req_len, p->resp, p->resp_len);
+		if (rc != 0)
+			return rc;
+		if (p->page->count > p->max ||
+		    ((p->page->flags & UROCE_SHM_LIST_F_MORE) && p->page->next <= *p->start))
+			return -EPROTO;
+		for (i = 0; i < p->page->count; i++)
+			row(s, (const uint8_t *)p->entries + i * p->entry_size, arg);
+		*p->start = p->page->next;
+	} while (p->page->flags & UROCE_SHM_LIST_F_MORE);
+	return 0;
+}
+
+/*
+ * A subcommand that lists one kind of entry: a table of @p ncol columns, and
+ * a JSON document with the one array @p key; one row per entry of @p pg's
+ * request (its start key set by the caller). @return the exit code.
+ */
+static int
+show_list_main(int argc, char **argv, const char *const *head, unsigned int ncol,
+	       const char *key, const struct show_pager *pg, show_row_fn row)
+{
+	struct show s;
+	int rc;
+
+	rc = show_start(&s, argc, argv, false);
+	if (rc >= 0)
+		return rc;
+	show_list_begin(&s, head, ncol, key);
+	rc = show_pages(&s, pg, row, NULL);
+	if (rc != 0)
+		return show_fail(&s, pg->what, rc);
+	return show_list_finish(&s);
+}
+
+/* show_start(), then QUERY_DEVICE. @return -1 when answered, else the exit code. */
+static int
+show_start_device(struct show *s, int argc, char **argv,
+		  struct uroce_shm_msg_query_device_resp *dev)
+{
+	int rc = show_start(s, argc, argv, false);
+
+	if (rc >= 0)
+		return rc;
+	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, dev, sizeof(*dev));
+	if (rc != 0) {
+		ctl_conn_close(&s->c);
+		return call_failed(&s->c, "QUERY_DEVICE", rc);
+	}
+	return -1;
+}
+
+static int
+query_port(struct ctl_conn *c, unsigned int port, struct uroce_shm_msg_query_port_resp *pr)
+{
+	struct uroce_shm_msg_query_port_req pq;
+
+	memset(&pq, 0, sizeof(pq));
+	pq.port_num = (uint8_t)port;
+	return ctl_conn_call(c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), pr, sizeof(*pr));
+}
+
+/* ------------------------------------------------------------------------ */
 /* devices                                                                   */
 /* ------------------------------------------------------------------------ */
+
+/* The 32-bit limits of QUERY_DEVICE, in the order both outputs list them. */
+static const struct dev_field {
+	const char *name;
+	size_t off;      /* in struct uroce_shm_msg_query_device_resp */
+	int hex;         /* text output: 0 in decimal, else in hex of at least this many digits */
+} dev_fields[] = {
+#define DEV_FIELD(f, hex) {#f, offsetof(struct uroce_shm_msg_query_device_resp, f), hex}
+	DEV_FIELD(vendor_id, 4),
+	DEV_FIELD(vendor_part_id, 0),
+	DEV_FIELD(hw_ver, 1),
+	DEV_FIELD(max_qp, 0),
+	DEV_FIELD(max_qp_wr, 0),
+	DEV_FIELD(max_sge, 0),
+	DEV_FIELD(max_cq, 0),
+	DEV_FIELD(max_cqe, 0),
+	DEV_FIELD(max_mr, 0),
+	DEV_FIELD(max_pd, 0),
+	DEV_FIELD(max_ah, 0),
+	DEV_FIELD(max_srq, 0),
+	DEV_FIELD(max_qp_rd_atom, 0),
+	DEV_FIELD(max_qp_init_rd_atom, 0),
+	DEV_FIELD(max_inline_data, 0),
+#undef DEV_FIELD
+};
+
+static uint32_t
+dev_field_value(const struct uroce_shm_msg_query_device_resp *dev, const struct dev_field *f)
+{
+	uint32_t v;
+
+	memcpy(&v, (const uint8_t *)dev + f->off, sizeof(v));
+	return v;
+}
+
+/*
+ * One "key:<tabs>value" line of the ibv_devinfo -v layout: @p indent tabs,
+ * the key and its colon, then tabs up to column @p col (tab stops of 8).
+ */
+static void __attribute__((format(printf, 4, 5)))
+info_line(unsigned int indent, unsigned int col, const char *key, const char *fmt, ...)
+{
+	unsigned int at = 8 * indent + (unsigned int)strlen(key) + 1;
+	va_list ap;
+
+	printf("%.*s%s:", (int)indent, "\t\t\t\t\t\t\t\t", key);
+	do {
+		putchar('\t');
+		at = (at / 8 + 1) * 8;
+	} while (at < col);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void
+dev_field_line(const struct uroce_shm_msg_query_device_resp *dev, const struct dev_field *f)
+{
+	if (f->hex != 0)
+		info_line(1, 40, f->name, "0x%0*x", f->hex, dev_field_value(dev, f));
+	else
+		info_line(1, 40, f->name, "%u", dev_field_value(dev, f));
+}
+
+static void
+devices_json(struct json *j, const char *sock, unsigned int abi_minor,
+	     const struct uroce_shm_msg_query_device_resp *dev,
+	     const struct uroce_shm_msg_query_port_resp *port, unsigned int nports,
+	     const char *guid, const char *sguid)
+{
+	unsigned int i;
+
+	json_init(j);
+	json_obj_begin(j);
+	json_kv_str(j, "socket", sock);
+	json_key(j, "abi");
+	json_obj_begin(j);
+	json_kv_u64(j, "major", UROCE_SHM_ABI_MAJOR);
+	json_kv_u64(j, "minor", abi_minor);
+	json_obj_end(j);
+	json_key(j, "devices");
+	json_arr_begin(j);
+	json_obj_begin(j);
+	json_kv_str(j, "name", DEV_NAME);
+	json_kv_str(j, "transport", "RoCEv2");
+	json_kv_str(j, "node_guid", guid);
+	json_kv_str(j, "sys_image_guid", sguid);
+	for (i = 0; i < sizeof(dev_fields) / sizeof(dev_fields[0]); i++)
+		json_kv_u64(j, dev_fields[i].name, dev_field_value(dev, &dev_fields[i]));
+	json_kv_u64(j, "atomic_cap", dev->atomic_cap);
+	json_kv_u64(j, "phys_port_cnt", dev->phys_port_cnt);
+	json_key(j, "ports");
+	json_arr_begin(j);
+	for (i = 0; i < nports; i++) {
+		json_obj_begin(j);
+		json_kv_u64(j, "port", i + 1);
+		json_kv_str(j, "state", fmt_port_state(port[i].state));
+		json_kv_u64(j, "max_mtu", fmt_mtu_bytes(port[i].max_mtu));
+		json_kv_u64(j, "active_mtu", fmt_mtu_bytes(port[i].active_mtu));
+		json_kv_u64(j, "gid_tbl_len", port[i].gid_tbl_len);
+		json_kv_u64(j, "max_msg_sz", port[i].max_msg_sz);
+		json_kv_str(j, "link_layer", fmt_link_layer(port[i].link_layer));
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+/* ibv_devinfo -v layout: "key:" then tabs, one device, its ports indented. */
+static void
+devices_text(const char *sock, unsigned int abi_minor,
+	     const struct uroce_shm_msg_query_device_resp *dev,
+	     const struct uroce_shm_msg_query_port_resp *port, unsigned int nports,
+	     const char *guid, const char *sguid)
+{
+	unsigned int i;
+
+	printf("hca_id:\t%s\n", DEV_NAME);
+	info_line(1, 40, "transport", "RoCEv2 (uroce, ABI %u.%u)", UROCE_SHM_ABI_MAJOR,
+		  abi_minor);
+	info_line(1, 40, "socket", "%s", sock);
+	info_line(1, 40, "node_guid", "%s", guid);
+	info_line(1, 40, "sys_image_guid", "%s", sguid);
+	for (i = 0; i < sizeof(dev_fields) / sizeof(dev_fields[0]); i++)
+		dev_field_line(dev, &dev_fields[i]);
+	info_line(1, 40, "phys_port_cnt", "%u", dev->phys_port_cnt);
+	for (i = 0; i < nports; i++) {
+		info_line(2, 24, "port", "%u", i + 1);
+		info_line(3, 48, "state", "%s (%u)", fmt_port_state(port[i].state),
+			  port[i].state);
+		info_line(3, 48, "max_mtu", "%u (%u)", fmt_mtu_bytes(port[i].max_mtu),
+			  port[i].max_mtu);
+		info_line(3, 48, "active_mtu", "%u (%u)", fmt_mtu_bytes(port[i].active_mtu),
+			  port[i].active_mtu);
+		info_line(3, 48, "gid_tbl_len", "%u", port[i].gid_tbl_len);
+		info_line(3, 48, "max_msg_sz", "0x%x", port[i].max_msg_sz);
+		info_line(3, 48, "link_layer", "%s", fmt_link_layer(port[i].link_layer));
+	}
+}
 
 int
 ctl_devices_main(int argc, char **argv)
 {
 	struct uroce_shm_msg_query_device_resp dev;
 	struct uroce_shm_msg_query_port_resp port[8];
-	struct uroce_shm_msg_query_port_req pq;
-	struct ctl_conn c;
-	struct opts o;
 	char guid[32], sguid[32];
 	unsigned int nports, i;
-	struct json j;
+	struct show s;
 	int rc;
 
-	rc = parse_opts(argc, argv, false, &o);
+	rc = show_start_device(&s, argc, argv, &dev);
 	if (rc >= 0)
 		return rc;
-	rc = connect_daemon(&c, &o);
-	if (rc >= 0)
-		return rc;
-	rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, &dev, sizeof(dev));
-	if (rc != 0) {
-		ctl_conn_close(&c);
-		return call_failed(&c, "QUERY_DEVICE", rc);
-	}
 	nports = dev.phys_port_cnt < 8 ? dev.phys_port_cnt : 8;
 	for (i = 0; i < nports; i++) {
-		memset(&pq, 0, sizeof(pq));
-		pq.port_num = (uint8_t)(i + 1);
-		rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), &port[i],
-				   sizeof(port[i]));
+		rc = query_port(&s.c, i + 1, &port[i]);
 		if (rc != 0) {
-			ctl_conn_close(&c);
-			return call_failed(&c, "QUERY_PORT", rc);
+			ctl_conn_close(&s.c);
+			return call_failed(&s.c, "QUERY_PORT", rc);
 		}
 	}
-	ctl_conn_close(&c);
+	ctl_conn_close(&s.c);
 	guid_str(dev.node_guid, guid, sizeof(guid));
 	guid_str(dev.sys_image_guid, sguid, sizeof(sguid));
-	if (o.json) {
-		json_init(&j);
-		json_obj_begin(&j);
-		json_kv_str(&j, "socket", o.sock);
-		json_key(&j, "abi");
-		json_obj_begin(&j);
-		json_kv_u64(&j, "major", UROCE_SHM_ABI_MAJOR);
-		json_kv_u64(&j, "minor", c.abi_minor);
-		json_obj_end(&j);
-		json_key(&j, "devices");
-		json_arr_begin(&j);
-		json_obj_begin(&j);
-		json_kv_str(&j, "name", DEV_NAME);
-		json_kv_str(&j, "transport", "RoCEv2");
-		json_kv_str(&j, "node_guid", guid);
-		json_kv_str(&j, "sys_image_guid", sguid);
-		json_kv_u64(&j, "vendor_id", dev.vendor_id);
-		json_kv_u64(&j, "vendor_part_id", dev.vendor_part_id);
-		json_kv_u64(&j, "hw_ver", dev.hw_ver);
-		json_kv_u64(&j, "max_qp", dev.max_qp);
-		json_kv_u64(&j, "max_qp_wr", dev.max_qp_wr);
-		json_kv_u64(&j, "max_sge", dev.max_sge);
-		json_kv_u64(&j, "max_cq", dev.max_cq);
-		json_kv_u64(&j, "max_cqe", dev.max_cqe);
-		json_kv_u64(&j, "max_mr", dev.max_mr);
-		json_kv_u64(&j, "max_pd", dev.max_pd);
-		json_kv_u64(&j, "max_ah", dev.max_ah);
-		json_kv_u64(&j, "max_srq", dev.max_srq);
-		json_kv_u64(&j, "max_qp_rd_atom", dev.max_qp_rd_atom);
-		json_kv_u64(&j, "max_qp_init_rd_atom", dev.max_qp_init_rd_atom);
-		json_kv_u64(&j, "max_inline_data", dev.max_inline_data);
-		json_kv_u64(&j, "atomic_cap", dev.atomic_cap);
-		json_kv_u64(&j, "phys_port_cnt", dev.phys_port_cnt);
-		json_key(&j, "ports");
-		json_arr_begin(&j);
-		for (i = 0; i < nports; i++) {
-			json_obj_begin(&j);
-			json_kv_u64(&j, "port", i + 1);
-			json_kv_str(&j, "state", fmt_port_state(port[i].state));
-			json_kv_u64(&j, "max_mtu", fmt_mtu_bytes(port[i].max_mtu));
-			json_kv_u64(&j, "active_mtu", fmt_mtu_bytes(port[i].active_mtu));
-			json_kv_u64(&j, "gid_tbl_len", port[i].gid_tbl_len);
-			json_kv_u64(&j, "max_msg_sz", port[i].max_msg_sz);
-			json_kv_str(&j, "link_layer", fmt_link_layer(port[i].link_layer));
-			json_obj_end(&j);
-		}
-		json_arr_end(&j);
-		json_obj_end(&j);
-		json_arr_end(&j);
-		json_obj_end(&j);
-		return json_out(&j);
+	if (s.o.json) {
+		devices_json(&s.j, s.o.sock, s.c.abi_minor, &dev, port, nports, guid, sguid);
+		return json_out(&s.j);
 	}
-	/* ibv_devinfo -v layout: "key:" then tabs, one device, its ports indented. */
-	printf("hca_id:\t%s\n", DEV_NAME);
-	printf("\ttransport:\t\t\tRoCEv2 (uroce, ABI %u.%u)\n", UROCE_SHM_ABI_MAJOR,
-	       c.abi_minor);
-	printf("\tsocket:\t\t\t\t%s\n", o.sock);
-	printf("\tnode_guid:\t\t\t%s\n", guid);
-	printf("\tsys_image_guid:\t\t\t%s\n", sguid);
-	printf("\tvendor_id:\t\t\t0x%04x\n", dev.vendor_id);
-	printf("\tvendor_part_id:\t\t\t%u\n", dev.vendor_part_id);
-	printf("\thw_ver:\t\t\t\t0x%x\n", dev.hw_ver);
-	printf("\tmax_qp:\t\t\t\t%u\n", dev.max_qp);
-	printf("\tmax_qp_wr:\t\t\t%u\n", dev.max_qp_wr);
-	printf("\tmax_sge:\t\t\t%u\n", dev.max_sge);
-	printf("\tmax_cq:\t\t\t\t%u\n", dev.max_cq);
-	printf("\tmax_cqe:\t\t\t%u\n", dev.max_cqe);
-	printf("\tmax_mr:\t\t\t\t%u\n", dev.max_mr);
-	printf("\tmax_pd:\t\t\t\t%u\n", dev.max_pd);
-	printf("\tmax_ah:\t\t\t\t%u\n", dev.max_ah);
-	printf("\tmax_srq:\t\t\t%u\n", dev.max_srq);
-	printf("\tmax_qp_rd_atom:\t\t\t%u\n", dev.max_qp_rd_atom);
-	printf("\tmax_qp_init_rd_atom:\t\t%u\n", dev.max_qp_init_rd_atom);
-	printf("\tmax_inline_data:\t\t%u\n", dev.max_inline_data);
-	printf("\tphys_port_cnt:\t\t\t%u\n", dev.phys_port_cnt);
-	for (i = 0; i < nports; i++) {
-		printf("\t\tport:\t%u\n", i + 1);
-		printf("\t\t\tstate:\t\t\t%s (%u)\n", fmt_port_state(port[i].state),
-		       port[i].state);
-		printf("\t\t\tmax_mtu:\t\t%u (%u)\n", fmt_mtu_bytes(port[i].max_mtu),
-		       port[i].max_mtu);
-		printf("\t\t\tactive_mtu:\t\t%u (%u)\n", fmt_mtu_bytes(port[i].active_mtu),
-		       port[i].active_mtu);
-		printf("\t\t\tgid_tbl_len:\t\t%u\n", port[i].gid_tbl_len);
-		printf("\t\t\tmax_msg_sz:\t\t0x%x\n", port[i].max_msg_sz);
-		printf("\t\t\tlink_layer:\t\t%s\n", fmt_link_layer(port[i].link_layer));
-	}
+	devices_text(s.o.sock, s.c.abi_minor, &dev, port, nports, guid, sguid);
 	return ferror(stdout) ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 }
 
@@ -303,91 +524,123 @@ ctl_devices_main(int argc, char **argv)
 /* gids                                                                      */
 /* ------------------------------------------------------------------------ */
 
+static void
+gids_row(struct show *s, unsigned int port, unsigned int index,
+	 const struct uroce_shm_msg_query_gid_resp *gr)
+{
+	const char *type = gr->gid_type == 1 ? "RoCEv2" : "IB/RoCEv1";
+	char gid[64];
+
+	fmt_gid(gr->gid, gid, sizeof(gid));
+	json_obj_begin(&s->j);
+	json_kv_str(&s->j, "dev", DEV_NAME);
+	json_kv_u64(&s->j, "port", port);
+	json_kv_u64(&s->j, "index", index);
+	json_kv_str(&s->j, "gid", gid);
+	json_kv_str(&s->j, "type", type);
+	json_obj_end(&s->j);
+	tbl_cell(&s->t, "%s", DEV_NAME);
+	tbl_cell(&s->t, "%u", port);
+	tbl_cell(&s->t, "%u", index);
+	tbl_cell(&s->t, "%s", gid);
+	tbl_cell(&s->t, "%s", type);
+}
+
 int
 ctl_gids_main(int argc, char **argv)
 {
+	static const char *const head[] = {"DEV", "PORT", "INDEX", "GID", "TYPE"};
 	struct uroce_shm_msg_query_device_resp dev;
 	struct uroce_shm_msg_query_port_resp pr;
-	struct uroce_shm_msg_query_port_req pq;
 	struct uroce_shm_msg_query_gid_req gq;
 	struct uroce_shm_msg_query_gid_resp gr;
-	static const char *const head[] = {"DEV", "PORT", "INDEX", "GID", "TYPE"};
-	struct ctl_conn c;
-	struct opts o;
-	struct json j;
-	struct tbl t;
-	char gid[64];
 	unsigned int p, i;
+	struct show s;
 	int rc;
 
-	rc = parse_opts(argc, argv, false, &o);
+	rc = show_start_device(&s, argc, argv, &dev);
 	if (rc >= 0)
 		return rc;
-	rc = connect_daemon(&c, &o);
-	if (rc >= 0)
-		return rc;
-	rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, &dev, sizeof(dev));
-	if (rc != 0) {
-		ctl_conn_close(&c);
-		return call_failed(&c, "QUERY_DEVICE", rc);
-	}
-	json_init(&j);
-	tbl_init(&t, sizeof(head) / sizeof(head[0]), head);
-	json_obj_begin(&j);
-	json_key(&j, "gids");
-	json_arr_begin(&j);
+	show_list_begin(&s, head, sizeof(head) / sizeof(head[0]), "gids");
 	for (p = 1; p <= dev.phys_port_cnt; p++) {
-		memset(&pq, 0, sizeof(pq));
-		pq.port_num = (uint8_t)p;
-		rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), &pr, sizeof(pr));
+		rc = query_port(&s.c, p, &pr);
 		if (rc != 0)
-			goto fail;
+			return show_fail(&s, "QUERY_PORT/QUERY_GID", rc);
 		for (i = 0; i < pr.gid_tbl_len; i++) {
 			memset(&gq, 0, sizeof(gq));
 			gq.port_num = (uint8_t)p;
 			gq.index = i;
-			rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr,
+			rc = ctl_conn_call(&s.c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr,
 					   sizeof(gr));
 			/* An empty slot of the table is refused or all zero: skip it. */
 			if (rc == -EINVAL || rc == -ENOENT || rc == -ENODATA ||
 			    (rc == 0 && fmt_gid_is_zero(gr.gid)))
 				continue;
 			if (rc != 0)
-				goto fail;
-			fmt_gid(gr.gid, gid, sizeof(gid));
-			json_obj_begin(&j);
-			json_kv_str(&j, "dev", DEV_NAME);
-			json_kv_u64(&j, "port", p);
-			json_kv_u64(&j, "index", i);
-			json_kv_str(&j, "gid", gid);
-			json_kv_str(&j, "type", gr.gid_type == 1 ? "RoCEv2" : "IB/RoCEv1");
-			json_obj_end(&j);
-			tbl_cell(&t, "%s", DEV_NAME);
-			tbl_cell(&t, "%u", p);
-			tbl_cell(&t, "%u", i);
-			tbl_cell(&t, "%s", gid);
-			tbl_cell(&t, "%s", gr.gid_type == 1 ? "RoCEv2" : "IB/RoCEv1");
+				return show_fail(&s, "QUERY_PORT/QUERY_GID", rc);
+			gids_row(&s, p, i, &gr);
 		}
 	}
-	ctl_conn_close(&c);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	if (o.json) {
-		tbl_free(&t);
-		return json_out(&j);
-	}
-	json_free(&j);
-	return tbl_out(&t);
-fail:
-	ctl_conn_close(&c);
-	json_free(&j);
-	tbl_free(&t);
-	return call_failed(&c, "QUERY_PORT/QUERY_GID", rc);
+	return show_list_finish(&s);
 }
 
 /* ------------------------------------------------------------------------ */
 /* qps                                                                       */
 /* ------------------------------------------------------------------------ */
+
+static void
+qps_row(struct show *s, const void *entry, void *arg)
+{
+	const struct uroce_shm_qp_info *e = entry;
+	bool connected = e->qp_type != 4 && e->qp_state >= 2 && e->qp_state != 6;
+	bool failed = (e->flags & UROCE_SHM_QP_F_RING_FAILED) != 0;
+	struct json *j = &s->j;
+	struct tbl *t = &s->t;
+	char gid[64];
+
+	(void)arg;
+	fmt_gid(e->dgid, gid, sizeof(gid));
+	json_obj_begin(j);
+	json_kv_u64(j, "qpn", e->qp_num);
+	json_kv_str(j, "type", fmt_qp_type(e->qp_type));
+	json_kv_str(j, "state", fmt_qp_state(e->qp_state));
+	json_key(j, "pid");
+	json_i64(j, e->pid);
+	json_kv_u64(j, "client_id", e->client_id);
+	json_kv_u64(j, "sq_psn", e->sq_psn);
+	json_kv_u64(j, "rq_psn", e->rq_psn);
+	json_kv_u64(j, "dest_qpn", e->dest_qp_num);
+	json_kv_u64(j, "path_mtu", fmt_mtu_bytes(e->path_mtu));
+	if (fmt_gid_is_zero(e->dgid))
+		json_kv_null(j, "dgid");
+	else
+		json_kv_str(j, "dgid", gid);
+	json_kv_u64(j, "max_send_wr", e->max_send_wr);
+	json_kv_u64(j, "max_recv_wr", e->max_recv_wr);
+	json_kv_u64(j, "sq_queued", e->sq_queued);
+	json_kv_u64(j, "rq_queued", e->rq_queued);
+	json_kv_bool(j, "ring_failed", failed);
+	json_obj_end(j);
+	tbl_cell(t, "%u", e->qp_num);
+	tbl_cell(t, "%s", fmt_qp_type(e->qp_type));
+	tbl_cell(t, "%s%s", fmt_qp_state(e->qp_state), failed ? "!" : "");
+	tbl_cell(t, "%d", e->pid);
+	tbl_cell(t, "%u", e->client_id);
+	tbl_cell(t, "%u", e->sq_psn);
+	tbl_cell(t, "%u", e->rq_psn);
+	if (connected)
+		tbl_cell(t, "%u", e->dest_qp_num);
+	else
+		tbl_cell(t, "-");
+	if (e->path_mtu != 0)
+		tbl_cell(t, "%u", fmt_mtu_bytes(e->path_mtu));
+	else
+		tbl_cell(t, "-");
+	tbl_cell(t, "%s", connected && !fmt_gid_is_zero(e->dgid) ? gid : "-");
+	tbl_cell(t, "%u", e->max_send_wr);
+	tbl_cell(t, "%u", e->max_recv_wr);
+	tbl_cell(t, "%u/%u", e->sq_queued, e->rq_queued);
+}
 
 int
 ctl_qps_main(int argc, char **argv)
@@ -397,103 +650,58 @@ ctl_qps_main(int argc, char **argv)
 					   "QUEUED"};
 	struct uroce_shm_msg_list_qps_resp r;
 	struct uroce_shm_msg_list_req q;
-	struct ctl_conn c;
-	struct opts o;
-	struct json j;
-	struct tbl t;
-	char gid[64];
-	unsigned int i;
-	int rc;
+	const struct show_pager pg = {
+		.type = UROCE_SHM_MSG_LIST_QPS, .what = "LIST_QPS", .req = &q, .req_len = sizeof(q),
+		.start = &q.start, .resp = &r, .resp_len = sizeof(r), .page = &r.page,
+		.entries = r.q, .entry_size = sizeof(r.q[0]), .max = UROCE_SHM_LIST_QPS_MAX,
+	};
 
-	rc = parse_opts(argc, argv, false, &o);
-	if (rc >= 0)
-		return rc;
-	rc = connect_daemon(&c, &o);
-	if (rc >= 0)
-		return rc;
-	json_init(&j);
-	tbl_init(&t, sizeof(head) / sizeof(head[0]), head);
-	json_obj_begin(&j);
-	json_key(&j, "qps");
-	json_arr_begin(&j);
 	memset(&q, 0, sizeof(q));
-	do {
-		rc = ctl_conn_call(&c, UROCE_SHM_MSG_LIST_QPS, &q, sizeof(q), &r, sizeof(r));
-		if (rc != 0)
-			goto fail;
-		rc = -EPROTO;
-		if (r.page.count > UROCE_SHM_LIST_QPS_MAX ||
-		    ((r.page.flags & UROCE_SHM_LIST_F_MORE) && r.page.next <= q.start))
-			goto fail; /* a cursor that does not advance would loop forever */
-		for (i = 0; i < r.page.count; i++) {
-			const struct uroce_shm_qp_info *e = &r.q[i];
-			bool connected = e->qp_type != 4 && e->qp_state >= 2 && e->qp_state != 6;
-
-			fmt_gid(e->dgid, gid, sizeof(gid));
-			json_obj_begin(&j);
-			json_kv_u64(&j, "qpn", e->qp_num);
-			json_kv_str(&j, "type", fmt_qp_type(e->qp_type));
-			json_kv_str(&j, "state", fmt_qp_state(e->qp_state));
-			json_key(&j, "pid");
-			json_i64(&j, e->pid);
-			json_kv_u64(&j, "client_id", e->client_id);
-			json_kv_u64(&j, "sq_psn", e->sq_psn);
-			json_kv_u64(&j, "rq_psn", e->rq_psn);
-			json_kv_u64(&j, "dest_qpn", e->dest_qp_num);
-			json_kv_u64(&j, "path_mtu", fmt_mtu_bytes(e->path_mtu));
-			if (fmt_gid_is_zero(e->dgid))
-				json_kv_null(&j, "dgid");
-			else
-				json_kv_str(&j, "dgid", gid);
-			json_kv_u64(&j, "max_send_wr", e->max_send_wr);
-			json_kv_u64(&j, "max_recv_wr", e->max_recv_wr);
-			json_kv_u64(&j, "sq_queued", e->sq_queued);
-			json_kv_u64(&j, "rq_queued", e->rq_queued);
-			json_kv_bool(&j, "ring_failed",
-				     (e->flags & UROCE_SHM_QP_F_RING_FAILED) != 0);
-			json_obj_end(&j);
-			tbl_cell(&t, "%u", e->qp_num);
-			tbl_cell(&t, "%s", fmt_qp_type(e->qp_type));
-			tbl_cell(&t, "%s%s", fmt_qp_state(e->qp_state),
-				 (e->flags & UROCE_SHM_QP_F_RING_FAILED) ? "!" : "");
-			tbl_cell(&t, "%d", e->pid);
-			tbl_cell(&t, "%u", e->client_id);
-			tbl_cell(&t, "%u", e->sq_psn);
-			tbl_cell(&t, "%u", e->rq_psn);
-			if (connected)
-				tbl_cell(&t, "%u", e->dest_qp_num);
-			else
-				tbl_cell(&t, "-");
-			if (e->path_mtu != 0)
-				tbl_cell(&t, "%u", fmt_mtu_bytes(e->path_mtu));
-			else
-				tbl_cell(&t, "-");
-			tbl_cell(&t, "%s", connected && !fmt_gid_is_zero(e->dgid) ? gid : "-");
-			tbl_cell(&t, "%u", e->max_send_wr);
-			tbl_cell(&t, "%u", e->max_recv_wr);
-			tbl_cell(&t, "%u/%u", e->sq_queued, e->rq_queued);
-		}
-		q.start = r.page.next;
-	} while (r.page.flags & UROCE_SHM_LIST_F_MORE);
-	ctl_conn_close(&c);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	if (o.json) {
-		tbl_free(&t);
-		return json_out(&j);
-	}
-	json_free(&j);
-	return tbl_out(&t);
-fail:
-	ctl_conn_close(&c);
-	json_free(&j);
-	tbl_free(&t);
-	return call_failed(&c, "LIST_QPS", rc);
+	return show_list_main(argc, argv, head, sizeof(head) / sizeof(head[0]), "qps", &pg,
+			      qps_row);
 }
 
 /* ------------------------------------------------------------------------ */
 /* clients                                                                   */
 /* ------------------------------------------------------------------------ */
+
+static void
+clients_row(struct show *s, const void *entry, void *arg)
+{
+	const struct uroce_shm_session_info *e = entry;
+	bool self = (e->flags & UROCE_SHM_SESSION_F_SELF) != 0;
+	bool hello = (e->flags & UROCE_SHM_SESSION_F_HELLO) != 0;
+	struct json *j = &s->j;
+	struct tbl *t = &s->t;
+
+	(void)arg;
+	json_obj_begin(j);
+	json_kv_u64(j, "client_id", e->client_id);
+	json_key(j, "pid");
+	json_i64(j, e->pid);
+	json_kv_u64(j, "uid", e->uid);
+	json_kv_bool(j, "hello", hello);
+	json_kv_bool(j, "self", self);
+	json_kv_u64(j, "segments", e->segments);
+	json_kv_u64(j, "pds", e->pds);
+	json_kv_u64(j, "mrs", e->mrs);
+	json_kv_u64(j, "cqs", e->cqs);
+	json_kv_u64(j, "qps", e->qps);
+	json_kv_u64(j, "ahs", e->ahs);
+	json_kv_u64(j, "srqs", e->srqs);
+	json_obj_end(j);
+	tbl_cell(t, "%u", e->client_id);
+	tbl_cell(t, "%d", e->pid);
+	tbl_cell(t, "%u", e->uid);
+	tbl_cell(t, "%u", e->segments);
+	tbl_cell(t, "%u", e->pds);
+	tbl_cell(t, "%u", e->mrs);
+	tbl_cell(t, "%u", e->cqs);
+	tbl_cell(t, "%u", e->qps);
+	tbl_cell(t, "%u", e->srqs);
+	tbl_cell(t, "%u", e->ahs);
+	tbl_cell(t, "%s", self ? "this uroce-ctl" : hello ? "" : "before HELLO");
+}
 
 int
 ctl_clients_main(int argc, char **argv)
@@ -502,173 +710,93 @@ ctl_clients_main(int argc, char **argv)
 					   "QPS", "SRQS", "AHS", "NOTE"};
 	struct uroce_shm_msg_list_sessions_resp r;
 	struct uroce_shm_msg_list_req q;
-	struct ctl_conn c;
-	struct opts o;
-	struct json j;
-	struct tbl t;
-	unsigned int i;
-	int rc;
+	const struct show_pager pg = {
+		.type = UROCE_SHM_MSG_LIST_SESSIONS, .what = "LIST_SESSIONS", .req = &q,
+		.req_len = sizeof(q),
+		.start = &q.start, .resp = &r, .resp_len = sizeof(r), .page = &r.page,
+		.entries = r.s, .entry_size = sizeof(r.s[0]),
+		.max = UROCE_SHM_LIST_SESSIONS_MAX,
+	};
 
-	rc = parse_opts(argc, argv, false, &o);
-	if (rc >= 0)
-		return rc;
-	rc = connect_daemon(&c, &o);
-	if (rc >= 0)
-		return rc;
-	json_init(&j);
-	tbl_init(&t, sizeof(head) / sizeof(head[0]), head);
-	json_obj_begin(&j);
-	json_key(&j, "clients");
-	json_arr_begin(&j);
 	memset(&q, 0, sizeof(q));
-	do {
-		rc = ctl_conn_call(&c, UROCE_SHM_MSG_LIST_SESSIONS, &q, sizeof(q), &r, sizeof(r));
-		if (rc != 0)
-			goto fail;
-		rc = -EPROTO;
-		if (r.page.count > UROCE_SHM_LIST_SESSIONS_MAX ||
-		    ((r.page.flags & UROCE_SHM_LIST_F_MORE) && r.page.next <= q.start))
-			goto fail;
-		for (i = 0; i < r.page.count; i++) {
-			const struct uroce_shm_session_info *e = &r.s[i];
-			bool self = (e->flags & UROCE_SHM_SESSION_F_SELF) != 0;
-			bool hello = (e->flags & UROCE_SHM_SESSION_F_HELLO) != 0;
-
-			json_obj_begin(&j);
-			json_kv_u64(&j, "client_id", e->client_id);
-			json_key(&j, "pid");
-			json_i64(&j, e->pid);
-			json_kv_u64(&j, "uid", e->uid);
-			json_kv_bool(&j, "hello", hello);
-			json_kv_bool(&j, "self", self);
-			json_kv_u64(&j, "segments", e->segments);
-			json_kv_u64(&j, "pds", e->pds);
-			json_kv_u64(&j, "mrs", e->mrs);
-			json_kv_u64(&j, "cqs", e->cqs);
-			json_kv_u64(&j, "qps", e->qps);
-			json_kv_u64(&j, "ahs", e->ahs);
-			json_kv_u64(&j, "srqs", e->srqs);
-			json_obj_end(&j);
-			tbl_cell(&t, "%u", e->client_id);
-			tbl_cell(&t, "%d", e->pid);
-			tbl_cell(&t, "%u", e->uid);
-			tbl_cell(&t, "%u", e->segments);
-			tbl_cell(&t, "%u", e->pds);
-			tbl_cell(&t, "%u", e->mrs);
-			tbl_cell(&t, "%u", e->cqs);
-			tbl_cell(&t, "%u", e->qps);
-			tbl_cell(&t, "%u", e->srqs);
-			tbl_cell(&t, "%u", e->ahs);
-			tbl_cell(&t, "%s", self ? "this uroce-ctl" : hello ? "" : "before HELLO");
-		}
-		q.start = r.page.next;
-	} while (r.page.flags & UROCE_SHM_LIST_F_MORE);
-	ctl_conn_close(&c);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	if (o.json) {
-		tbl_free(&t);
-		return json_out(&j);
-	}
-	json_free(&j);
-	return tbl_out(&t);
-fail:
-	ctl_conn_close(&c);
-	json_free(&j);
-	tbl_free(&t);
-	return call_failed(&c, "LIST_SESSIONS", rc);
+	return show_list_main(argc, argv, head, sizeof(head) / sizeof(head[0]), "clients", &pg,
+			      clients_row);
 }
 
 /* ------------------------------------------------------------------------ */
 /* counters                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* @p arg: the group of the JSON object open now, -1 before the first. */
+static void
+counters_row(struct show *s, const void *entry, void *arg)
+{
+	static const char *const groups[] = {"daemon", "transport"};
+	const struct uroce_shm_counter *e = entry;
+	char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
+	int *group = arg;
+	const char *g;
+
+	/* The daemon NUL-terminates; do not trust it to. */
+	memcpy(name, e->name, UROCE_SHM_COUNTER_NAME_LEN);
+	name[UROCE_SHM_COUNTER_NAME_LEN] = '\0';
+	g = e->group < 2 ? groups[e->group] : "other";
+	/* Counters of a group arrive together: one object per group. */
+	if (*group != e->group) {
+		if (*group >= 0)
+			json_obj_end(&s->j);
+		json_key(&s->j, g);
+		json_obj_begin(&s->j);
+		*group = e->group;
+	}
+	json_kv_u64(&s->j, name, e->value);
+	tbl_cell(&s->t, "%s", g);
+	tbl_cell(&s->t, "%s", name);
+	tbl_cell(&s->t, "%" PRIu64, e->value);
+}
+
 int
 ctl_counters_main(int argc, char **argv)
 {
 	static const char *const head[] = {"GROUP", "COUNTER", "VALUE"};
-	static const char *const groups[] = {"daemon", "transport"};
 	struct uroce_shm_msg_query_counters_resp r;
 	struct uroce_shm_msg_query_counters_req q;
-	struct ctl_conn c;
-	struct opts o;
-	struct json j;
-	struct tbl t;
-	unsigned int i;
+	const struct show_pager pg = {
+		.type = UROCE_SHM_MSG_QUERY_COUNTERS, .what = "QUERY_COUNTERS", .req = &q,
+		.req_len = sizeof(q),
+		.start = &q.start, .resp = &r, .resp_len = sizeof(r), .page = &r.page,
+		.entries = r.c, .entry_size = sizeof(r.c[0]), .max = UROCE_SHM_COUNTERS_MAX,
+	};
+	struct show s;
 	int rc, group = -1;
 
-	rc = parse_opts(argc, argv, true, &o);
+	rc = show_start(&s, argc, argv, true);
 	if (rc >= 0)
 		return rc;
-	rc = connect_daemon(&c, &o);
-	if (rc >= 0)
-		return rc;
-	json_init(&j);
-	tbl_init(&t, sizeof(head) / sizeof(head[0]), head);
-	json_obj_begin(&j);
-	json_kv_str(&j, "scope", o.has_qp ? "qp" : "device");
-	if (o.has_qp)
-		json_kv_u64(&j, "qpn", o.qp);
+	show_out_begin(&s, head, sizeof(head) / sizeof(head[0]));
+	json_kv_str(&s.j, "scope", s.o.has_qp ? "qp" : "device");
+	if (s.o.has_qp)
+		json_kv_u64(&s.j, "qpn", s.o.qp);
 	else
-		json_kv_str(&j, "dev", DEV_NAME);
-	json_key(&j, "counters");
-	json_obj_begin(&j);
+		json_kv_str(&s.j, "dev", DEV_NAME);
+	json_key(&s.j, "counters");
+	json_obj_begin(&s.j);
 	memset(&q, 0, sizeof(q));
-	q.scope = o.has_qp ? UROCE_SHM_COUNTERS_QP : UROCE_SHM_COUNTERS_DEVICE;
-	q.qp_num = o.has_qp ? o.qp : 0;
-	do {
-		rc = ctl_conn_call(&c, UROCE_SHM_MSG_QUERY_COUNTERS, &q, sizeof(q), &r, sizeof(r));
-		if (rc == -ENOENT && o.has_qp) {
-			ctl_conn_close(&c);
-			json_free(&j);
-			tbl_free(&t);
-			ctl_err("no QP %u (or it belongs to another user)", o.qp);
-			return CTL_EXIT_ERROR;
-		}
-		if (rc != 0)
-			goto fail;
-		rc = -EPROTO;
-		if (r.page.count > UROCE_SHM_COUNTERS_MAX ||
-		    ((r.page.flags & UROCE_SHM_LIST_F_MORE) && r.page.next <= q.start))
-			goto fail;
-		for (i = 0; i < r.page.count; i++) {
-			const struct uroce_shm_counter *e = &r.c[i];
-			char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
-			const char *g;
-
-			/* The daemon NUL-terminates; do not trust it to. */
-			memcpy(name, e->name, UROCE_SHM_COUNTER_NAME_LEN);
-			name[UROCE_SHM_COUNTER_NAME_LEN] = '\0';
-			g = e->group < 2 ? groups[e->group] : "other";
-			/* Counters of a group arrive together: one object per group. */
-			if (group != e->group) {
-				if (group >= 0)
-					json_obj_end(&j);
-				json_key(&j, g);
-				json_obj_begin(&j);
-				group = e->group;
-			}
-			json_kv_u64(&j, name, e->value);
-			tbl_cell(&t, "%s", g);
-			tbl_cell(&t, "%s", name);
-			tbl_cell(&t, "%" PRIu64, e->value);
-		}
-		q.start = r.page.next;
-	} while (r.page.flags & UROCE_SHM_LIST_F_MORE);
-	ctl_conn_close(&c);
-	if (group >= 0)
-		json_obj_end(&j);
-	json_obj_end(&j);
-	json_obj_end(&j);
-	if (o.json) {
-		tbl_free(&t);
-		return json_out(&j);
+	q.scope = s.o.has_qp ? UROCE_SHM_COUNTERS_QP : UROCE_SHM_COUNTERS_DEVICE;
+	q.qp_num = s.o.has_qp ? s.o.qp : 0;
+	rc = show_pages(&s, &pg, counters_row, &group);
+	if (rc == -ENOENT && s.o.has_qp) {
+		ctl_conn_close(&s.c);
+		json_free(&s.j);
+		tbl_free(&s.t);
+		ctl_err("no QP %u (or it belongs to another user)", s.o.qp);
+		return CTL_EXIT_ERROR;
 	}
-	json_free(&j);
-	return tbl_out(&t);
-fail:
-	ctl_conn_close(&c);
-	json_free(&j);
-	tbl_free(&t);
-	return call_failed(&c, "QUERY_COUNTERS", rc);
+	if (rc != 0)
+		return show_fail(&s, pg.what, rc);
+	if (group >= 0)
+		json_obj_end(&s.j);
+	json_obj_end(&s.j);
+	json_obj_end(&s.j);
+	return show_finish(&s);
 }

@@ -441,8 +441,8 @@ int uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_
 
 /**
  * Post a chain of receive WRs into the receive ring, then ring the doorbell.
- * @return 0, -EINVAL (too many SGEs, or the QP takes its receives from an
- *   SRQ), -ENOMEM (ring full), -ENOTCONN.
+ * @return 0, -EINVAL (too many SGEs, num_sge > 0 with a NULL sg_list, or the
+ *   QP takes its receives from an SRQ), -ENOMEM (ring full), -ENOTCONN.
  */
 int uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr);
 

@@ -341,6 +341,54 @@ rpc_handle(struct uroce_context *c, uint16_t type, uint32_t handle)
 	return rpc(c, type, &q, sizeof(q), -1, NULL, 0, NULL);
 }
 
+/* Map the segment whose fd came with a reply; the fd is closed either way. */
+static int
+map_segment(struct uroce_shm_segment *seg, int fd, size_t size)
+{
+	int rc = uroce_shm_segment_map(seg, fd, size);
+
+	if (rc != 0)
+		close(fd);
+	return rc;
+}
+
+/*
+ * A verbs object and its private part, just calloc()ed: @return true if both
+ * are there; else free whichever is, set errno to ENOMEM and return false.
+ */
+static bool
+both_allocated(void *obj, void *priv)
+{
+	if (obj != NULL && priv != NULL)
+		return true;
+	free(obj);
+	free(priv);
+	errno = ENOMEM;
+	return false;
+}
+
+/*
+ * Destroy an object that async events can name: take it out of the registry
+ * (refused while an event on it is not acknowledged), then ask the daemon;
+ * if the daemon refuses, put it back. @return 0, -ENOTCONN (the daemon is
+ * gone: the caller frees its side all the same), -EBUSY (an event on it is
+ * not acknowledged) or the daemon's refusal.
+ */
+static int
+destroy_registered(struct uroce_context *c, void *obj, const unsigned int *unacked,
+		   uint16_t type, uint32_t handle, uint8_t kind)
+{
+	int rc;
+
+	rc = reg_detach(c, obj, unacked);
+	if (rc != 0)
+		return rc;
+	rc = rpc_handle(c, type, handle);
+	if (rc != 0 && rc != -ENOTCONN)
+		reg_add(c, handle, kind, obj);
+	return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Device                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -387,11 +435,9 @@ uroce_open_device(const char *sock_path)
 	rc = rpc(c, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), -1, &hr, sizeof(hr), &fd);
 	if (rc != 0)
 		goto fail_rc;
-	rc = uroce_shm_segment_map(&c->db, fd, sizeof(struct uroce_shm_db_block));
-	if (rc != 0) {
-		close(fd);
+	rc = map_segment(&c->db, fd, sizeof(struct uroce_shm_db_block));
+	if (rc != 0)
 		goto fail_rc;
-	}
 	c->dbb = c->db.addr;
 	c->client_id = hr.client_id;
 	c->max_inline = hr.max_inline;
@@ -843,11 +889,9 @@ uroce_create_cq(struct uroce_context *c, int cqe, void *cq_context)
 	rc = rpc(c, UROCE_SHM_MSG_CREATE_CQ, &q, sizeof(q), cq->evfd, &r, sizeof(r), &fd);
 	if (rc != 0)
 		goto fail;
-	rc = uroce_shm_segment_map(&cq->seg, fd, (size_t)r.seg_size);
-	if (rc != 0) {
-		close(fd);
+	rc = map_segment(&cq->seg, fd, (size_t)r.seg_size);
+	if (rc != 0)
 		goto fail_daemon;
-	}
 	rc = uroce_shm_ring_attach(&cq->ring, (uint8_t *)cq->seg.addr + r.ring_offset,
 				   cq->seg.size - r.ring_offset, UROCE_SHM_RING_CONSUMER, 0);
 	if (rc != 0) {
@@ -882,14 +926,10 @@ uroce_destroy_cq(struct uroce_cq *cq)
 
 	if (cq == NULL)
 		return -EINVAL;
-	rc = reg_detach(cq->context, cq, &cq->unacked);
-	if (rc != 0)
-		return rc; /* an async event on it is not acknowledged */
-	rc = rpc_handle(cq->context, UROCE_SHM_MSG_DESTROY_CQ, cq->handle);
-	if (rc != 0 && rc != -ENOTCONN) {
-		reg_add(cq->context, cq->handle, HK_CQ, cq);
+	rc = destroy_registered(cq->context, cq, &cq->unacked, UROCE_SHM_MSG_DESTROY_CQ, cq->handle,
+				HK_CQ);
+	if (rc != 0 && rc != -ENOTCONN)
 		return rc;
-	}
 	uroce_shm_segment_unmap(&cq->seg);
 	close(cq->evfd);
 	pthread_mutex_destroy(&cq->lock);
@@ -1111,12 +1151,8 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	c = pd->context;
 	qp = calloc(1, sizeof(*qp));
 	pv = calloc(1, sizeof(*pv));
-	if (qp == NULL || pv == NULL) {
-		free(qp);
-		free(pv);
-		errno = ENOMEM;
+	if (!both_allocated(qp, pv))
 		return NULL;
-	}
 	memset(&q, 0, sizeof(q));
 	q.pd_handle = pd->handle;
 	q.send_cq = init->send_cq->handle;
@@ -1132,11 +1168,9 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	rc = rpc(c, UROCE_SHM_MSG_CREATE_QP, &q, sizeof(q), -1, &r, sizeof(r), &fd);
 	if (rc != 0)
 		goto fail;
-	rc = uroce_shm_segment_map(&pv->seg, fd, (size_t)r.seg_size);
-	if (rc != 0) {
-		close(fd);
+	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
+	if (rc != 0)
 		goto fail_daemon;
-	}
 	/* With an SRQ there is no receive ring: rq_offset is 0. */
 	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size ||
 	    (r.rq_offset == 0) != (init->srq != NULL) || r.rq_offset < r.sq_offset ||
@@ -1287,14 +1321,10 @@ uroce_destroy_qp(struct uroce_qp *qp)
 
 	if (qp == NULL)
 		return -EINVAL;
-	rc = reg_detach(qp->context, qp, &qp->priv->unacked);
-	if (rc != 0)
-		return rc; /* an async event on it is not acknowledged */
-	rc = rpc_handle(qp->context, UROCE_SHM_MSG_DESTROY_QP, qp->handle);
-	if (rc != 0 && rc != -ENOTCONN) {
-		reg_add(qp->context, qp->handle, HK_QP, qp);
+	rc = destroy_registered(qp->context, qp, &qp->priv->unacked, UROCE_SHM_MSG_DESTROY_QP,
+				qp->handle, HK_QP);
+	if (rc != 0 && rc != -ENOTCONN)
 		return rc;
-	}
 	uroce_shm_segment_unmap(&qp->priv->seg);
 	pthread_mutex_destroy(&qp->priv->sq_lock);
 	pthread_mutex_destroy(&qp->priv->rq_lock);
@@ -1422,12 +1452,58 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
 	return rc;
 }
 
+/*
+ * Post a list of receive WRs to the receive ring @p ring (a QP's RQ or an
+ * SRQ), each checked against @p max_sge, under @p lock; ring doorbell
+ * @p db_slot once if any was posted. @return 0, -EINVAL (bad num_sge or
+ * sg_list) or -ENOMEM (ring full); *bad_wr names the first WR not posted.
+ */
+static int
+post_recv_ring(struct uroce_context *c, struct uroce_shm_ring *ring, pthread_mutex_t *lock,
+	       uint32_t db_slot, uint32_t max_sge, struct uroce_recv_wr *wr,
+	       struct uroce_recv_wr **bad_wr)
+{
+	uint32_t posted = 0;
+	int rc = 0, i;
+
+	pthread_mutex_lock(lock);
+	for (; wr != NULL; wr = wr->next) {
+		struct uroce_shm_recv_wqe *w;
+
+		if (wr->num_sge < 0 || wr->num_sge > (int)max_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (uroce_shm_ring_prod_reserve(ring, 1) != 1) {
+			rc = -ENOMEM;
+			break;
+		}
+		w = uroce_shm_ring_prod_slot(ring, 0);
+		memset(w, 0, sizeof(*w));
+		w->wr_id = wr->wr_id;
+		w->num_sge = (uint32_t)wr->num_sge;
+		for (i = 0; i < wr->num_sge; i++) {
+			w->sg_list[i].addr = wr->sg_list[i].addr;
+			w->sg_list[i].length = wr->sg_list[i].length;
+			w->sg_list[i].lkey = wr->sg_list[i].lkey;
+		}
+		/* Publish each WQE (release store on prod), ring once at the end. */
+		uroce_shm_ring_prod_commit(ring, 1);
+		posted++;
+	}
+	if (posted > 0)
+		uroce_shm_db_ring(c->dbb, db_slot);
+	pthread_mutex_unlock(lock);
+	if (rc != 0 && bad_wr != NULL)
+		*bad_wr = wr;
+	return rc;
+}
+
 int
 uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv_wr **bad_wr)
 {
-	struct uroce_qp_priv *pv;
-	uint32_t posted = 0;
-	int rc, i;
+	int rc;
 
 	rc = post_check(qp, wr != NULL);
 	if (rc == 0 && qp->srq != NULL)
@@ -1437,37 +1513,8 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 			*bad_wr = wr;
 		return rc;
 	}
-	pv = qp->priv;
-	pthread_mutex_lock(&pv->rq_lock);
-	for (; wr != NULL; wr = wr->next) {
-		struct uroce_shm_recv_wqe *w;
-
-		if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_recv_sge) {
-			rc = -EINVAL;
-			break;
-		}
-		if (uroce_shm_ring_prod_reserve(&pv->rq, 1) != 1) {
-			rc = -ENOMEM;
-			break;
-		}
-		w = uroce_shm_ring_prod_slot(&pv->rq, 0);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sg_list[i].addr = wr->sg_list[i].addr;
-			w->sg_list[i].length = wr->sg_list[i].length;
-			w->sg_list[i].lkey = wr->sg_list[i].lkey;
-		}
-		uroce_shm_ring_prod_commit(&pv->rq, 1);
-		posted++;
-	}
-	if (posted > 0)
-		uroce_shm_db_ring(qp->context->dbb, pv->db_slot);
-	pthread_mutex_unlock(&pv->rq_lock);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = wr;
-	return rc;
+	return post_recv_ring(qp->context, &qp->priv->rq, &qp->priv->rq_lock, qp->priv->db_slot,
+			      qp->cap.max_recv_sge, wr, bad_wr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1496,12 +1543,8 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	}
 	srq = calloc(1, sizeof(*srq));
 	pv = calloc(1, sizeof(*pv));
-	if (srq == NULL || pv == NULL) {
-		free(srq);
-		free(pv);
-		errno = ENOMEM;
+	if (!both_allocated(srq, pv))
 		return NULL;
-	}
 	memset(&q, 0, sizeof(q));
 	q.pd_handle = pd->handle;
 	q.max_wr = init->attr.max_wr;
@@ -1510,11 +1553,9 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	rc = rpc(c, UROCE_SHM_MSG_CREATE_SRQ, &q, sizeof(q), -1, &r, sizeof(r), &fd);
 	if (rc != 0)
 		goto fail;
-	rc = uroce_shm_segment_map(&pv->seg, fd, (size_t)r.seg_size);
-	if (rc != 0) {
-		close(fd);
+	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
+	if (rc != 0)
 		goto fail_daemon;
-	}
 	if (r.ring_offset >= pv->seg.size || r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS ||
 	    r.max_wr < init->attr.max_wr || r.max_sge > UROCE_MAX_SGE) {
 		rc = -EPROTO;
@@ -1592,14 +1633,10 @@ uroce_destroy_srq(struct uroce_srq *srq)
 
 	if (srq == NULL)
 		return -EINVAL;
-	rc = reg_detach(srq->context, srq, &srq->priv->unacked);
-	if (rc != 0)
-		return rc; /* an async event on it is not acknowledged */
-	rc = rpc_handle(srq->context, UROCE_SHM_MSG_DESTROY_SRQ, srq->handle);
-	if (rc != 0 && rc != -ENOTCONN) {
-		reg_add(srq->context, srq->handle, HK_SRQ, srq);
+	rc = destroy_registered(srq->context, srq, &srq->priv->unacked,
+				UROCE_SHM_MSG_DESTROY_SRQ, srq->handle, HK_SRQ);
+	if (rc != 0 && rc != -ENOTCONN)
 		return rc; /* -EBUSY: a QP still uses it */
-	}
 	uroce_shm_segment_unmap(&srq->priv->seg);
 	pthread_mutex_destroy(&srq->priv->lock);
 	free(srq->priv);
@@ -1611,9 +1648,7 @@ int
 uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
 		    struct uroce_recv_wr **bad_wr)
 {
-	struct uroce_srq_priv *pv;
-	uint32_t posted = 0;
-	int rc = 0, i;
+	int rc = 0;
 
 	if (srq == NULL || wr == NULL)
 		rc = -EINVAL;
@@ -1624,39 +1659,8 @@ uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
 			*bad_wr = wr;
 		return rc;
 	}
-	pv = srq->priv;
-	pthread_mutex_lock(&pv->lock);
-	for (; wr != NULL; wr = wr->next) {
-		struct uroce_shm_recv_wqe *w;
-
-		if (wr->num_sge < 0 || wr->num_sge > (int)pv->max_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL)) {
-			rc = -EINVAL;
-			break;
-		}
-		if (uroce_shm_ring_prod_reserve(&pv->ring, 1) != 1) {
-			rc = -ENOMEM;
-			break;
-		}
-		w = uroce_shm_ring_prod_slot(&pv->ring, 0);
-		memset(w, 0, sizeof(*w));
-		w->wr_id = wr->wr_id;
-		w->num_sge = (uint32_t)wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->sg_list[i].addr = wr->sg_list[i].addr;
-			w->sg_list[i].length = wr->sg_list[i].length;
-			w->sg_list[i].lkey = wr->sg_list[i].lkey;
-		}
-		/* Publish each WQE (release store on prod), ring once at the end. */
-		uroce_shm_ring_prod_commit(&pv->ring, 1);
-		posted++;
-	}
-	if (posted > 0)
-		uroce_shm_db_ring(srq->context->dbb, pv->db_slot);
-	pthread_mutex_unlock(&pv->lock);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = wr;
-	return rc;
+	return post_recv_ring(srq->context, &srq->priv->ring, &srq->priv->lock,
+			      srq->priv->db_slot, srq->priv->max_sge, wr, bad_wr);
 }
 
 /* ------------------------------------------------------------------------ */

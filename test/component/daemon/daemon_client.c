@@ -35,10 +35,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uroce_verbs.h"
+
+#include "daemon_test_util.h"
 
 #define BUF_SIZE (64 * 1024)
 
@@ -74,45 +75,16 @@ struct ep {
 	uint8_t gid[16];
 };
 
-static void
-xwrite(int fd, const void *p, size_t n)
-{
-	CHECK(write(fd, p, n) == (ssize_t)n, "pipe write: %s", strerror(errno));
-}
-
-static void
-xread(int fd, void *p, size_t n)
-{
-	CHECK(read(fd, p, n) == (ssize_t)n, "pipe read: %s", strerror(errno));
-}
-
-static void
-nap(void)
-{
-	struct timespec ts = {.tv_nsec = 20000};
-
-	nanosleep(&ts, NULL);
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Wait for one completion (busy poll with short naps), 10 s at most. */
 static void
 wait_wc(struct uroce_cq *cq, struct uroce_wc *wc)
 {
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 	int n;
 
 	while ((n = uroce_poll_cq(cq, 1, wc)) == 0) {
-		CHECK(now_s() < end, "no completion in 10 s");
-		nap();
+		CHECK(dt_now_s() < end, "no completion in 10 s");
+		dt_nap_us(20);
 	}
 	CHECK(n == 1, "poll_cq: %d", n);
 }
@@ -176,18 +148,8 @@ ep_open(struct ep *e, const char *sock)
 static struct uroce_qp *
 qp_new_type(struct ep *e, int type, uint32_t depth, uint32_t sge)
 {
-	struct uroce_qp_init_attr ia;
-	struct uroce_qp *qp;
+	struct uroce_qp *qp = dt_qp_create(e->pd, e->cq, NULL, type, depth, sge);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = type;
-	ia.cap.max_send_wr = depth;
-	ia.cap.max_recv_wr = depth;
-	ia.cap.max_send_sge = sge;
-	ia.cap.max_recv_sge = sge;
-	qp = uroce_create_qp(e->pd, &ia);
 	CHECK(qp != NULL, "create_qp: %s", strerror(errno));
 	return qp;
 }
@@ -201,51 +163,22 @@ qp_new(struct ep *e)
 static void
 qp_init(struct uroce_qp *qp)
 {
-	struct uroce_qp_attr a;
-	int rc;
+	int rc = dt_qp_init(qp, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+				       UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			    UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
-					     UROCE_QP_ACCESS_FLAGS);
 	CHECK(rc == 0, "INIT: %d", rc);
 }
 
+/* INIT -> RTR -> RTS, four READs/atomics in flight each way. */
 static void
 qp_connect(struct uroce_qp *qp, const uint8_t gid[16], uint32_t dqpn, uint32_t rq_psn,
 	   uint32_t sq_psn)
 {
-	struct uroce_qp_attr a;
-	int rc;
+	const struct dt_rc c = {.dgid = gid, .dqpn = dqpn, .rq_psn = rq_psn, .sq_psn = sq_psn,
+				.rd_atomic = 4};
+	int rc = dt_qp_rtr_rts(qp, &c);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 3; /* 1024: multi-packet messages below */
-	a.dest_qp_num = dqpn;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, gid, 16);
-	a.ah_attr.port_num = 1;
-	a.ah_attr.hop_limit = 64;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-					     UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-					     UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER);
-	CHECK(rc == 0, "RTR: %d", rc);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	rc = uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-					     UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-					     UROCE_QP_MAX_QP_RD_ATOMIC);
-	CHECK(rc == 0, "RTS: %d", rc);
+	CHECK(rc == 0, "RTR/RTS: %d", rc);
 }
 
 static void
@@ -334,8 +267,8 @@ exchange(struct ep *e, int wfd, int rfd, uint32_t psn, struct peer_info *peer)
 		.mr_handle = e->mr->handle,
 	};
 
-	xwrite(wfd, &me, sizeof(me));
-	xread(rfd, peer, sizeof(*peer));
+	dt_xwrite(wfd, &me, sizeof(me), __func__);
+	dt_xread(rfd, peer, sizeof(*peer), __func__);
 }
 
 /* Offsets in each side's buffer. */
@@ -381,8 +314,8 @@ run_pair(const char *sock, int role, int wfd, int rfd)
 		CHECK(uroce_query_qp(e.qp, &qa, 0, NULL) == 0 && qa.qp_state == UROCE_QPS_RTS &&
 		      qa.dest_qp_num == peer.qpn, "query_qp");
 	}
-	xwrite(wfd, "r", 1);
-	xread(rfd, &b, 1);
+	dt_xwrite(wfd, "r", 1, __func__);
+	dt_xread(rfd, &b, 1, __func__);
 
 	if (role == 0) {
 		struct uroce_sge sg[2];
@@ -457,7 +390,7 @@ run_pair(const char *sock, int role, int wfd, int rfd)
 		 * must come from the daemon's eventfd write; block on it. */
 		CHECK(uroce_poll_cq(e.cq, 1, &wc) == 0, "CQ not empty");
 		CHECK(uroce_req_notify_cq(e.cq, false) == 0, "req_notify");
-		xwrite(wfd, "d", 1);
+		dt_xwrite(wfd, "d", 1, __func__);
 		CHECK(uroce_get_cq_event(e.cq, 10000) == 1, "no CQ event");
 		rc = uroce_poll_cq(e.cq, 1, &wc);
 		CHECK(rc == 1 && wc.wr_id == 50 && wc.status == UROCE_WC_SUCCESS &&
@@ -481,7 +414,7 @@ run_pair(const char *sock, int role, int wfd, int rfd)
 		      wc.imm_data == 0xabcd && wc.byte_len == 100, "recv 3");
 		CHECK(same(e.buf + OFF_WRITE, 8000, 2) && same(e.buf + OFF_WRITE + 8000, 100, 3),
 		      "WRITE data");
-		xread(rfd, &b, 1);
+		dt_xread(rfd, &b, 1, __func__);
 		CHECK(b == 'd', "sync");
 		CHECK(*(uint64_t *)(void *)(e.buf + OFF_ATOMIC) == 7, "atomic word %llu",
 		      (unsigned long long)*(uint64_t *)(void *)(e.buf + OFF_ATOMIC));
@@ -493,8 +426,8 @@ run_pair(const char *sock, int role, int wfd, int rfd)
 			expect_wc(e.cq, 60, UROCE_WC_SUCCESS, UROCE_WC_SEND);
 		}
 	}
-	xwrite(wfd, "e", 1);
-	xread(rfd, &b, 1);
+	dt_xwrite(wfd, "e", 1, __func__);
+	dt_xread(rfd, &b, 1, __func__);
 	CHECK(uroce_destroy_qp(e.qp) == 0, "destroy_qp");
 	CHECK(uroce_destroy_cq(e.cq) == 0, "destroy_cq");
 	CHECK(uroce_dereg_mr(e.mr) == 0, "dereg_mr");
@@ -537,9 +470,9 @@ run_hog(const char *sock, int wfd)
 		while (uroce_poll_cq(e.cq, 1, &wc) == 1) {
 			CHECK(wc.status == 0, "hog wc %u", wc.status);
 			if (++done == 8)
-				xwrite(wfd, "R", 1);
+				dt_xwrite(wfd, "R", 1, __func__);
 		}
-		nap();
+		dt_nap_us(20);
 	}
 	return 0;
 }
@@ -557,7 +490,7 @@ run_victim(const char *sock, int wfd, int rfd)
 	qp_init(e.qp);
 	fill(e.buf, 4096, 5);
 	exchange(&e, wfd, rfd, 0, &me);
-	xread(rfd, &b, 1);
+	dt_xread(rfd, &b, 1, __func__);
 	/* The thief is done: our QP and MR are as we left them. */
 	CHECK(uroce_query_qp(e.qp, &qa, 0, NULL) == 0 && qa.qp_state == UROCE_QPS_INIT,
 	      "victim QP state %u", qa.qp_state);
@@ -568,7 +501,7 @@ run_victim(const char *sock, int wfd, int rfd)
 	CHECK(uroce_free_buf(e.ctx, e.buf) == 0, "victim buffer");
 	CHECK(uroce_dealloc_pd(e.pd) == 0, "victim PD gone");
 	CHECK(uroce_close_device(e.ctx) == 0, "close");
-	xwrite(wfd, "v", 1);
+	dt_xwrite(wfd, "v", 1, __func__);
 	return 0;
 }
 
@@ -627,7 +560,7 @@ run_thief(const char *sock, int wfd, int rfd)
 		CHECK(uroce_query_qp(c2, &qa, 0, NULL) == 0 && qa.qp_state == UROCE_QPS_ERR,
 		      "QP with a bad WQE is in ERR (%u)", qa.qp_state);
 	}
-	xwrite(wfd, "t", 1);
+	dt_xwrite(wfd, "t", 1, __func__);
 	/* Leave everything to the daemon's cleanup: exit abruptly, as a crashing
 	 * client would (no atexit handlers, no leak report for what we left). */
 	_exit(0);
@@ -643,8 +576,8 @@ run_orphan(const char *sock, int wfd, int rfd)
 	memset(&e, 0, sizeof(e));
 	ep_open(&e, sock);
 	CHECK(uroce_req_notify_cq(e.cq, false) == 0, "arm");
-	xwrite(wfd, "R", 1);
-	xread(rfd, &b, 1); /* the daemon is gone now */
+	dt_xwrite(wfd, "R", 1, __func__);
+	dt_xread(rfd, &b, 1, __func__); /* the daemon is gone now */
 	rc = uroce_get_cq_event(e.cq, 10000);
 	CHECK(rc == -ENOTCONN, "get_cq_event after daemon death: %d", rc);
 	CHECK(uroce_alloc_pd(e.ctx) == NULL && errno == ENOTCONN, "alloc_pd: %s",
@@ -807,8 +740,8 @@ run_ud(const char *sock, int role, int wfd, int rfd)
 	ah = uroce_create_ah(e.pd, &aa);
 	CHECK(ah != NULL, "create_ah: %s", strerror(errno));
 	me.ah_handle = ah->handle;
-	xwrite(wfd, &me, sizeof(me));
-	xread(rfd, &peer, sizeof(peer));
+	dt_xwrite(wfd, &me, sizeof(me), __func__);
+	dt_xread(rfd, &peer, sizeof(peer), __func__);
 	/* Both sides have their receives posted once the exchange is done. */
 	if (role == 0) {
 		/* Expect: a wrong Q_Key is silently dropped by the receiver (IBA
@@ -822,8 +755,8 @@ run_ud(const char *sock, int role, int wfd, int rfd)
 		for (i = 0; i < UD_N; i++)
 			ud_send(&e, qp, ah, peer.qpn, peer.qkey, 201 + i, 11 + i, i == 0);
 	}
-	xwrite(wfd, "d", 1);
-	xread(rfd, &b, 1);
+	dt_xwrite(wfd, "d", 1, __func__);
+	dt_xread(rfd, &b, 1, __func__);
 	/* Nothing else arrived: the wrong-Q_Key datagram left no completion. */
 	CHECK(uroce_poll_cq(e.cq, 1, &wc) == 0, "extra completion wr_id %llu status %u",
 	      (unsigned long long)wc.wr_id, wc.status);

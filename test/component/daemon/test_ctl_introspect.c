@@ -23,16 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uroce_shm.h"
 #include "uroce_verbs.h"
+
+#include "daemon_test_util.h"
 
 #define BUF_SIZE 8192
 #define OUT_MAX (256 * 1024)
@@ -47,79 +46,21 @@ struct run {
 	char *err;      /* stderr */
 };
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-nap_ms(int ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 static void
 start_lite(void)
 {
-	const char *exe = getenv("UROCED_LITE");
-	char line[256];
-	size_t len = 0;
-	int p[2];
-
-	cr_assert_not_null(exe, "UROCED_LITE not set (run through meson test)");
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-ctl-%d.sock", (int)getpid());
-	cr_assert_eq(pipe(p), 0);
-	lite_pid = fork();
-	cr_assert(lite_pid >= 0);
-	if (lite_pid == 0) {
-		/* If this test process dies (a crash, a sanitizer abort), so does
-		 * the daemon, and nothing is left holding the test's output. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(p[1], STDOUT_FILENO);
-		close(p[0]);
-		close(p[1]);
-		/* 0666: the unprivileged-client test connects as another uid. */
-		execl(exe, exe, sock_path, "666", (char *)NULL);
-		_exit(127);
-	}
-	close(p[1]);
-	/* uroced_lite prints "listening" once the socket accepts connections
-	 * (the socket file appears at bind(), before listen()). */
-	while (len < sizeof(line) - 1) {
-		struct pollfd pf = {.fd = p[0], .events = POLLIN};
-		ssize_t n;
-
-		cr_assert_eq(poll(&pf, 1, 10000), 1, "uroced_lite did not start");
-		n = read(p[0], line + len, sizeof(line) - 1 - len);
-		cr_assert_gt(n, 0, "uroced_lite exited before listening");
-		len += (size_t)n;
-		line[len] = '\0';
-		if (strchr(line, '\n') != NULL)
-			break;
-	}
-	cr_assert_not_null(strstr(line, "listening on"), "uroced_lite: %s", line);
-	/* Kept open until it has stopped, so its last line finds a reader. */
-	lite_out = p[0];
+	cr_assert_not_null(getenv("UROCED_LITE"), "UROCED_LITE not set (run through meson test)");
+	dt_sock_path(sock_path, sizeof(sock_path), "ctl");
+	/* 0666: the unprivileged-client test connects as another uid. */
+	lite_pid = dt_lite_start(sock_path, "666", &lite_out);
+	cr_assert_gt(lite_pid, 0, "uroced_lite did not start: %s", strerror(-lite_pid));
 }
 
 static void
 stop_lite(void)
 {
-	int status;
-
-	if (lite_pid > 0) {
-		kill(lite_pid, SIGTERM);
-		waitpid(lite_pid, &status, 0);
-		lite_pid = -1;
-	}
-	if (lite_out >= 0)
-		close(lite_out);
+	dt_lite_stop(lite_pid, lite_out);
+	lite_pid = -1;
 	lite_out = -1;
 	unlink(sock_path);
 }
@@ -154,7 +95,7 @@ run_ctl_as(struct run *r, int uid, const char *const *args)
 	int po[2], pe[2], status, i;
 	size_t lo = 0, le = 0;
 	bool open_o = true, open_e = true;
-	double end = now_s() + 20;
+	double end = dt_now_s() + 20;
 	pid_t pid;
 
 	cr_assert_not_null(exe, "UROCE_CTL not set (run through meson test)");
@@ -183,7 +124,7 @@ run_ctl_as(struct run *r, int uid, const char *const *args)
 		struct pollfd p[2] = {{.fd = open_o ? po[0] : -1, .events = POLLIN},
 				      {.fd = open_e ? pe[0] : -1, .events = POLLIN}};
 
-		cr_assert(now_s() < end, "uroce-ctl did not finish in 20 s");
+		cr_assert(dt_now_s() < end, "uroce-ctl did not finish in 20 s");
 		if (poll(p, 2, 100) <= 0)
 			continue;
 		if (open_o && (p[0].revents & (POLLIN | POLLHUP)))
@@ -291,18 +232,8 @@ struct client {
 static struct uroce_qp *
 qp_create(struct client *c, int type)
 {
-	struct uroce_qp_init_attr ia;
-	struct uroce_qp *qp;
+	struct uroce_qp *qp = dt_qp_create(c->pd, c->cq, NULL, type, 16, 1);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = c->cq;
-	ia.recv_cq = c->cq;
-	ia.qp_type = type;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	qp = uroce_create_qp(c->pd, &ia);
 	cr_assert_not_null(qp, "create_qp: %s", strerror(errno));
 	return qp;
 }
@@ -311,38 +242,11 @@ static void
 qp_to_rts(struct uroce_qp *qp, const uint8_t gid[16], uint32_t dqpn, uint32_t rq_psn,
 	  uint32_t sq_psn)
 {
-	struct uroce_qp_attr a;
+	const struct dt_rc rc = {.dgid = gid, .dqpn = dqpn, .rq_psn = rq_psn, .sq_psn = sq_psn,
+				 .rd_atomic = 1};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX |
-						     UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 3; /* 1024 */
-	a.dest_qp_num = dqpn;
-	a.rq_psn = rq_psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, gid, 16);
-	a.ah_attr.port_num = 1;
-	a.ah_attr.hop_limit = 64;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-						     UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-						     UROCE_QP_MAX_DEST_RD_ATOMIC |
-						     UROCE_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = sq_psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-						     UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-						     UROCE_QP_MAX_QP_RD_ATOMIC), 0);
+	cr_assert_eq(dt_qp_to_rts(qp, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE, &rc),
+		     0);
 }
 
 static void
@@ -407,13 +311,13 @@ static void
 client_write(struct client *c, uint32_t len)
 {
 	struct uroce_wc wc;
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 	int n;
 
 	post_write(c, c->a, len);
 	while ((n = uroce_poll_cq(c->cq, 1, &wc)) == 0) {
-		cr_assert(now_s() < end, "no completion in 10 s");
-		nap_ms(1);
+		cr_assert(dt_now_s() < end, "no completion in 10 s");
+		dt_nap_ms(1);
 	}
 	cr_assert_eq(n, 1);
 	cr_assert_eq(wc.status, UROCE_WC_SUCCESS);
@@ -626,18 +530,18 @@ Test(ctl_introspect, counters_move_after_traffic)
 	{
 		struct uroce_qp *lost = qp_create(&c, UROCE_QPT_RC);
 		long long bad = 0;
-		double end = now_s() + 10;
+		double end = dt_now_s() + 10;
 
 		qp_to_rts(lost, c.gid, 0xabcde, 0, 0);
 		post_write(&c, lost, 64);
 		while (bad == 0) {
-			cr_assert(now_s() < end, "rx_bad_qpn did not move in 10 s");
+			cr_assert(dt_now_s() < end, "rx_bad_qpn did not move in 10 s");
 			run_ctl(&r, dev_args);
 			expect_one_document(&r);
 			bad = num_after(r.out, "\"transport\":", "rx_bad_qpn");
 			run_free(&r);
 			if (bad == 0)
-				nap_ms(20);
+				dt_nap_ms(20);
 		}
 		cr_expect_geq(bad, 1);
 		cr_expect_eq(uroce_destroy_qp(lost), 0);
@@ -818,25 +722,17 @@ Test(ctl_introspect, other_uid_sees_only_its_own_sessions)
 static int
 raw_hello(void)
 {
-	struct uroce_shm_msg_hello_req *hq;
-	struct sockaddr_un sa;
+	struct uroce_shm_msg_hello_req hq;
 	uint8_t buf[UROCE_SHM_MSG_MAX];
-	int s, fd, len;
+	int s, fd;
 
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	cr_assert(s >= 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert_eq(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	len = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_HELLO, 1, false, 0);
-	hq = (void *)(buf + sizeof(struct uroce_shm_msg_hdr));
-	hq->abi_major = UROCE_SHM_ABI_MAJOR;
-	hq->abi_minor = UROCE_SHM_ABI_MINOR;
-	cr_assert_eq(uroce_shm_sock_send(s, buf, (size_t)len, -1), len);
-	len = (int)uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
-	cr_assert_gt(len, 0);
-	cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)len, true, fd >= 0), 0);
+	s = dt_connect(sock_path);
+	cr_assert_geq(s, 0, "connect: %s", strerror(-s));
+	memset(&hq, 0, sizeof(hq));
+	hq.abi_major = UROCE_SHM_ABI_MAJOR;
+	hq.abi_minor = UROCE_SHM_ABI_MINOR;
+	cr_assert_gt(dt_msg_send(s, UROCE_SHM_MSG_HELLO, 1, &hq, sizeof(hq), -1), 0);
+	cr_assert_gt(dt_msg_recv(s, buf, sizeof(buf), &fd), 0);
 	close(fd);
 	return s;
 }
@@ -848,15 +744,12 @@ raw_call(int s, uint16_t type, uint32_t seq, const void *body, size_t blen, void
 {
 	struct uroce_shm_msg_hdr h;
 	uint8_t buf[UROCE_SHM_MSG_MAX];
-	int len, fd;
+	ssize_t len;
+	int fd;
 
-	len = uroce_shm_msg_init(buf, sizeof(buf), type, seq, false, 0);
-	cr_assert_eq((size_t)len, sizeof(h) + blen);
-	memcpy(buf + sizeof(h), body, blen);
-	cr_assert_eq(uroce_shm_sock_send(s, buf, (size_t)len, -1), len);
-	len = (int)uroce_shm_sock_recv(s, buf, sizeof(buf), &fd);
+	cr_assert_gt(dt_msg_send(s, type, seq, body, blen, -1), 0);
+	len = dt_msg_recv(s, buf, sizeof(buf), &fd);
 	cr_assert_eq((size_t)len, sizeof(h) + rlen);
-	cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)len, true, fd >= 0), 0);
 	memcpy(&h, buf, sizeof(h));
 	cr_assert_eq(h.seq, seq);
 	memcpy(resp, buf + sizeof(h), rlen);

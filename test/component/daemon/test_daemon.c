@@ -22,13 +22,13 @@
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uroce_daemon.h"
 #include "uroce_shm.h"
+
+#include "daemon_test_util.h"
 
 #define MAX_CHILD 4
 /* Datagrams one UD client sends (one with a bad Q_Key, four good). */
@@ -42,22 +42,14 @@ struct child {
 
 static char sock_path[108];
 static struct uroce_daemon *dmn;
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static int lite_out = -1; /* uroced_lite's stdout, open until it stops */
 
 static void
 start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-daemon-%d.sock", (int)getpid());
+	dt_sock_path(sock_path, sizeof(sock_path), "daemon");
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
@@ -125,44 +117,32 @@ kill_all(struct child *ch, int n)
 		}
 }
 
-static void
-idle_nap(void)
-{
-	struct timespec ts = {.tv_nsec = 20000};
-
-	nanosleep(&ts, NULL);
-}
-
 /* A client socket to the daemon for tests that speak the protocol by hand;
  * non-blocking, so that the test can run the daemon while it waits. */
 static int
 raw_connect(void)
 {
-	struct sockaddr_un sa;
-	int s = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	int s = dt_connect(sock_path);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert(connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	cr_assert_geq(s, 0, "connect: %s", strerror(-s));
 	fcntl(s, F_SETFL, O_NONBLOCK);
 	return s;
 }
 
-/* Run the daemon until a message arrives on @p s, or the daemon hangs up
- * (0), for at most 10 s (-EAGAIN). */
+/* Run the daemon until a message arrives on @p s (validated: -EPROTO if
+ * malformed), or the daemon hangs up (0), for at most 10 s (-EAGAIN). */
 static ssize_t
 poll_for_reply(int s, void *buf, size_t len, int *fd)
 {
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 	ssize_t n = -EAGAIN;
 
-	while (now_s() < end) {
+	while (dt_now_s() < end) {
 		uroce_daemon_poll(dmn);
-		n = uroce_shm_sock_recv(s, buf, len, fd);
+		n = dt_msg_recv(s, buf, len, fd);
 		if (n != -EAGAIN)
 			break;
-		idle_nap();
+		dt_nap_us(20);
 	}
 	return n;
 }
@@ -172,11 +152,11 @@ poll_for_reply(int s, void *buf, size_t len, int *fd)
 static bool
 run(struct child *ch, int n, int ready_fd, double timeout_s)
 {
-	double end = now_s() + timeout_s;
+	double end = dt_now_s() + timeout_s;
 
-	while (now_s() < end) {
+	while (dt_now_s() < end) {
 		if (uroce_daemon_poll(dmn) == 0)
-			idle_nap();
+			dt_nap_us(20);
 		reap(ch, n);
 		if (ready_fd >= 0) {
 			struct pollfd p = {.fd = ready_fd, .events = POLLIN};
@@ -195,12 +175,12 @@ static void
 expect_all_reclaimed(void)
 {
 	struct uroce_daemon_stats st;
-	double end = now_s() + 5;
+	double end = dt_now_s() + 5;
 
 	do {
 		uroce_daemon_poll(dmn);
 		uroce_daemon_stats(dmn, &st);
-	} while (st.sessions != 0 && now_s() < end);
+	} while (st.sessions != 0 && dt_now_s() < end);
 	/* Expect: every resource of every client is gone. */
 	cr_expect_eq(st.sessions, 0);
 	cr_expect_eq(st.qps, 0);
@@ -436,11 +416,11 @@ Test(daemon, daemon_death_fails_client_calls, .timeout = 60)
 	/* Expect: the blocked CQ wait, alloc_pd and post_send all fail with
 	 * ENOTCONN; nothing hangs. */
 	{
-		double end = now_s() + 30;
+		double end = dt_now_s() + 30;
 
-		while (!ch[0].done && now_s() < end) {
+		while (!ch[0].done && dt_now_s() < end) {
 			reap(ch, 1);
-			idle_nap();
+			dt_nap_us(20);
 		}
 	}
 	kill_all(ch, 1);
@@ -452,25 +432,22 @@ Test(daemon, daemon_death_fails_client_calls, .timeout = 60)
 static pid_t
 start_lite(void)
 {
-	const char *lite = getenv("UROCED_LITE");
-	double end;
 	pid_t pid;
 
-	cr_assert_not_null(lite, "UROCED_LITE not set (run through meson test)");
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-lite-%d.sock", (int)getpid());
-	pid = fork();
-	cr_assert(pid >= 0);
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		dup2(devnull, 1);
-		execl(lite, lite, sock_path, (char *)NULL);
-		_exit(127);
-	}
-	for (end = now_s() + 10; access(sock_path, F_OK) != 0 && now_s() < end;)
-		idle_nap();
-	cr_assert(access(sock_path, F_OK) == 0, "uroced_lite did not start");
+	cr_assert_not_null(getenv("UROCED_LITE"), "UROCED_LITE not set (run through meson test)");
+	dt_sock_path(sock_path, sizeof(sock_path), "lite");
+	pid = dt_lite_start(sock_path, NULL, &lite_out);
+	cr_assert_gt(pid, 0, "uroced_lite did not start: %s", strerror(-pid));
 	return pid;
+}
+
+/* SIGTERM uroced_lite and reap it into @p c. */
+static void
+stop_lite(struct child *c)
+{
+	c->status = dt_lite_stop(c->pid, lite_out);
+	c->done = true;
+	lite_out = -1;
 }
 
 Test(daemon, rc_pingpong_example_runs_on_uroced_lite, .timeout = 120)
@@ -491,13 +468,11 @@ Test(daemon, rc_pingpong_example_runs_on_uroced_lite, .timeout = 120)
 		execl(ex, ex, sock_path, "2000", "1000", (char *)NULL);
 		_exit(127);
 	}
-	for (end = now_s() + 60; !ch[0].done && now_s() < end;) {
+	for (end = dt_now_s() + 60; !ch[0].done && dt_now_s() < end;) {
 		reap(ch, 1);
-		idle_nap();
+		dt_nap_us(20);
 	}
-	kill(ch[1].pid, SIGTERM);
-	waitpid(ch[1].pid, &ch[1].status, 0);
-	ch[1].done = true;
+	stop_lite(&ch[1]);
 	kill_all(ch, 1);
 	/* Expect: 2000 verified round trips of 1000 bytes, exit 0. */
 	expect_exit0(&ch[0], "rc_pingpong");
@@ -513,14 +488,12 @@ Test(daemon, uroced_lite_serves_two_clients, .timeout = 120)
 
 	ch[2].pid = start_lite();
 	start_pair(ch, sock_path, p01, p10);
-	for (end = now_s() + 60; !(ch[0].done && ch[1].done) && now_s() < end;) {
+	for (end = dt_now_s() + 60; !(ch[0].done && ch[1].done) && dt_now_s() < end;) {
 		reap(ch, 2);
-		idle_nap();
+		dt_nap_us(20);
 	}
 	ok = ch[0].done && ch[1].done;
-	kill(ch[2].pid, SIGTERM);
-	waitpid(ch[2].pid, &ch[2].status, 0);
-	ch[2].done = true;
+	stop_lite(&ch[2]);
 	kill_all(ch, 2);
 	cr_expect(ok, "clients did not finish");
 	expect_exit0(&ch[0], "pair role 0");
@@ -547,17 +520,13 @@ raw_rpc_fd(struct raw *r, uint16_t type, const void *req, size_t req_len, int fd
 {
 	uint8_t buf[UROCE_SHM_MSG_MAX];
 	struct uroce_shm_msg_hdr *h = (void *)buf;
-	int len, fd = -1;
-	ssize_t n = -EAGAIN;
+	int fd = -1;
+	ssize_t n;
 
-	len = uroce_shm_msg_init(buf, sizeof(buf), type, ++r->seq, false, 0);
-	cr_assert_eq((size_t)len, sizeof(*h) + req_len);
-	if (req_len)
-		memcpy(buf + sizeof(*h), req, req_len);
-	cr_assert_eq(uroce_shm_sock_send(r->s, buf, (size_t)len, fd_in), len);
+	cr_assert_eq(dt_msg_send(r->s, type, ++r->seq, req, req_len, fd_in),
+		     (ssize_t)(sizeof(*h) + req_len));
 	n = poll_for_reply(r->s, buf, sizeof(buf), &fd);
 	cr_assert_gt(n, 0);
-	cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0), 0);
 	if (h->status == 0 && resp_len)
 		memcpy(resp, buf + sizeof(*h), resp_len);
 	if (fd_out != NULL)
@@ -658,11 +627,11 @@ static struct uroce_shm_cqe
 raw_cqe(struct raw *r)
 {
 	struct uroce_shm_cqe c;
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 
-	while (uroce_shm_ring_used_count(&r->cq) == 0 && now_s() < end) {
+	while (uroce_shm_ring_used_count(&r->cq) == 0 && dt_now_s() < end) {
 		uroce_daemon_poll(dmn);
-		idle_nap();
+		dt_nap_us(20);
 	}
 	cr_assert_eq(uroce_shm_ring_cons_peek(&r->cq, 1), 1, "no CQE");
 	memcpy(&c, uroce_shm_ring_cons_slot(&r->cq, 0), sizeof(c));

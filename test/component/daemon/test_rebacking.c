@@ -29,11 +29,12 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uroce_daemon.h"
 #include "uroce_verbs.h"
+
+#include "daemon_test_util.h"
 
 #define PAGE 4096u
 
@@ -54,35 +55,6 @@ static struct uroce_daemon *dmn;
 /* ------------------------------------------------------------------------ */
 /* Helpers shared by both sides                                              */
 /* ------------------------------------------------------------------------ */
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-nap(void)
-{
-	struct timespec ts = {.tv_nsec = 20000};
-
-	nanosleep(&ts, NULL);
-}
-
-static void
-xwrite(int fd, const void *p, size_t n)
-{
-	CHECK(write(fd, p, n) == (ssize_t)n, "write: %s", strerror(errno));
-}
-
-static void
-xread(int fd, void *p, size_t n)
-{
-	CHECK(read(fd, p, n) == (ssize_t)n, "read: %s", strerror(errno));
-}
 
 static uint8_t
 pat(size_t i, uint32_t seed)
@@ -193,8 +165,6 @@ struct cmd {
 static void
 ep_open(struct ep *e)
 {
-	struct uroce_qp_init_attr ia;
-
 	e->ctx = uroce_open_device(sock_path);
 	CHECK(e->ctx != NULL, "open_device: %s", strerror(errno));
 	CHECK(uroce_query_gid(e->ctx, 1, 0, e->gid) == 0, "query_gid");
@@ -202,15 +172,7 @@ ep_open(struct ep *e)
 	CHECK(e->pd != NULL, "alloc_pd: %s", strerror(errno));
 	e->cq = uroce_create_cq(e->ctx, 16, NULL);
 	CHECK(e->cq != NULL, "create_cq: %s", strerror(errno));
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 8;
-	ia.cap.max_recv_wr = 8;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	e->qp = uroce_create_qp(e->pd, &ia);
+	e->qp = dt_qp_create(e->pd, e->cq, NULL, UROCE_QPT_RC, 8, 1);
 	CHECK(e->qp != NULL, "create_qp: %s", strerror(errno));
 }
 
@@ -219,41 +181,17 @@ static void
 ep_connect(struct ep *e, int fd, uint32_t psn)
 {
 	struct conn_info me = {.qpn = e->qp->qp_num, .psn = psn}, peer;
-	struct uroce_qp_attr a;
+	struct dt_rc rc = {.sq_psn = psn, .rd_atomic = 1};
+	int r;
 
 	memcpy(me.gid, e->gid, 16);
-	xwrite(fd, &me, sizeof(me));
-	xread(fd, &peer, sizeof(peer));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE;
-	CHECK(uroce_modify_qp(e->qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT |
-					       UROCE_QP_ACCESS_FLAGS) == 0, "INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 3; /* 1024: a page is four packets */
-	a.dest_qp_num = peer.qpn;
-	a.rq_psn = peer.psn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, peer.gid, 16);
-	a.ah_attr.port_num = 1;
-	a.ah_attr.hop_limit = 64;
-	CHECK(uroce_modify_qp(e->qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-					       UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-					       UROCE_QP_MAX_DEST_RD_ATOMIC |
-					       UROCE_QP_MIN_RNR_TIMER) == 0, "RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	CHECK(uroce_modify_qp(e->qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-					       UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
-					       UROCE_QP_MAX_QP_RD_ATOMIC) == 0, "RTS");
+	dt_xwrite(fd, &me, sizeof(me), __func__);
+	dt_xread(fd, &peer, sizeof(peer), __func__);
+	rc.dgid = peer.gid;
+	rc.dqpn = peer.qpn;
+	rc.rq_psn = peer.psn;
+	r = dt_qp_to_rts(e->qp, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE, &rc);
+	CHECK(r == 0, "INIT/RTR/RTS: %d", r);
 }
 
 static void
@@ -292,7 +230,7 @@ writer_main(int fd)
 	CHECK(is_rebacked(src), "writer buffer not re-backed");
 	ep_connect(&e, fd, 0x100);
 	for (;;) {
-		xread(fd, &c, sizeof(c));
+		dt_xread(fd, &c, sizeof(c), __func__);
 		if (c.len == 0)
 			break;
 		CHECK(c.len <= len, "command too long");
@@ -308,13 +246,13 @@ writer_main(int fd)
 		wr.wr.rdma.remote_addr = c.va;
 		wr.wr.rdma.rkey = c.rkey;
 		CHECK(uroce_post_send(e.qp, &wr, &bad) == 0, "post_send");
-		end = now_s() + 10;
+		end = dt_now_s() + 10;
 		while ((n = uroce_poll_cq(e.cq, 1, &wc)) == 0) {
-			CHECK(now_s() < end, "no completion in 10 s");
-			nap();
+			CHECK(dt_now_s() < end, "no completion in 10 s");
+			dt_nap_us(20);
 		}
 		CHECK(n == 1, "poll_cq %d", n);
-		xwrite(fd, &wc.status, sizeof(wc.status));
+		dt_xwrite(fd, &wc.status, sizeof(wc.status), __func__);
 	}
 	CHECK(uroce_dereg_mr(mr) == 0, "writer dereg");
 	CHECK(!is_rebacked(src), "writer buffer still shared after dereg");
@@ -342,8 +280,8 @@ daemon_counts(struct app *a)
 {
 	struct counts n;
 
-	xwrite(a->ctl, "S", 1);
-	xread(a->ctl, &n, sizeof(n));
+	dt_xwrite(a->ctl, "S", 1, __func__);
+	dt_xread(a->ctl, &n, sizeof(n), __func__);
 	return n;
 }
 
@@ -354,8 +292,8 @@ remote_write(struct app *a, const void *va, uint32_t rkey, uint32_t len, uint32_
 	struct cmd c = {.va = (uintptr_t)va, .rkey = rkey, .len = len, .seed = seed};
 	uint32_t status;
 
-	xwrite(a->wfd, &c, sizeof(c));
-	xread(a->wfd, &status, sizeof(status));
+	dt_xwrite(a->wfd, &c, sizeof(c), __func__);
+	dt_xread(a->wfd, &status, sizeof(status), __func__);
 	return status;
 }
 
@@ -710,7 +648,7 @@ app_kill(struct app *a)
 	fill(buf, 4 * PAGE, 30);
 	mr = uroce_reg_mr(a->e.pd, buf, 4 * PAGE, ACC);
 	CHECK(mr != NULL, "reg: %s", strerror(errno));
-	xwrite(a->ctl, "K", 1);
+	dt_xwrite(a->ctl, "K", 1, __func__);
 	pause();
 	_exit(1);
 }
@@ -735,7 +673,7 @@ app_main(const char *mode, int wfd, int ctl)
 	else if (strcmp(mode, "kill") == 0)
 		app_kill(&a);
 	if (wfd >= 0)
-		xwrite(wfd, &end, sizeof(end));
+		dt_xwrite(wfd, &end, sizeof(end), __func__);
 	ep_close(&a.e);
 }
 
@@ -754,7 +692,7 @@ start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-rebacking-%d.sock", (int)getpid());
+	dt_sock_path(sock_path, sizeof(sock_path), "rebacking");
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
@@ -766,12 +704,12 @@ static void
 expect_all_reclaimed(void)
 {
 	struct uroce_daemon_stats st;
-	double end = now_s() + 5;
+	double end = dt_now_s() + 5;
 
 	do {
 		uroce_daemon_poll(dmn);
 		uroce_daemon_stats(dmn, &st);
-	} while (st.sessions != 0 && now_s() < end);
+	} while (st.sessions != 0 && dt_now_s() < end);
 	/* Expect: every session, segment and MR is gone. */
 	cr_expect_eq(st.sessions, 0);
 	cr_expect_eq(st.segments, 0);
@@ -821,14 +759,14 @@ run_mode(const char *mode, bool writer)
 		close(aw[1]);
 	}
 	close(ctl[1]);
-	end = now_s() + 60;
-	while (now_s() < end) {
+	end = dt_now_s() + 60;
+	while (dt_now_s() < end) {
 		struct pollfd p = {.fd = ctl[0], .events = POLLIN};
 		bool all = true;
 		char m;
 
 		if (uroce_daemon_poll(dmn) == 0)
-			nap();
+			dt_nap_us(20);
 		if (poll(&p, 1, 0) == 1 && read(ctl[0], &m, 1) == 1) {
 			struct uroce_daemon_stats st;
 			struct counts c;

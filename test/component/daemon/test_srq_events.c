@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +29,8 @@
 #include "uroce_daemon.h"
 #include "uroce_shm.h"
 #include "uroce_verbs.h"
+
+#include "daemon_test_util.h"
 
 #define BUF_SIZE (64 * 1024)
 #define MSG_LEN 300
@@ -52,11 +53,8 @@ daemon_loop(void *arg)
 		pthread_mutex_lock(&dlock);
 		w = uroce_daemon_poll(dmn);
 		pthread_mutex_unlock(&dlock);
-		if (w == 0) {
-			struct timespec ts = {.tv_nsec = 20000};
-
-			nanosleep(&ts, NULL);
-		}
+		if (w == 0)
+			dt_nap_us(20);
 	}
 	return NULL;
 }
@@ -66,7 +64,7 @@ start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
 
-	snprintf(sock_path, sizeof(sock_path), "/tmp/uroce-test-srq-%d.sock", (int)getpid());
+	dt_sock_path(sock_path, sizeof(sock_path), "srq");
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
@@ -98,22 +96,6 @@ stats(struct uroce_daemon_stats *st)
 	pthread_mutex_unlock(&dlock);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-nap_ms(int ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
 
 /* One client: context, PD, a registered 64 KiB buffer and one CQ. */
 struct ep {
@@ -164,19 +146,8 @@ srq_new(struct ep *e, uint32_t max_wr, uint32_t max_sge)
 static struct uroce_qp *
 qp_new(struct ep *e, struct uroce_srq *srq)
 {
-	struct uroce_qp_init_attr ia;
-	struct uroce_qp *qp;
+	struct uroce_qp *qp = dt_qp_create(e->pd, e->cq, srq, UROCE_QPT_RC, 16, 2);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = e->cq;
-	ia.recv_cq = e->cq;
-	ia.srq = srq;
-	ia.qp_type = UROCE_QPT_RC;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 2;
-	ia.cap.max_recv_sge = 2;
-	qp = uroce_create_qp(e->pd, &ia);
 	cr_assert_not_null(qp, "create_qp: %s", strerror(errno));
 	return qp;
 }
@@ -184,39 +155,11 @@ qp_new(struct ep *e, struct uroce_srq *srq)
 static void
 qp_rts(struct uroce_qp *qp, const uint8_t gid[16], uint32_t dqpn)
 {
-	struct uroce_qp_attr a;
+	const struct dt_rc rc = {.dgid = gid, .dqpn = dqpn, .rq_psn = 100, .sq_psn = 100,
+				 .rd_atomic = 1};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PKEY_INDEX |
-						     UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTR;
-	a.path_mtu = 3;
-	a.dest_qp_num = dqpn;
-	a.rq_psn = 100;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	memcpy(a.ah_attr.dgid, gid, 16);
-	a.ah_attr.port_num = 1;
-	a.ah_attr.hop_limit = 64;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
-						     UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-						     UROCE_QP_MAX_DEST_RD_ATOMIC |
-						     UROCE_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_RTS;
-	a.sq_psn = 100;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7; /* an empty SRQ makes the sender wait, never fail */
-	a.max_rd_atomic = 1;
-	cr_assert_eq(uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN |
-						     UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
-						     UROCE_QP_RNR_RETRY |
-						     UROCE_QP_MAX_QP_RD_ATOMIC), 0);
+	cr_assert_eq(dt_qp_to_rts(qp, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE, &rc),
+		     0);
 }
 
 /* Connect a (sender) and b (receiver) to each other. */
@@ -274,12 +217,12 @@ send1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t seed)
 static void
 wait_wc(struct uroce_cq *cq, struct uroce_wc *wc)
 {
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 	int n;
 
 	while ((n = uroce_poll_cq(cq, 1, wc)) == 0) {
-		cr_assert_lt(now_s(), end, "no completion in 10 s");
-		nap_ms(1);
+		cr_assert_lt(dt_now_s(), end, "no completion in 10 s");
+		dt_nap_ms(1);
 	}
 	cr_assert_eq(n, 1, "poll_cq: %d", n);
 }
@@ -289,7 +232,7 @@ static bool
 wait_event(struct uroce_context *ctx, struct uroce_async_event *ev, int ms)
 {
 	struct pollfd p = {.fd = uroce_async_fd(ctx), .events = POLLIN};
-	double end = now_s() + ms / 1000.0;
+	double end = dt_now_s() + ms / 1000.0;
 
 	for (;;) {
 		int rc = uroce_get_async_event(ctx, ev);
@@ -297,7 +240,7 @@ wait_event(struct uroce_context *ctx, struct uroce_async_event *ev, int ms)
 		if (rc == 0)
 			return true;
 		cr_assert_eq(rc, -EAGAIN, "get_async_event: %d", rc);
-		if (now_s() >= end)
+		if (dt_now_s() >= end)
 			return false;
 		poll(&p, 1, 10);
 	}
@@ -317,18 +260,18 @@ static void
 wait_all_reclaimed(void)
 {
 	struct uroce_daemon_stats st;
-	double end = now_s() + 10;
+	double end = dt_now_s() + 10;
 
 	for (;;) {
 		stats(&st);
 		if (st.sessions == 0 && st.srqs == 0 && st.qps == 0 && st.cqs == 0 &&
 		    st.mrs == 0 && st.pds == 0 && st.segments == 0)
 			return;
-		cr_assert_lt(now_s(), end,
+		cr_assert_lt(dt_now_s(), end,
 			     "not reclaimed: sessions %u srqs %u qps %u cqs %u mrs %u pds %u "
 			     "segments %u", st.sessions, st.srqs, st.qps, st.cqs, st.mrs, st.pds,
 			     st.segments);
-		nap_ms(2);
+		dt_nap_ms(2);
 	}
 }
 
@@ -473,6 +416,18 @@ Test(srq, bad_lkey_and_sge_outside_mr_fail_the_receive, .timeout = 60, .fini = s
 	rw.num_sge = 2;
 	cr_expect_eq(uroce_post_srq_recv(srq, &rw, &bad), -EINVAL);
 	cr_expect_eq(bad, &rw);
+	/* Expect: SGEs without an sg_list are refused at post, on the SRQ and on
+	 * a QP's own receive queue alike (one posting path in liburoce). */
+	rw.sg_list = NULL;
+	rw.num_sge = 1;
+	bad = NULL;
+	cr_expect_eq(uroce_post_srq_recv(srq, &rw, &bad), -EINVAL);
+	cr_expect_eq(bad, &rw);
+	s = qp_new(&e, NULL);
+	bad = NULL;
+	cr_expect_eq(uroce_post_recv(s, &rw, &bad), -EINVAL);
+	cr_expect_eq(bad, &rw);
+	cr_assert_eq(uroce_destroy_qp(s), 0);
 	for (round = 0; round < 2; round++) {
 		uint64_t wr_id = 500 + (uint64_t)round;
 
@@ -510,7 +465,7 @@ Test(srq, bad_lkey_and_sge_outside_mr_fail_the_receive, .timeout = 60, .fini = s
 			cr_expect_eq(st.srq_wqe_rejected, st0.srq_wqe_rejected,
 				     "bounds are the engine's: not a daemon rejection");
 		/* Drain the sender's completion (error or flush) before teardown. */
-		nap_ms(20);
+		dt_nap_ms(20);
 		while (uroce_poll_cq(e.cq, 1, &wc) == 1)
 			;
 		cr_assert_eq(uroce_destroy_qp(r), 0);
@@ -531,7 +486,7 @@ Test(srq, bad_lkey_and_sge_outside_mr_fail_the_receive, .timeout = 60, .fini = s
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
 	cr_expect_eq(e.buf[0], pat(0, 6));
 	cr_expect_eq(e.buf[MSG_LEN - 1], pat(MSG_LEN - 1, 6));
-	nap_ms(20);
+	dt_nap_ms(20);
 	while (uroce_poll_cq(e.cq, 1, &wc) == 1)
 		;
 	cr_assert_eq(uroce_destroy_qp(r), 0);
@@ -589,7 +544,7 @@ Test(srq, limit_event_fires_once_when_armed, .timeout = 60, .fini = stop_daemon)
 		if (wc.opcode & UROCE_WC_RECV)
 			recvs++;
 	}
-	nap_ms(50); /* the event is on the socket now, unread */
+	dt_nap_ms(50); /* the event is on the socket now, unread */
 	cr_assert_eq(uroce_query_srq(srq, &sa), 0);
 	cr_expect_eq(sa.max_wr, 8);
 	cr_expect_eq(sa.srq_limit, 0, "disarmed by the event");
@@ -610,7 +565,7 @@ Test(srq, limit_event_fires_once_when_armed, .timeout = 60, .fini = stop_daemon)
 	 * cleanly: it queues the event instead of failing or spinning. */
 	sa.srq_limit = 3;
 	cr_assert_eq(uroce_modify_srq(srq, &sa, UROCE_SRQ_LIMIT), 0);
-	nap_ms(50);
+	dt_nap_ms(50);
 	cr_expect_eq(uroce_get_cq_event(e.cq, 50), 0);
 	{
 		struct uroce_async_event ev2;
@@ -752,13 +707,13 @@ Test(srq, sigkill_of_srq_owner_is_reclaimed, .timeout = 60, .fini = stop_daemon)
 	cr_assert_eq(c, 'R');
 	close(pfd[0]);
 	/* Expect: the child's SRQ with its 8 WQEs, a QP on it, all live. */
-	end = now_s() + 5;
+	end = dt_now_s() + 5;
 	do {
 		stats(&st);
 		if (st.srqs == 1 && st.qps == 1)
 			break;
-		nap_ms(2);
-	} while (now_s() < end);
+		dt_nap_ms(2);
+	} while (dt_now_s() < end);
 	cr_assert_eq(st.srqs, 1);
 	cr_assert_eq(st.qps, 1);
 	cr_assert_eq(st.sessions, 1);
@@ -950,14 +905,9 @@ static int
 raw_connect(void)
 {
 	struct timeval tv = {.tv_sec = 5};
-	struct sockaddr_un sa;
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd = dt_connect(sock_path);
 
-	cr_assert_geq(fd, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_geq(fd, 0, "connect: %s", strerror(-fd));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	return fd;
 }
@@ -967,11 +917,9 @@ static ssize_t
 raw_send(int fd, uint16_t type, uint32_t seq, const void *body, size_t blen, bool dontwait)
 {
 	uint8_t buf[UROCE_SHM_MSG_MAX];
-	int n = uroce_shm_msg_init(buf, sizeof(buf), type, seq, false, 0);
+	int n = dt_msg_build(buf, sizeof(buf), type, seq, body, blen);
 
-	cr_assert_eq((size_t)n, sizeof(struct uroce_shm_msg_hdr) + blen);
-	if (blen > 0)
-		memcpy(buf + sizeof(struct uroce_shm_msg_hdr), body, blen);
+	cr_assert_gt(n, 0);
 	if (dontwait) {
 		ssize_t r = send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
 
@@ -990,11 +938,10 @@ raw_call(int fd, uint16_t type, uint32_t seq, const void *body, size_t blen, voi
 
 	cr_assert_gt(raw_send(fd, type, seq, body, blen, false), 0);
 	for (;;) {
-		int rfd = -1;
-		ssize_t n = uroce_shm_sock_recv(fd, buf, sizeof(buf), &rfd);
+		int rfd;
+		ssize_t n = dt_msg_recv(fd, buf, sizeof(buf), &rfd);
 
 		cr_assert_gt(n, 0, "recv: %zd", n);
-		cr_assert_eq(uroce_shm_msg_validate(buf, (size_t)n, true, rfd >= 0), 0);
 		if (rfd >= 0)
 			close(rfd);
 		if (h->type == UROCE_SHM_MSG_ASYNC_EVENT) {
@@ -1081,25 +1028,25 @@ Test(events, unread_socket_drops_events_and_never_blocks, .timeout = 60, .fini =
 	mq.srq_handle = srq;
 	mq.attr_mask = UROCE_SRQ_LIMIT;
 	mq.srq_limit = 1;
-	end = now_s() + 10;
-	for (seq = 10; seq < 20000 && now_s() < end; seq++) {
+	end = dt_now_s() + 10;
+	for (seq = 10; seq < 20000 && dt_now_s() < end; seq++) {
 		ssize_t n = raw_send(fd, UROCE_SHM_MSG_MODIFY_SRQ, seq, &mq, sizeof(mq), true);
 
 		if (n == -EAGAIN) {
 			seq--;
-			nap_ms(1);
+			dt_nap_ms(1);
 			continue;
 		}
 		if (n < 0)
 			break; /* the daemon hung up on us */
 	}
-	end = now_s() + 10;
+	end = dt_now_s() + 10;
 	do {
 		stats(&st);
 		if (st.async_dropped > 0 && st.sessions_reaped > 0)
 			break;
-		nap_ms(5);
-	} while (now_s() < end);
+		dt_nap_ms(5);
+	} while (dt_now_s() < end);
 	cr_log_info("requests sent %u, events sent %llu, dropped %llu, sessions reaped %llu",
 		    seq - 10, (unsigned long long)st.async_events,
 		    (unsigned long long)st.async_dropped, (unsigned long long)st.sessions_reaped);

@@ -3,13 +3,20 @@
  */
 
 /*
- * uroced_lite: a TEST TOOL, not the daemon. It runs lib/daemon's core with
- * its loopback port (no DPDK, no NIC: every packet goes back into the same
- * transport engine) on a UNIX socket, so that liburoce programs
- * (examples/rc_pingpong, test/component/daemon/daemon_client) can run before
- * uroced is wired to lib/daemon. SIGINT or SIGTERM stops it cleanly.
+ * uroced_lite: a TEST TOOL, not the daemon. It runs lib/daemon's core
+ * without DPDK on a UNIX socket, so that liburoce programs (examples,
+ * uroce-perf, test/component/daemon/daemon_client) run on any machine.
  *
  *   uroced_lite SOCKET_PATH [MODE_OCTAL]
+ *       one daemon core, loopback port only (GID ::ffff:198.18.0.1): every
+ *       packet goes back into the same transport engine.
+ *   uroced_lite --pair SOCKET_A SOCKET_B
+ *       two daemon cores, GIDs ::ffff:198.18.0.1 (A) and ::ffff:198.18.0.2
+ *       (B), joined by the simulated wire of test/common/simwire_daemon.c
+ *       (no loss), so that a client of A and a client of B do RDMA to each
+ *       other as over two hosts' NICs.
+ *
+ * SIGINT or SIGTERM stops it cleanly.
  */
 
 #include <errno.h>
@@ -20,6 +27,7 @@
 #include <time.h>
 
 #include "uroce_daemon.h"
+#include "simwire_daemon.h"
 
 static volatile sig_atomic_t stop;
 
@@ -30,44 +38,110 @@ on_signal(int sig)
 	stop = 1;
 }
 
-int
-main(int argc, char **argv)
+static const uint8_t gid_of[2][16] = {
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 1},
+	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 2},
+};
+
+/* Idle: a short nap keeps latency low without spinning a core. */
+static void
+nap(void)
+{
+	struct timespec ts = {.tv_nsec = 20000};
+
+	nanosleep(&ts, NULL);
+}
+
+static int
+run_pair(const char *path_a, const char *path_b)
+{
+	const char *path[2] = {path_a, path_b};
+	struct simwire_daemon_conf wc = {.seed = 1};
+	struct uroce_daemon *d[2] = {NULL, NULL};
+	struct uroce_daemon_conf conf;
+	struct simwire_daemon *w;
+	unsigned int work;
+	int i, rc = 1;
+
+	w = simwire_daemon_create(&wc);
+	if (w == NULL) {
+		fprintf(stderr, "uroced_lite: wire: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&conf, 0, sizeof(conf));
+		conf.sock_path = path[i];
+		conf.n_gid = 1;
+		memcpy(conf.gids[0], gid_of[i], 16);
+		conf.port_ops = simwire_daemon_port_ops();
+		conf.port_ctx = simwire_daemon_port_ctx(w, i);
+		d[i] = uroce_daemon_create(&conf);
+		if (d[i] == NULL || simwire_daemon_attach(w, i, d[i], gid_of[i]) != 0) {
+			fprintf(stderr, "uroced_lite: %s: %s\n", path[i], strerror(errno));
+			goto out;
+		}
+	}
+	printf("uroced_lite: listening on %s and %s (two daemon cores, one wire, test tool)\n",
+	       path_a, path_b);
+	fflush(stdout);
+	while (!stop) {
+		work = uroce_daemon_poll(d[0]) + uroce_daemon_poll(d[1]);
+		work += simwire_daemon_step(w);
+		if (work == 0)
+			nap();
+	}
+	printf("uroced_lite: stopping\n");
+	rc = 0;
+out:
+	for (i = 0; i < 2; i++)
+		uroce_daemon_destroy(d[i]);
+	simwire_daemon_destroy(w);
+	return rc;
+}
+
+static int
+run_one(const char *path, const char *mode)
 {
 	struct uroce_daemon_conf conf;
 	struct uroce_daemon_stats st;
 	struct uroce_daemon *d;
-	struct sigaction sa;
 
-	if (argc < 2 || argc > 3) {
-		fprintf(stderr, "usage: uroced_lite SOCKET_PATH [MODE_OCTAL]\n");
-		return 2;
-	}
 	memset(&conf, 0, sizeof(conf));
-	conf.sock_path = argv[1];
-	if (argc == 3)
-		conf.sock_mode = (mode_t)strtoul(argv[2], NULL, 8);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	conf.sock_path = path;
+	if (mode != NULL)
+		conf.sock_mode = (mode_t)strtoul(mode, NULL, 8);
 	d = uroce_daemon_create(&conf);
 	if (d == NULL) {
-		fprintf(stderr, "uroced_lite: %s: %s\n", argv[1], strerror(errno));
+		fprintf(stderr, "uroced_lite: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	printf("uroced_lite: listening on %s (loopback port, test tool)\n", argv[1]);
+	printf("uroced_lite: listening on %s (loopback port, test tool)\n", path);
 	fflush(stdout);
 	while (!stop) {
-		if (uroce_daemon_poll(d) == 0) {
-			/* Idle: a short nap keeps latency low without spinning a core. */
-			struct timespec ts = {.tv_nsec = 20000};
-
-			nanosleep(&ts, NULL);
-		}
+		if (uroce_daemon_poll(d) == 0)
+			nap();
 	}
 	uroce_daemon_stats(d, &st);
 	printf("uroced_lite: stopping; %u sessions, %llu loopback frames, %llu bad\n",
 	       st.sessions, (unsigned long long)st.loop_frames, (unsigned long long)st.loop_bad);
 	uroce_daemon_destroy(d);
 	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (argc == 4 && strcmp(argv[1], "--pair") == 0)
+		return run_pair(argv[2], argv[3]);
+	if (argc == 2 || argc == 3)
+		return run_one(argv[1], argc == 3 ? argv[2] : NULL);
+	fprintf(stderr, "usage: uroced_lite SOCKET_PATH [MODE_OCTAL]\n"
+			"       uroced_lite --pair SOCKET_A SOCKET_B\n");
+	return 2;
 }
