@@ -101,7 +101,74 @@ snap_publish(struct uroced_core *c)
 	s->n_cnt = uroce_daemon_counters(c->d, s->cnt, UROCED_SNAP_CNT);
 	if (s->n_cnt > UROCED_SNAP_CNT)
 		s->n_cnt = UROCED_SNAP_CNT;
+	s->n_qps = uroce_daemon_qps(c->d, 0, s->qps, UROCED_SNAP_QPS);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
+}
+
+static void
+snap_read(const struct uroced_core *c, struct uroced_snap *out);
+
+static struct uroced_core *tel_core; /* telemetry callbacks take no context */
+
+static const char *const qp_type_names[] = {[2] = "RC", [3] = "UC", [4] = "UD"};
+static const char *const qp_state_names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
+
+/* /uroce/qps: the QPs (lowest UROCED_SNAP_QPS numbers) with owner and state. */
+static int
+tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct uroced_snap s; /* telemetry runs one command at a time */
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
+	for (i = 0; i < s.n_qps; i++)
+		rte_tel_data_add_array_u64(d, s.qps[i].qpn);
+	return 0;
+}
+
+/* /uroce/qp/stats,QPN: one QP's state and every transport counter. */
+static int
+tel_qp_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct uroced_snap s;
+	const struct uroce_daemon_qp_info *q = NULL;
+	unsigned long qpn;
+	unsigned int i;
+	char *end;
+
+	(void)cmd;
+	if (tel_core == NULL)
+		return -ENODEV;
+	if (params == NULL || *params == '\0')
+		return -EINVAL;
+	qpn = strtoul(params, &end, 0);
+	if (*end != '\0')
+		return -EINVAL;
+	snap_read(tel_core, &s);
+	for (i = 0; i < s.n_qps; i++)
+		if (s.qps[i].qpn == qpn)
+			q = &s.qps[i];
+	if (q == NULL)
+		return -ENOENT;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "qpn", q->qpn);
+	rte_tel_data_add_dict_string(d, "type", q->type < RTE_DIM(qp_type_names) &&
+				     qp_type_names[q->type] ? qp_type_names[q->type] : "?");
+	rte_tel_data_add_dict_string(d, "state", q->state < RTE_DIM(qp_state_names) ?
+				     qp_state_names[q->state] : "?");
+	rte_tel_data_add_dict_int(d, "pid", q->pid);
+	rte_tel_data_add_dict_u64(d, "dest_qpn", q->dest_qpn);
+	rte_tel_data_add_dict_u64(d, "sq_psn", q->sq_psn);
+	rte_tel_data_add_dict_u64(d, "rq_psn", q->rq_psn);
+	for (i = 0; i < q->n_cnt; i++)
+		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i),
+					  q->cnt[i]);
+	return 0;
 }
 
 static void
@@ -117,12 +184,11 @@ snap_read(const struct uroced_core *c, struct uroced_snap *out)
 	} while ((before & 1) != 0 || before != after);
 }
 
-static struct uroced_core *tel_core; /* telemetry callbacks take no context */
 
 static int
 tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct uroced_snap s;
+	static struct uroced_snap s;
 	unsigned int i;
 
 	(void)cmd;
@@ -164,6 +230,12 @@ int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
 	tel_core = c;
+	if (rte_telemetry_register_cmd("/uroce/qps", tel_qps,
+				       "QP numbers (the lowest 32), refreshed every 100 ms") != 0 ||
+	    rte_telemetry_register_cmd("/uroce/qp/stats", tel_qp_stats,
+				       "One QP's state, PSNs and transport counters. "
+				       "Parameter: QP number") != 0)
+		return -1;
 	return rte_telemetry_register_cmd("/uroce/daemon/stats", tel_daemon_stats,
 					  "Daemon resources (sessions, QPs, ...) and transport "
 					  "counters (out_of_sequence, ...), refreshed every 100 ms");

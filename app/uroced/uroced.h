@@ -22,12 +22,15 @@
  * value before and after its copy). */
 #define UROCED_SNAP_CNT 64
 #define UROCED_SNAP_US 100000u
+#define UROCED_SNAP_QPS 32 /* QPs with per-QP counters in telemetry (lowest QPNs) */
 
 struct uroced_snap {
 	uint32_t seq;
 	struct uroce_daemon_stats st;
 	unsigned int n_cnt;
 	uint64_t cnt[UROCED_SNAP_CNT];
+	unsigned int n_qps;
+	struct uroce_daemon_qp_info qps[UROCED_SNAP_QPS];
 };
 
 struct uroced_core {

@@ -310,3 +310,47 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 	}
 	return 0;
 }
+
+unsigned int
+uroce_daemon_qps(struct uroce_daemon *d, uint32_t from, struct uroce_daemon_qp_info *out,
+		 unsigned int max)
+{
+	unsigned int n = 0, i, j, k;
+	struct session *o;
+
+	for (o = daemon_session_next(d, NULL); o != NULL; o = daemon_session_next(d, o)) {
+		struct dsession_view v;
+		struct dqp_view qv;
+		uint32_t pos = 0;
+
+		daemon_session_view(o, &v);
+		while (daemon_session_qp_next(o, &pos, &qv) == 0) {
+			struct dqp_attr a;
+			struct dcap cap;
+
+			if (qv.qpn < from || eng_query_qp(qv.qp, &a, &cap) != 0)
+				continue;
+			/* Insertion by QP number; the largest falls off a full array. */
+			for (i = 0; i < n && out[i].qpn < qv.qpn; i++)
+				;
+			if (i == max)
+				continue;
+			if (n < max)
+				n++;
+			for (j = n - 1; j > i; j--)
+				out[j] = out[j - 1];
+			memset(&out[i], 0, sizeof(out[i]));
+			out[i].qpn = qv.qpn;
+			out[i].type = qv.type;
+			out[i].state = a.qp_state;
+			out[i].dest_qpn = a.dest_qp_num;
+			out[i].sq_psn = a.sq_psn;
+			out[i].rq_psn = a.rq_psn;
+			out[i].pid = v.pid;
+			out[i].n_cnt = UROCE_MIN(eng_counter_count(), UROCE_DAEMON_QP_CNT);
+			for (k = 0; k < out[i].n_cnt; k++)
+				out[i].cnt[k] = eng_qp_counter(qv.qp, k);
+		}
+	}
+	return n;
+}

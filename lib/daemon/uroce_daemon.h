@@ -137,6 +137,32 @@ unsigned int uroce_daemon_poll(struct uroce_daemon *d);
  */
 unsigned int uroce_daemon_counters(const struct uroce_daemon *d, uint64_t *vals, unsigned int n);
 
+/** Transport counters uroce_daemon_qps() reports per QP (counters.def order). */
+#define UROCE_DAEMON_QP_CNT 64
+
+/** One QP, as uroce_daemon_qps() reports it. */
+struct uroce_daemon_qp_info {
+	uint32_t qpn;
+	uint32_t type;         /**< enum uroce_qp_type */
+	uint32_t state;        /**< enum uroce_qp_state */
+	uint32_t dest_qpn;
+	uint32_t sq_psn;       /**< next PSN the requester sends */
+	uint32_t rq_psn;       /**< next PSN the responder expects */
+	int32_t pid;           /**< the owning client */
+	uint32_t n_cnt;        /**< valid entries of cnt */
+	uint64_t cnt[UROCE_DAEMON_QP_CNT]; /**< names: uroce_eng_counter_name(i) */
+};
+
+/**
+ * The QPs of every client, in ascending QP number from @p from, at most
+ * @p max of them. For an owner's view (telemetry); clients use the
+ * introspection messages, which apply their visibility rule.
+ *
+ * @return the number of entries written.
+ */
+unsigned int uroce_daemon_qps(struct uroce_daemon *d, uint32_t from,
+			      struct uroce_daemon_qp_info *out, unsigned int max);
+
 /**
  * Give the daemon one packet received from its wire port. @p pkt and
  * @p frame come from uroce_parse() (ICRC checked); the daemon does not keep

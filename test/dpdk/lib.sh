@@ -186,7 +186,7 @@ perf_pair() {
 			awk '{print $1 " B x " $2}'))"
 	else
 		fail "$name: uroce-perf $*: client exit $PERF_RC, server exit $rc_s"
-		tail -4 "$WORK/$name.cli" "$WORK/$name.srv" | sed 's/^/    /'
+		tail -n 4 "$WORK/$name.cli" "$WORK/$name.srv" | sed 's/^/    /'
 	fi
 }
 

@@ -15,6 +15,7 @@
 #           plus duplication, reordering and corruption), transfers verify,
 #           the fault counters and the transport's retransmission counters
 #           move, and corrupted frames count as rx_icrc_errors.
+#   Expect: /uroce/qps and /uroce/qp/stats,N show a running QP and its counters.
 #   Expect: kill -9 of one client during traffic leaves another pair's
 #           verified transfer unharmed, and both daemons end with no QP.
 #   Expect: stopping daemon B under traffic fails A's sender with
@@ -122,6 +123,15 @@ timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$B_SOCK" -p 18700 127.0.0.
 	>"$WORK/k1.cli" 2>&1 &
 K1C=$!
 sleep 1.5
+# Per-QP counters in telemetry while the pair runs: B's QP sends, A's receives.
+qb=$(tel "$PB" /uroce/qps | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["/uroce/qps"][0])')
+qs=$(tel "$PB" "/uroce/qp/stats,$qb")
+echo "$qs" | /usr/bin/python3 -c '
+import json, sys
+q = json.load(sys.stdin)["/uroce/qp/stats"]
+sys.exit(0 if q["state"] == "RTS" and q["type"] == "RC" and q["tx_packets"] > 0 else 1)' &&
+	pass "telemetry /uroce/qp/stats,$qb: RC QP in RTS, tx_packets counting" ||
+	fail "telemetry /uroce/qp/stats,$qb: $qs"
 kill -KILL "$K1C"
 perf_pair "beside-kill" "$A_SOCK" "$B_SOCK" 18701 send bw -x 1 -n 300 --verify
 wait "$K1C" 2>/dev/null

@@ -336,8 +336,12 @@ run_pair_expect(const char *const *args, bool lat, const unsigned long *sizes, i
 			cr_expect_eq((unsigned long)rows[i].v[1], iters, "row %d iterations", i);
 		else
 			cr_expect_gt(rows[i].v[1], 0, "row %d iterations", i);
+		/* MB/s has two decimals, as perftest prints it: a few-byte message
+		 * on a loaded machine may honestly print 0.00; the rate may not. */
 		for (j = 2; j < rows[i].nv; j++)
-			cr_expect(isfinite(rows[i].v[j]) && rows[i].v[j] > 0,
+			cr_expect(isfinite(rows[i].v[j]) &&
+				  (rows[i].v[j] > 0 ||
+				   (!lat && j < 4 && sizes[i] < 1024 && rows[i].v[j] == 0)),
 				  "row %d column %d is %g", i, j, rows[i].v[j]);
 		if (lat)
 			cr_expect(rows[i].v[2] <= rows[i].v[4] && rows[i].v[4] <= rows[i].v[3],

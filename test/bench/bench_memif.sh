@@ -1,0 +1,349 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The uroce authors
+#
+# Benchmark (suite 'perf'): what RDMA through two uroced over memif costs,
+# next to the two things it is built from, all on this machine, one run:
+#   1. uroce-perf between two uroced over memif, set up as test_e2e_memif
+#      does (--no-huge, one worker lcore each: A's on CPU 1, B's on CPU 0,
+#      idle_sleep_us = 10); servers on A, clients on B, GID index 1 (IPv4):
+#      write/read/send bw at 64 B and 64 KiB (-D 3), write/send/read lat at
+#      64 B. Then the lat tests again with idle_sleep_us = 0 (busy polling
+#      daemons), to show what scheduling does to latency.
+#   2. dpdk-testpmd on the same kind of path: a memif server in rxonly on
+#      CPU 1 and a memif client in txonly (64-byte packets) on CPU 0, --no-huge;
+#      the rate is the receiver's Rx-pps, the mean of 5 one-second samples.
+#   3. Kernel TCP ping-pong on 127.0.0.1 with sockperf (64 B, -t 5).
+# Prints one summary table and the ratios (uroce / raw packet rate, uroce
+# latency / kernel TCP latency). It never fails on a number: exit 1 only if a
+# run fails, 77 (meson SKIP) when not root or a tool is missing.
+# Needs UROCED and UROCE_PERF (meson passes the build's binaries).
+#
+# Knobs (environment): BENCH_DURATION (bw seconds, 3), BENCH_LAT_ITERS (5000),
+# BENCH_LAT_ITERS_BUSY (300: busy-polling daemons are slow on 2 CPUs),
+# BENCH_TESTPMD_SECS (5), BENCH_SOCKPERF_SECS (5), BENCH_PORT (first TCP port,
+# 19400; uses the next 10).
+# shellcheck source=../dpdk/lib.sh
+. "$(dirname "$0")/../dpdk/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (DPDK EAL for uroced and dpdk-testpmd)"
+require_uroced
+if [ -z "${UROCE_PERF:-}" ] || [ ! -x "$UROCE_PERF" ]; then
+	skip "UROCE_PERF is not set to the uroce-perf binary"
+fi
+require_cmd timeout coreutils
+require_cmd dpdk-telemetry.py dpdk-dev
+require_cmd dpdk-testpmd dpdk
+require_cmd sockperf sockperf
+require_cmd awk mawk
+require_eal
+
+DURATION=${BENCH_DURATION:-3}
+LAT_ITERS=${BENCH_LAT_ITERS:-5000}
+LAT_ITERS_BUSY=${BENCH_LAT_ITERS_BUSY:-300}
+TP_SECS=${BENCH_TESTPMD_SECS:-5}
+SP_SECS=${BENCH_SOCKPERF_SECS:-5}
+PORT=${BENCH_PORT:-19400}
+
+MEMIF="$WORK/memif.sock"
+PA="uroce-bench-a-$$"
+PB="uroce-bench-b-$$"
+TPS="uroce-bench-tps-$$"
+TPC="uroce-bench-tpc-$$"
+PREFIXES+=("$PA" "$PB" "$TPS" "$TPC")
+A_SOCK="$WORK/a.sock"
+B_SOCK="$WORK/b.sock"
+RES="$WORK/results"    # one line per measurement: KEY VALUE...
+: >"$RES"
+
+# conf SIDE IDLE_US: $WORK/SIDE.conf, the same daemons as test_e2e_memif.
+conf() {
+	local side="$1" idle="$2" role n lcores prefix
+	if [ "$side" = a ]; then
+		role=server; n=1; lcores=0,1; prefix=$PA
+	else
+		role=client; n=2; lcores=0@1,1@0; prefix=$PB
+	fi
+	cat >"$WORK/$side.conf" <<EOF
+[eal]
+lcores = $lcores
+no_huge = yes
+memory = 256
+file_prefix = $prefix
+[daemon]
+socket = $WORK/$side.sock
+[limits]
+mbufs = 4095
+idle_sleep_us = $idle
+neigh_retry_ms = 100
+[port.memif]
+vdev = net_memif0,role=$role,socket=$MEMIF,id=0
+ipv4 = 198.18.3.$n/24
+ipv6 = 2001:2::3:$n/112
+mac = 02:00:c6:12:03:0$n
+EOF
+}
+
+# start_pair IDLE_US: both daemons, memif link up (else the bench fails).
+# Logs: $WORK/a-idleIDLE_US.log, $WORK/b-idleIDLE_US.log.
+start_pair() {
+	conf a "$1"
+	conf b "$1"
+	rm -f "$A_SOCK" "$B_SOCK"
+	PAIR="idle$1"
+	start_uroced "a-$PAIR" - -c "$WORK/a.conf" || finish
+	PID_A=$LAST_PID
+	start_uroced "b-$PAIR" - -c "$WORK/b.conf" || finish
+	PID_B=$LAST_PID
+	for _ in $(seq 50); do
+		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && return 0
+		sleep 0.1
+	done
+	fail "memif link between the two uroced did not come up in 5 s"
+	finish
+}
+
+# stop_pair: prints what the daemons counted (retransmits, tx_alloc_fail...),
+# then stops them.
+stop_pair() {
+	log "daemon counters after the idle_sleep_us=${PAIR#idle} runs:"
+	nonzero_stats A "$PA"
+	nonzero_stats B "$PB"
+	stop_uroced "$PID_A" "a-$PAIR"
+	stop_uroced "$PID_B" "b-$PAIR"
+}
+
+# nonzero_stats NAME PREFIX: the daemon's nonzero /uroce/daemon/stats, one line.
+nonzero_stats() {
+	printf '    daemon %s stats (nonzero): ' "$1"
+	tel "$2" /uroce/daemon/stats | /usr/bin/python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.stdin.read())["/uroce/daemon/stats"]
+    print(" ".join("%s=%s" % (k, v) for k, v in d.items() if v))
+except Exception as e:
+    print("unavailable (%s)" % e)'
+}
+
+# perf KEY ARGS...: one uroce-perf run, server on A, client on B, both bounded
+# by 60 s (a run takes 3 s or so; a stall is a failure, not a number).
+# Appends "KEY <the client's result row>" to $RES.
+perf() {
+	local key="$1" spid rc_c rc_s row
+	shift
+	PORT=$((PORT + 1))
+	timeout 60 "$UROCE_PERF" "$@" -x 1 --socket "$A_SOCK" -p "$PORT" >"$WORK/$key.srv" 2>&1 &
+	spid=$!
+	sleep 0.3
+	timeout 60 "$UROCE_PERF" "$@" -x 1 --socket "$B_SOCK" -p "$PORT" 127.0.0.1 \
+		>"$WORK/$key.cli" 2>&1
+	rc_c=$?
+	wait "$spid"
+	rc_s=$?
+	row=$(grep -A1 '#bytes' "$WORK/$key.cli" | tail -1)
+	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ] && [ -n "$row" ]; then
+		echo "$key $row" >>"$RES"
+		log "uroce-perf $*: $row"
+	else
+		fail "uroce-perf $*: client exit $rc_c, server exit $rc_s"
+		tail -n 3 "$WORK/$key.cli" "$WORK/$key.srv" | sed 's/^/    /'
+		nonzero_stats A "$PA"
+		nonzero_stats B "$PB"
+	fi
+}
+
+# get KEY FIELD: field FIELD (1 = first after the key) of KEY's line, or "-".
+get() {
+	awk -v k="$1" -v f="$2" '$1 == k { v = $(f + 1) } END { print (v == "" ? "-" : v) }' "$RES"
+}
+
+# ratio A B [SCALE]: A / B * SCALE with 3 significant digits, "-" if unknown.
+ratio() {
+	awk -v a="$1" -v b="$2" -v s="${3:-1}" 'BEGIN {
+		if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b * s }'
+}
+
+log "start $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- 1. uroce-perf over memif ---------------------------------------------
+start_pair 10
+for t in write read send; do
+	for s in 64 65536; do
+		perf "bw-$t-$s" $t bw -s $s -D "$DURATION"
+	done
+done
+for t in write send read; do
+	perf "lat-$t" $t lat -s 64 -n "$LAT_ITERS"
+done
+stop_pair
+
+start_pair 0
+for t in write send read; do
+	perf "latbusy-$t" $t lat -s 64 -n "$LAT_ITERS_BUSY"
+done
+stop_pair
+
+# --- 2. dpdk-testpmd over memif: raw packet rate ---------------------------
+# Two interactive processes, placed like the two daemons: the rxonly server's
+# forwarding lcore on CPU 1, the txonly client's on CPU 0; commands go in
+# through a FIFO each. Once both forward, "show port stats 0" every second:
+# each gives Rx-pps (Tx-pps) since the previous one. Both stop forwarding
+# before they quit: a memif server still polling when its client quits can
+# segfault (testpmd 22.11 did, in non-interactive mode stopped by SIGINT).
+TP_SOCK="$WORK/tp.sock"
+trap '' PIPE    # a testpmd that died makes a write to its FIFO fail, not kill us
+mkfifo "$WORK/tps.in" "$WORK/tpc.in"
+# wait_for LOG PATTERN: up to 30 s (EAL start-up is slow on a loaded machine).
+wait_for() {
+	for _ in $(seq 300); do
+		grep -q "$2" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+# The client starts only once the server's port is started (its prompt is
+# printed after that): a memif client that connected while the server was
+# still setting up, on this loaded machine, either never got its link up or
+# counted packets sent that the server never counted.
+timeout $((TP_SECS + 90)) dpdk-testpmd --lcores 0@0,1@1 --no-huge -m 256 \
+	--file-prefix "$TPS" --vdev "net_memif0,role=server,socket=$TP_SOCK,id=0" -- \
+	-i --disable-link-check --forward-mode=rxonly --nb-cores=1 --total-num-mbufs=8192 \
+	<"$WORK/tps.in" >"$WORK/tp-srv.log" 2>&1 &
+TP_SPID=$!
+PIDS+=("$TP_SPID")
+exec {TPS_FD}>"$WORK/tps.in"
+wait_for "$WORK/tp-srv.log" 'testpmd>' || fail "testpmd rxonly: no prompt in 30 s"
+timeout $((TP_SECS + 60)) dpdk-testpmd --lcores 0@1,1@0 --no-huge -m 256 \
+	--file-prefix "$TPC" --vdev "net_memif0,role=client,socket=$TP_SOCK,id=0" -- \
+	-i --disable-link-check --forward-mode=txonly --txpkts=64 --nb-cores=1 \
+	--total-num-mbufs=8192 <"$WORK/tpc.in" >"$WORK/tp-cli.log" 2>&1 &
+TP_CPID=$!
+PIDS+=("$TP_CPID")
+exec {TPC_FD}>"$WORK/tpc.in"
+wait_for "$WORK/tp-cli.log" 'testpmd>' || fail "testpmd txonly: no prompt in 30 s"
+for _ in $(seq 20); do
+	echo "show port info 0" >&"$TPC_FD"
+	sleep 0.5
+	grep -q 'Link status: up' "$WORK/tp-cli.log" && break
+done
+grep -q 'Link status: up' "$WORK/tp-cli.log" || fail "testpmd: memif link not up in 10 s"
+echo start >&"$TPS_FD"
+echo start >&"$TPC_FD"
+sleep 1
+for i in $(seq 0 "$TP_SECS"); do
+	echo "show port stats 0" >&"$TPS_FD"
+	echo "show port stats 0" >&"$TPC_FD"
+	[ "$i" -lt "$TP_SECS" ] && sleep 1
+done
+printf 'stop\nquit\n' >&"$TPC_FD"
+exec {TPC_FD}>&-
+wait "$TP_CPID"
+rc_c=$?
+printf 'stop\nquit\n' >&"$TPS_FD"
+exec {TPS_FD}>&-
+wait "$TP_SPID"
+rc_s=$?
+[ "$rc_c" -eq 0 ] || { fail "testpmd txonly exit $rc_c"; tail -5 "$WORK/tp-cli.log" | sed 's/^/    /'; }
+[ "$rc_s" -eq 0 ] || { fail "testpmd rxonly exit $rc_s"; tail -5 "$WORK/tp-srv.log" | sed 's/^/    /'; }
+# pps_of LOG FIELD: "mean n min max" of the per-second samples, without the
+# first show (its rate is not over a second of traffic); "-" if under 3.
+pps_of() {
+	awk -v f="$2" '$1 == f ":" { if (seen++) v[n++] = $2 }
+		END {
+			if (n < 3) { print "-"; exit }
+			s = 0; lo = hi = v[0]
+			for (i = 0; i < n; i++) { s += v[i]; if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
+			printf "%.0f %d %.0f %.0f\n", s / n, n, lo, hi
+		}' "$1"
+}
+rx=$(pps_of "$WORK/tp-srv.log" Rx-pps)
+tx=$(pps_of "$WORK/tp-cli.log" Tx-pps)
+if [ "$rx" = - ] || [ "${rx%% *}" = 0 ]; then
+	fail "testpmd: fewer than 3 rate samples from the receiver, or no packets"
+	tail -12 "$WORK/tp-srv.log" | sed 's/^/    /'
+else
+	echo "testpmd-rx $rx" >>"$RES"
+	echo "testpmd-tx $tx" >>"$RES"
+	log "testpmd rxonly Rx-pps: mean min max over seconds: $rx; txonly Tx-pps: $tx"
+fi
+
+# --- 3. kernel TCP ping-pong on loopback -----------------------------------
+PORT=$((PORT + 1))
+timeout $((SP_SECS + 30)) sockperf server --tcp -i 127.0.0.1 -p "$PORT" >"$WORK/sp-srv.log" 2>&1 &
+SP_PID=$!
+PIDS+=("$SP_PID")
+sleep 0.5
+timeout $((SP_SECS + 30)) sockperf ping-pong --tcp -i 127.0.0.1 -p "$PORT" -t "$SP_SECS" -m 64 \
+	>"$WORK/sp-cli.log" 2>&1
+rc_c=$?
+kill -TERM "$SP_PID" 2>/dev/null
+wait "$SP_PID" 2>/dev/null
+# sockperf's latency is half the round trip, like uroce-perf's write/send lat.
+sp=$(sed 's/\x1b\[[0-9;]*m//g' "$WORK/sp-cli.log" | awk '
+	/<MIN> observation/ { mn = $NF }
+	/percentile 50.000/ { p50 = $NF }
+	/percentile 99.000/ { p99 = $NF }
+	/avg-latency=/ { sub(/.*avg-latency=/, ""); sub(/ .*/, ""); avg = $0 }
+	END { if (p50 == "") print "-"; else print mn, p50, avg, p99 }')
+if [ "$rc_c" -ne 0 ] || [ "$sp" = - ]; then
+	fail "sockperf ping-pong exit $rc_c, no percentiles"
+	tail -5 "$WORK/sp-cli.log" | sed 's/^/    /'
+else
+	echo "sockperf $sp" >>"$RES"
+	log "sockperf TCP ping-pong 64 B, 1/2 RTT usec: min p50 avg p99 = $sp"
+fi
+log "end $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# --- Summary -----------------------------------------------------------------
+echo
+echo "=== bench_memif summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(grep -m1 'model name' /proc/cpuinfo |
+	sed 's/.*: //'), $(nproc) CPUs, Linux $(uname -r), DPDK $(pkg-config --modversion libdpdk 2>/dev/null ||
+	echo '?'))"
+echo
+echo "| test | size | MB/s (MB = 2^20 B, as uroce-perf) | Mpps |"
+echo "|---|---:|---:|---:|"
+for t in write read send; do
+	for s in 64 65536; do
+		printf '| uroce-perf %s bw | %s | %s | %s |\n' $t $s "$(get "bw-$t-$s" 4)" "$(get "bw-$t-$s" 5)"
+	done
+done
+tpm=$(awk -v v="$(get testpmd-rx 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')
+for d in rx tx; do
+	printf '| dpdk-testpmd %s (%s-pps, mean of %s s, min %s max %s) | 64 | %s | %s |\n' \
+		"$([ $d = rx ] && echo "rxonly, received" || echo "txonly, sent")" \
+		"$([ $d = rx ] && echo Rx || echo Tx)" "$(get testpmd-$d 2)" "$(get testpmd-$d 3)" \
+		"$(get testpmd-$d 4)" \
+		"$(awk -v v="$(get testpmd-$d 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.2f\n", v * 64 / 1048576 }')" \
+		"$(awk -v v="$(get testpmd-$d 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')"
+done
+echo
+echo "| test (64 B) | t_min | t_typical | t_avg | 99% | [usec] |"
+echo "|---|---:|---:|---:|---:|---|"
+for t in write send read; do
+	half="1/2 RTT"
+	[ $t = read ] && half="RTT"
+	printf '| uroce-perf %s lat, idle_sleep_us=10 (%s) | %s | %s | %s | %s | |\n' $t "$half" \
+		"$(get "lat-$t" 3)" "$(get "lat-$t" 5)" "$(get "lat-$t" 6)" "$(get "lat-$t" 8)"
+done
+for t in write send read; do
+	half="1/2 RTT"
+	[ $t = read ] && half="RTT"
+	printf '| uroce-perf %s lat, idle_sleep_us=0 (%s, -n %s) | %s | %s | %s | %s | |\n' $t "$half" \
+		"$LAT_ITERS_BUSY" "$(get "latbusy-$t" 3)" "$(get "latbusy-$t" 5)" \
+		"$(get "latbusy-$t" 6)" "$(get "latbusy-$t" 8)"
+done
+printf '| sockperf TCP ping-pong 127.0.0.1 (1/2 RTT; t_typical = p50) | %s | %s | %s | %s | |\n' \
+	"$(get sockperf 1)" "$(get sockperf 2)" "$(get sockperf 3)" "$(get sockperf 4)"
+echo
+echo "Ratios:"
+for t in write read send; do
+	echo "  uroce-perf $t bw 64 B Mpps / testpmd Mpps      = $(ratio "$(get "bw-$t-64" 5)" "$tpm")"
+done
+echo "  uroce write lat t_typical / sockperf TCP p50    = $(ratio "$(get lat-write 5)" "$(get sockperf 2)")"
+echo "  uroce send lat t_typical / sockperf TCP p50     = $(ratio "$(get lat-send 5)" "$(get sockperf 2)")"
+echo "  uroce read lat t_typical (RTT) / (2 x sockperf p50) = $(ratio "$(get lat-read 5)" "$(get sockperf 2)" 0.5)"
+for t in write send read; do
+	echo "  uroce $t lat t_typical, idle_sleep_us 0 / 10   = $(ratio "$(get "latbusy-$t" 5)" "$(get "lat-$t" 5)")"
+done
+echo
+finish
