@@ -205,7 +205,9 @@ wait_for() {
 # printed after that): a memif client that connected while the server was
 # still setting up, on this loaded machine, either never got its link up or
 # counted packets sent that the server never counted.
-timeout $((TP_SECS + 90)) dpdk-testpmd --lcores 0@0,1@1 --no-huge -m 256 \
+# stdbuf: testpmd's stdout is a file here; line buffering keeps the samples
+# even if testpmd crashes on its way out.
+timeout $((TP_SECS + 90)) stdbuf -oL dpdk-testpmd --lcores 0@0,1@1 --no-huge -m 256 \
 	--file-prefix "$TPS" --vdev "net_memif0,role=server,socket=$TP_SOCK,id=0" -- \
 	-i --disable-link-check --forward-mode=rxonly --nb-cores=1 --total-num-mbufs=8192 \
 	<"$WORK/tps.in" >"$WORK/tp-srv.log" 2>&1 &
@@ -213,7 +215,7 @@ TP_SPID=$!
 PIDS+=("$TP_SPID")
 exec {TPS_FD}>"$WORK/tps.in"
 wait_for "$WORK/tp-srv.log" 'testpmd>' || fail "testpmd rxonly: no prompt in 30 s"
-timeout $((TP_SECS + 60)) dpdk-testpmd --lcores 0@1,1@0 --no-huge -m 256 \
+timeout $((TP_SECS + 60)) stdbuf -oL dpdk-testpmd --lcores 0@1,1@0 --no-huge -m 256 \
 	--file-prefix "$TPC" --vdev "net_memif0,role=client,socket=$TP_SOCK,id=0" -- \
 	-i --disable-link-check --forward-mode=txonly --txpkts=64 --nb-cores=1 \
 	--total-num-mbufs=8192 <"$WORK/tpc.in" >"$WORK/tp-cli.log" 2>&1 &
@@ -243,8 +245,17 @@ printf 'stop\nquit\n' >&"$TPS_FD"
 exec {TPS_FD}>&-
 wait "$TP_SPID"
 rc_s=$?
-[ "$rc_c" -eq 0 ] || { fail "testpmd txonly exit $rc_c"; tail -5 "$WORK/tp-cli.log" | sed 's/^/    /'; }
-[ "$rc_s" -eq 0 ] || { fail "testpmd rxonly exit $rc_s"; tail -5 "$WORK/tp-srv.log" | sed 's/^/    /'; }
+# dpdk-testpmd 22.11 sometimes segfaults (exit 139) on quit after its memif
+# peer left: the samples are taken by then, so that is reported, not failed.
+for side in "txonly:$rc_c:tp-cli" "rxonly:$rc_s:tp-srv"; do
+	IFS=: read -r mode rc logf <<<"$side"
+	if [ "$rc" -eq 139 ]; then
+		log "warning: dpdk-testpmd $mode crashed on quit (SIGSEGV, a testpmd 22.11 bug)"
+	elif [ "$rc" -ne 0 ]; then
+		fail "testpmd $mode exit $rc"
+		tail -5 "$WORK/$logf.log" | sed 's/^/    /'
+	fi
+done
 # pps_of LOG FIELD: "mean n min max" of the per-second samples, without the
 # first show (its rate is not over a second of traffic); "-" if under 3.
 pps_of() {
