@@ -6,12 +6,14 @@
 # network namespaces this test creates (198.18.4.0/24, 2001:2::4:0/112). The
 # kernel stays silent on both ends (no addresses, IPv6 off). MTU 1500, so the
 # verbs active MTU is 1024 (DPDK 22.11's af_packet takes no jumbo frames).
-# Clients (examples,
+# Both ports on VLAN 100. Clients (examples,
 # uroce-perf) run in the root namespace: they reach the daemons by their
 # UNIX sockets, and uroce-perf's TCP side channel uses 127.0.0.1.
 #   Expect: every example passes on the IPv4 GID and on the IPv6 GID.
 #   Expect: uroce-perf write/read/send/atomic with --verify pass, at path MTU
 #           1024 and 512.
+#   Expect: the frames carry VLAN 100 with each port's PCP, and A's carry
+#           its DSCP 26 and ECT(0), over IPv4 and IPv6.
 #   Expect: dumpcap on A's veth end captures WRITE, SEND, atomic, READ and UD
 #           traffic on both GIDs; tshark
 #           decodes every frame as InfiniBand over UDP 4791 with no malformed
@@ -23,6 +25,7 @@ require_uroced
 require_clients
 require_cmd dpdk-telemetry.py dpdk-dev
 require_cmd dumpcap tshark
+require_cmd mergecap tshark
 require_cmd tshark tshark
 require_cmd timeout coreutils
 [ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set (uroce-ctl not built: libpcap-dev)"
@@ -65,10 +68,17 @@ vdev = net_af_packet$2,iface=$3
 ipv4 = 198.18.4.$2/24
 ipv6 = 2001:2::4:$2/112
 mac = 02:00:c6:12:04:0$2
+vlan = 100
+$6
 EOF
 }
-conf a 1 "$VA" 0,1 "$PA"
-conf b 2 "$VB" 0@1,1@0 "$PB"
+# A marks its RoCEv2 traffic DSCP 26 (AF31) ECT(0) with 802.1p priority 3;
+# B keeps DSCP 0 and uses priority 5. (uroce-perf's QPs set traffic class 0,
+# so the port defaults apply.)
+conf a 1 "$VA" 0,1 "$PA" "pcp = 3
+dscp = 26
+ecn = 2"
+conf b 2 "$VB" 0@1,1@0 "$PB" "pcp = 5"
 start_uroced a "$NA" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b "$NB" -c "$WORK/b.conf" || finish
@@ -99,9 +109,14 @@ grep -q "Mtu             : 1024\[B\]" "$WORK/afp-write-x1.cli" &&
 perf_pair "afp-mtu512" "$A_SOCK" "$B_SOCK" 18950 send bw -x 2 -m 512 -s 30000 -n 100 --verify
 
 # --- a capture of every operation ------------------------------------------
-ip netns exec "$NA" timeout 60 dumpcap -q -i "$VA" -w "$WORK/full.pcapng" >"$WORK/dumpcap2.log" 2>&1 &
-DUMPCAP=$!
-PIDS+=("$DUMPCAP")
+# The af_packet PMD sends with PACKET_QDISC_BYPASS, so a capture on a
+# sender's own interface misses what it sends: capture at both ends (each
+# sees what the other sent) and merge.
+ip netns exec "$NA" timeout 60 dumpcap -q -i "$VA" -w "$WORK/at-a.pcapng" >"$WORK/dumpcap-a.log" 2>&1 &
+DUMPCAP_A=$!
+ip netns exec "$NB" timeout 60 dumpcap -q -i "$VB" -w "$WORK/at-b.pcapng" >"$WORK/dumpcap-b.log" 2>&1 &
+DUMPCAP_B=$!
+PIDS+=("$DUMPCAP_A" "$DUMPCAP_B")
 sleep 1
 perf_pair "cap-write" "$A_SOCK" "$B_SOCK" 18951 write bw -x 1 -s 16384 -n 50 --verify
 perf_pair "cap-send" "$A_SOCK" "$B_SOCK" 18952 send bw -x 2 -s 3000 -n 50 --verify
@@ -109,9 +124,10 @@ perf_pair "cap-atomic" "$A_SOCK" "$B_SOCK" 18953 atomic bw -x 1 -n 50 --verify
 UROCE_GID_INDEX=2 UROCE_PEER_SOCKET="$B_SOCK" run_example rdma_write_read "$A_SOCK"
 UROCE_GID_INDEX=1 UROCE_PEER_SOCKET="$B_SOCK" run_example ud_sendrecv "$A_SOCK" 8
 sleep 0.5
-kill -INT "$DUMPCAP"
-wait "$DUMPCAP"
+kill -INT "$DUMPCAP_A" "$DUMPCAP_B"
+wait "$DUMPCAP_A" "$DUMPCAP_B"
 CAP="$WORK/full.pcapng"
+mergecap -w "$CAP" "$WORK/at-a.pcapng" "$WORK/at-b.pcapng" || fail "mergecap"
 # Payload-guessing sub-dissectors of Wireshark's InfiniBand dissector take
 # benchmark payloads for upper protocols and then call them malformed; off.
 TSHARK_OFF=()
@@ -129,6 +145,30 @@ bad=$(tshark -r "$CAP" "${TSHARK_OFF[@]}" -Y "_ws.malformed || _ws.expert.severi
 [ "$roce" -gt 200 ] && [ "$roce" -eq "$udp" ] && [ "$bad" -eq 0 ] &&
 	pass "tshark: $roce RoCEv2 frames captured, all decoded as InfiniBand, none malformed" ||
 	fail "tshark: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad malformed"
+# Each sender's marking: VLAN 100, its PCP, and (A only) DSCP 26 with ECT(0).
+tshark -r "$CAP" -Y "udp.dstport == 4791" -T fields -E 'separator=|' -e vlan.id \
+	-e vlan.priority -e ip.src -e ip.dsfield.dscp -e ip.dsfield.ecn -e ipv6.src \
+	-e ipv6.tclass.dscp -e ipv6.tclass.ecn >"$WORK/marks.txt" 2>/dev/null
+marks=$(/usr/bin/python3 - "$WORK/marks.txt" <<'EOF'
+import sys
+want = {"a": ("3", "26", "2"), "b": ("5", "0", "0")}
+ok = {"a": 0, "b": 0}
+bad = 0
+for line in open(sys.argv[1]):
+    vid, pcp, s4, d4, e4, s6, d6, e6 = line.rstrip("\n").split("|")
+    src, dscp, ecn = (s4, d4, e4) if s4 else (s6, d6, e6)
+    side = "a" if src in ("198.18.4.1", "2001:2::4:1") else "b"
+    if (vid, pcp, dscp, ecn) == ("100",) + want[side]:
+        ok[side] += 1
+    else:
+        bad += 1
+print(ok["a"], ok["b"], bad)
+EOF
+)
+read -r mk_a mk_b mk_bad <<<"$marks"
+[ "${mk_a:-0}" -gt 100 ] && [ "${mk_b:-0}" -gt 100 ] && [ "${mk_bad:-1}" -eq 0 ] &&
+	pass "marking: $mk_a frames from A with VLAN 100 PCP 3 DSCP 26 ECT(0), $mk_b from B with PCP 5 DSCP 0" ||
+	fail "marking: A $mk_a, B $mk_b right, $mk_bad wrong (see $WORK/marks.txt)"
 "$UROCE_CTL" decode "$CAP" >"$WORK/full.json" 2>"$WORK/decode.err"
 read -r total good v4 v6 < <(/usr/bin/python3 - "$WORK/full.json" <<'EOF'
 import json, sys
