@@ -222,7 +222,8 @@ tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	ST(async_dropped);
 #undef ST
 	for (i = 0; i < s.n_cnt; i++)
-		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i), s.cnt[i]);
+		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i),
+					  s.cnt[i]);
 	return 0;
 }
 
@@ -238,7 +239,7 @@ uroced_core_telemetry_register(struct uroced_core *c)
 		return -1;
 	return rte_telemetry_register_cmd("/uroce/daemon/stats", tel_daemon_stats,
 					  "Daemon resources (sessions, QPs, ...) and transport "
-					  "counters (out_of_sequence, ...), refreshed every 100 ms");
+					  "counters (out_of_sequence, ...), every 100 ms");
 }
 
 /* Worker 0's turn each loop: the daemon, or the orderly stop main asked for. */

@@ -180,7 +180,8 @@ uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8
 	if (port >= dp->n_ports)
 		return -EINVAL;
 	p = &dp->ports[port];
-	if (uroce_gid_is_v4mapped(ip) ? !p->cfg.has_ipv4 : (!p->cfg.has_ipv6 && !is_link_local6(ip)))
+	if (uroce_gid_is_v4mapped(ip) ? !p->cfg.has_ipv4
+				       : (!p->cfg.has_ipv6 && !is_link_local6(ip)))
 		return -EINVAL;
 	if (ip[0] == 0xff || dp_port_owns_gid(p, ip))
 		return -EINVAL;

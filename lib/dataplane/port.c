@@ -266,8 +266,9 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 	/* Worker 0 owns the QPs; the others hand RoCEv2 frames to it. */
 	if (dp->n_workers > 1 && dp->workers[0].work_fn != NULL &&
 	    dp->workers[0].handoff == NULL) {
-		dp->workers[0].handoff = rte_ring_create("uroce_handoff", DP_HANDOFF_RING,
-							 rte_lcore_to_socket_id(dp->workers[0].lcore),
+		int socket = (int)rte_lcore_to_socket_id(dp->workers[0].lcore);
+
+		dp->workers[0].handoff = rte_ring_create("uroce_handoff", DP_HANDOFF_RING, socket,
 							 RING_F_SC_DEQ);
 		if (dp->workers[0].handoff == NULL) {
 			uroce_dp_stop(dp);

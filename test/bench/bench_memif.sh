@@ -56,39 +56,11 @@ B_SOCK="$WORK/b.sock"
 RES="$WORK/results"    # one line per measurement: KEY VALUE...
 : >"$RES"
 
-# conf SIDE IDLE_US: $WORK/SIDE.conf, the same daemons as test_e2e_memif.
-conf() {
-	local side="$1" idle="$2" role n lcores prefix
-	if [ "$side" = a ]; then
-		role=server; n=1; lcores=0,1; prefix=$PA
-	else
-		role=client; n=2; lcores=0@1,1@0; prefix=$PB
-	fi
-	cat >"$WORK/$side.conf" <<EOF
-[eal]
-lcores = $lcores
-no_huge = yes
-memory = 256
-file_prefix = $prefix
-[daemon]
-socket = $WORK/$side.sock
-[limits]
-mbufs = 4095
-idle_sleep_us = $idle
-neigh_retry_ms = 100
-[port.memif]
-vdev = net_memif0,role=$role,socket=$MEMIF,id=0
-ipv4 = 198.18.3.$n/24
-ipv6 = 2001:2::3:$n/112
-mac = 02:00:c6:12:03:0$n
-EOF
-}
-
 # start_pair IDLE_US: both daemons, memif link up (else the bench fails).
 # Logs: $WORK/a-idleIDLE_US.log, $WORK/b-idleIDLE_US.log.
 start_pair() {
-	conf a "$1"
-	conf b "$1"
+	memif_conf a "$1"
+	memif_conf b "$1"
 	rm -f "$A_SOCK" "$B_SOCK"
 	PAIR="idle$1"
 	start_uroced "a-$PAIR" - -c "$WORK/a.conf" || finish

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim_rng.h"
 #include "simwire.h"
 
 #define HEADROOM (UROCE_ETH_LEN + UROCE_IPV6_LEN + UROCE_UDP_LEN)
@@ -50,22 +51,6 @@ struct simwire {
 	uint32_t capheap;
 	struct simwire_stats st;
 };
-
-static uint64_t
-rnd(struct simwire *sw)
-{
-	/* xorshift64* */
-	sw->rng ^= sw->rng >> 12;
-	sw->rng ^= sw->rng << 25;
-	sw->rng ^= sw->rng >> 27;
-	return sw->rng * 0x2545F4914F6CDD1Dull;
-}
-
-static bool
-chance(struct simwire *sw, uint32_t ppm)
-{
-	return ppm != 0 && rnd(sw) % 1000000 < ppm;
-}
 
 static bool
 flight_less(const struct flight *a, const struct flight *b)
@@ -263,21 +248,21 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		return;
 	}
 	if ((sw->conf.drop_only_from == 0 || sw->conf.drop_only_from == ep->side + 1) &&
-	    chance(sw, sw->conf.drop_ppm)) {
+	    sim_chance(&sw->rng, sw->conf.drop_ppm)) {
 		trace(sw, "DROP", ep->side, frame, len);
 		sw->st.dropped++;
 		free(buf - HEADROOM);
 		return;
 	}
-	if (chance(sw, sw->conf.corrupt_ppm)) {
-		uint32_t off = (uint32_t)(len - ib_len + rnd(sw) % ib_len);
+	if (sim_chance(&sw->rng, sw->conf.corrupt_ppm)) {
+		uint32_t off = (uint32_t)(len - ib_len + sim_rnd(&sw->rng) % ib_len);
 
-		frame[off] ^= (uint8_t)(1 + rnd(sw) % 255);
+		frame[off] ^= (uint8_t)(1 + sim_rnd(&sw->rng) % 255);
 		sw->st.corrupted++;
 	}
 	fl.at = sw->now + sw->conf.delay_us;
-	if (chance(sw, sw->conf.reorder_ppm)) {
-		fl.at += 1 + rnd(sw) % (sw->conf.reorder_us ? sw->conf.reorder_us : 50);
+	if (sim_chance(&sw->rng, sw->conf.reorder_ppm)) {
+		fl.at += 1 + sim_rnd(&sw->rng) % (sw->conf.reorder_us ? sw->conf.reorder_us : 50);
 		sw->st.reordered++;
 	}
 	fl.seq = sw->seq++;
@@ -285,7 +270,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 	fl.base = buf - HEADROOM;
 	fl.frame = frame;
 	fl.len = len;
-	if (chance(sw, sw->conf.dup_ppm)) {
+	if (sim_chance(&sw->rng, sw->conf.dup_ppm)) {
 		struct flight d = fl;
 
 		d.base = malloc(HEADROOM + ib_len);
@@ -293,7 +278,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 			memcpy(d.base, fl.base, HEADROOM + ib_len);
 			d.frame = d.base + (fl.frame - fl.base);
 			d.seq = sw->seq++;
-			d.at += rnd(sw) % 20;
+			d.at += sim_rnd(&sw->rng) % 20;
 			sw->st.duplicated++;
 			heap_push(sw, d);
 		}
@@ -329,9 +314,7 @@ simwire_create(const struct simwire_conf *conf)
 		return NULL;
 	if (conf != NULL)
 		sw->conf = *conf;
-	sw->rng = sw->conf.seed * 0x9E3779B97F4A7C15ull + 0x1234567;
-	if (sw->rng == 0)
-		sw->rng = 1;
+	sw->rng = sim_rng_seed(sw->conf.seed);
 	sw->now = 1000;
 	for (i = 0; i < 2; i++) {
 		struct sim_ep *ep = &sw->ep[i];

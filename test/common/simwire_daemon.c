@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim_rng.h"
 #include "simwire_daemon.h"
 
 /* Room in front of the IB part for Ethernet, IPv6 and UDP (62 bytes). */
@@ -65,22 +66,6 @@ simwire_daemon_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
-/* xorshift64*: small, fast, and the same sequence for the same seed. */
-static uint64_t
-rnd(struct simwire_daemon *w)
-{
-	w->rng ^= w->rng >> 12;
-	w->rng ^= w->rng << 25;
-	w->rng ^= w->rng >> 27;
-	return w->rng * 0x2545F4914F6CDD1Dull;
-}
-
-static bool
-chance(struct simwire_daemon *w, uint32_t ppm)
-{
-	return ppm != 0 && rnd(w) % 1000000u < ppm;
 }
 
 static bool
@@ -257,26 +242,28 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	}
 	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
 			e.family);
-	if (chance(w, w->conf.drop_ppm)) {
+	if (sim_chance(&w->rng, w->conf.drop_ppm)) {
 		trace("DROP", s->side, frame, elen + ib_len);
 		w->st.dropped++;
 		free(ib - HEADROOM);
 		return;
 	}
 	memset(&fl, 0, sizeof(fl));
-	if (chance(w, w->conf.corrupt_ppm)) {
-		uint32_t off = (uint32_t)(rnd(w) % (ib_len - 1));
+	if (sim_chance(&w->rng, w->conf.corrupt_ppm)) {
+		uint32_t off = (uint32_t)(sim_rnd(&w->rng) % (ib_len - 1));
 
 		/* Any IB byte but the one the ICRC leaves out. */
 		if (off >= BTH_MASKED_BYTE)
 			off++;
-		ib[off] ^= (uint8_t)(1 + rnd(w) % 255);
+		ib[off] ^= (uint8_t)(1 + sim_rnd(&w->rng) % 255);
 		fl.corrupt = true;
 		w->st.corrupted++;
 	}
 	fl.at = simwire_daemon_now_us() + w->conf.delay_us;
-	if (chance(w, w->conf.reorder_ppm)) {
-		fl.at += 1 + rnd(w) % (w->conf.reorder_us != 0 ? w->conf.reorder_us : 300);
+	if (sim_chance(&w->rng, w->conf.reorder_ppm)) {
+		uint32_t span = w->conf.reorder_us != 0 ? w->conf.reorder_us : 300;
+
+		fl.at += 1 + sim_rnd(&w->rng) % span;
 		w->st.reordered++;
 	}
 	fl.seq = w->seq++;
@@ -284,7 +271,7 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	fl.base = ib - HEADROOM;
 	fl.frame = frame;
 	fl.len = elen + ib_len;
-	if (chance(w, w->conf.dup_ppm)) {
+	if (sim_chance(&w->rng, w->conf.dup_ppm)) {
 		struct flight d = fl;
 
 		d.base = malloc(HEADROOM + ib_len);
@@ -292,7 +279,7 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 			memcpy(d.base, fl.base, HEADROOM + ib_len);
 			d.frame = d.base + (fl.frame - fl.base);
 			d.seq = w->seq++;
-			d.at += rnd(w) % 50;
+			d.at += sim_rnd(&w->rng) % 50;
 			w->st.duplicated++;
 			if (d.corrupt)
 				w->st.corrupted++;
@@ -331,9 +318,7 @@ simwire_daemon_create(const struct simwire_daemon_conf *conf)
 		return NULL;
 	if (conf != NULL)
 		w->conf = *conf;
-	w->rng = w->conf.seed * 0x9E3779B97F4A7C15ull + 0x5bd1e995u;
-	if (w->rng == 0)
-		w->rng = 1;
+	w->rng = sim_rng_seed(w->conf.seed);
 	for (i = 0; i < 2; i++) {
 		w->s[i].w = w;
 		w->s[i].side = i;

@@ -151,6 +151,39 @@ d = json.loads(sys.stdin.read())
 print(d["/uroce/port/stats"][sys.argv[1]])' "$3"
 }
 
+# memif_conf SIDE IDLE_US [EXTRA]: writes $WORK/SIDE.conf for one of two
+# uroced joined by memif at $MEMIF: side a is the memif server with its
+# worker on CPU 1 and file prefix $PA, side b the client with its worker on
+# CPU 0 (lcore 1 on CPU 0) and prefix $PB, so that the two busy workers never
+# share a CPU on a 2-core machine. EXTRA: more lines for [port.memif].
+memif_conf() {
+	local side="$1" idle="$2" extra="${3:-}" role n lcores prefix
+	if [ "$side" = a ]; then
+		role=server; n=1; lcores=0,1; prefix=$PA
+	else
+		role=client; n=2; lcores=0@1,1@0; prefix=$PB
+	fi
+	cat >"$WORK/$side.conf" <<EOF
+[eal]
+lcores = $lcores
+no_huge = yes
+memory = 256
+file_prefix = $prefix
+[daemon]
+socket = $WORK/$side.sock
+[limits]
+mbufs = 4095
+idle_sleep_us = $idle
+neigh_retry_ms = 100
+[port.memif]
+vdev = net_memif0,role=$role,socket=$MEMIF,id=0
+ipv4 = 198.18.3.$n/24
+ipv6 = 2001:2::3:$n/112
+mac = 02:00:c6:12:03:0$n
+$extra
+EOF
+}
+
 # dstat PREFIX NAME: one value of /uroce/daemon/stats (daemon and transport).
 dstat() {
 	tel "$1" /uroce/daemon/stats | /usr/bin/python3 -c '

@@ -34,39 +34,10 @@ PA="uroce-e2e-a-$$"
 PB="uroce-e2e-b-$$"
 PREFIXES+=("$PA" "$PB")
 
-# conf SIDE EXTRA: writes $WORK/SIDE.conf (EXTRA: lines for [port.memif])
-conf() {
-	local side="$1" extra="$2" role n lcores prefix
-	if [ "$side" = a ]; then
-		role=server; n=1; lcores=0,1; prefix=$PA
-	else
-		role=client; n=2; lcores=0@1,1@0; prefix=$PB
-	fi
-	cat >"$WORK/$side.conf" <<EOF
-[eal]
-lcores = $lcores
-no_huge = yes
-memory = 256
-file_prefix = $prefix
-[daemon]
-socket = $WORK/$side.sock
-[limits]
-mbufs = 4095
-idle_sleep_us = 10
-neigh_retry_ms = 100
-[port.memif]
-vdev = net_memif0,role=$role,socket=$MEMIF,id=0
-ipv4 = 198.18.3.$n/24
-ipv6 = 2001:2::3:$n/112
-mac = 02:00:c6:12:03:0$n
-$extra
-EOF
-}
-
 # start_pair [A_EXTRA [B_EXTRA]]: both daemons, memif link up.
 start_pair() {
-	conf a "${1:-}"
-	conf b "${2:-}"
+	memif_conf a 10 "${1:-}"
+	memif_conf b 10 "${2:-}"
 	start_uroced a - -c "$WORK/a.conf" || finish
 	PID_A=$LAST_PID
 	start_uroced b - -c "$WORK/b.conf" || finish
