@@ -28,6 +28,7 @@
 #include "uroce_daemon.h"
 #include "uroce_shm.h"
 
+#include "daemon_core_test.h"
 #include "daemon_test_util.h"
 
 #define MAX_CHILD 4
@@ -170,28 +171,6 @@ run(struct child *ch, int n, int ready_fd, double timeout_s)
 	return false;
 }
 
-/* Poll until the daemon has reaped every session, then check it owns nothing. */
-static void
-expect_all_reclaimed(void)
-{
-	struct uroce_daemon_stats st;
-	double end = dt_now_s() + 5;
-
-	do {
-		uroce_daemon_poll(dmn);
-		uroce_daemon_stats(dmn, &st);
-	} while (st.sessions != 0 && dt_now_s() < end);
-	/* Expect: every resource of every client is gone. */
-	cr_expect_eq(st.sessions, 0);
-	cr_expect_eq(st.qps, 0);
-	cr_expect_eq(st.ahs, 0);
-	cr_expect_eq(st.cqs, 0);
-	cr_expect_eq(st.mrs, 0);
-	cr_expect_eq(st.pds, 0);
-	cr_expect_eq(st.segments, 0);
-	cr_expect_eq(st.loop_bad, 0);
-}
-
 static void
 expect_exit0(const struct child *c, const char *what)
 {
@@ -240,7 +219,7 @@ Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
 	cr_expect_gt(st.cqe_written, 8);
 	cr_expect_geq(st.cq_events, 1);
 	cr_expect_eq(st.wqe_rejected, 0);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
 	cr_expect(access(sock_path, F_OK) != 0, "socket file left behind");
@@ -272,7 +251,7 @@ Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
 	cr_expect_eq(st.wqe_rejected, 2);
 	cr_expect_geq(st.loop_frames, 2 * UD_FRAMES_MIN);
 	/* Expect: role 1 left its AH and QP to the daemon: all reclaimed. */
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
 }
@@ -299,7 +278,7 @@ Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)
 	uroce_daemon_stats(dmn, &st);
 	/* Expect: the foreign-lkey WQE was rejected by the daemon's own check. */
 	cr_expect_eq(st.wqe_rejected, 1);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
 }
@@ -328,7 +307,7 @@ Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
 	cr_expect(WIFSIGNALED(ch[2].status) && WTERMSIG(ch[2].status) == SIGKILL);
 	expect_exit0(&ch[0], "pair role 0");
 	expect_exit0(&ch[1], "pair role 1");
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.sessions_reaped, 3);
 	close_pipes(p01, p10);
@@ -373,7 +352,7 @@ Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)
 	cr_expect_eq(n, 0);
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.hello_refused, 1);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	close(s);
 	uroce_daemon_destroy(dmn);
 }
@@ -394,7 +373,7 @@ Test(daemon, garbage_on_the_socket_hangs_up_that_client_only, .timeout = 60)
 	cr_expect_eq(n, 0);
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.bad_msgs, 1);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	close(s);
 	uroce_daemon_destroy(dmn);
 }
@@ -712,6 +691,6 @@ Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
 	cr_expect_eq(st.ring_corrupt, 1);
 	cr_expect_eq(st.qps, 1);
 	raw_close(&r);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_destroy(dmn);
 }

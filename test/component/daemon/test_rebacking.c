@@ -34,6 +34,7 @@
 #include "uroce_daemon.h"
 #include "uroce_verbs.h"
 
+#include "daemon_core_test.h"
 #include "daemon_test_util.h"
 
 #define PAGE 4096u
@@ -700,25 +701,6 @@ start_daemon(void)
 	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
 }
 
-static void
-expect_all_reclaimed(void)
-{
-	struct uroce_daemon_stats st;
-	double end = dt_now_s() + 5;
-
-	do {
-		uroce_daemon_poll(dmn);
-		uroce_daemon_stats(dmn, &st);
-	} while (st.sessions != 0 && dt_now_s() < end);
-	/* Expect: every session, segment and MR is gone. */
-	cr_expect_eq(st.sessions, 0);
-	cr_expect_eq(st.segments, 0);
-	cr_expect_eq(st.mrs, 0);
-	cr_expect_eq(st.qps, 0);
-	cr_expect_eq(st.cqs, 0);
-	cr_expect_eq(st.pds, 0);
-}
-
 /*
  * Run @p mode: the app child, and a writer child unless @p writer is false.
  * The test process runs the daemon and answers the app's 'S' and 'K'.
@@ -806,7 +788,7 @@ run_mode(const char *mode, bool writer)
 		for (i = 0; i < n; i++)
 			cr_expect(WIFEXITED(ch[i].status) && WEXITSTATUS(ch[i].status) == 0,
 				  "%s child %d: status %#x", mode, i, ch[i].status);
-	expect_all_reclaimed();
+	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_destroy(dmn);
 	dmn = NULL;
 }
