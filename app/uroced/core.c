@@ -57,13 +57,7 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	struct uroced_core *c = ctx;
 	struct uroce_encap e;
 
-	memset(&e, 0, sizeof(e));
-	memcpy(e.sgid, a->sgid, 16);
-	memcpy(e.dgid, a->dgid, 16);
-	e.tclass = a->tclass;
-	e.hop_limit = a->hop_limit;
-	e.flow_label = a->flow_label;
-	e.sport = a->sport;
+	uroce_eng_tx_encap(a, &e);
 	/* Verbs port 1 is dataplane port 0, the only one the core drives. */
 	uroce_dp_roce_send(c->dp, 0, 0, ib, ib_len, &e);
 }

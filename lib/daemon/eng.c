@@ -9,8 +9,8 @@
  * lib/transport's API.
  *
  * Loopback: a packet for one of the daemon's own GIDs (every packet, when
- * there is no wire port) is wrapped in Ethernet/IP/UDP with
- * uroce_encap_build(), gets its ICRC from uroce_icrc_fill(), and is queued.
+ * there is no wire port) is wrapped in Ethernet/IP/UDP and gets its ICRC
+ * (uroce_frame_wrap()), and is queued.
  * The next eng_poll() runs each queued frame through uroce_parse() (frame,
  * ICRC and BTH checks) and gives it to uroce_eng_rx() of the same engine.
  * Delivery is deferred so that the engine is never re-entered from its own
@@ -118,33 +118,17 @@ loop_enqueue(struct eng *e, uint8_t *buf, uint32_t ib_len, const struct uroce_en
 	struct loop_frame *f = frame_of(buf);
 	struct uroce_encap enc;
 	uint32_t elen;
-	uint8_t *frame;
 
-	memset(&enc, 0, sizeof(enc));
+	uroce_eng_tx_encap(a, &enc);
 	memcpy(enc.smac, mac, 6);
 	memcpy(enc.dmac, mac, 6);
-	enc.family = uroce_gid_family(a->dgid);
-	memcpy(enc.sgid, a->sgid, 16);
-	memcpy(enc.dgid, a->dgid, 16);
-	enc.tclass = a->tclass;
-	enc.hop_limit = a->hop_limit;
-	enc.flow_label = a->flow_label;
-	enc.sport = a->sport;
-	elen = uroce_encap_len(&enc);
-	if (elen > LOOP_HEADROOM) {
+	elen = uroce_frame_wrap(buf, LOOP_HEADROOM, ib_len, &enc);
+	if (elen == 0) {
 		e->cnt.loop_bad++;
 		free(f);
 		return;
 	}
-	frame = buf - elen;
-	if (uroce_encap_build(frame, elen + ib_len, &enc, ib_len) != elen) {
-		e->cnt.loop_bad++;
-		free(f);
-		return;
-	}
-	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
-			enc.family);
-	f->frame = frame;
+	f->frame = buf - elen;
 	f->len = elen + ib_len;
 	f->next = NULL;
 	*e->tail = f;

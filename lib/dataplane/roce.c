@@ -135,12 +135,11 @@ uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint
 	struct rte_mbuf *m = mbuf_of_ib(ib);
 	struct uroce_encap e = *enc;
 	uint32_t elen, l2;
-	uint8_t *frame;
 	int rc;
 
-	/* Only our own addresses as source, and the family the GIDs say. */
-	if (unlikely(!dp_port_owns_gid(p, e.sgid) ||
-		     uroce_gid_family(e.sgid) != uroce_gid_family(e.dgid))) {
+	/* Only our own addresses as source, and the family both GIDs say. */
+	if (unlikely(!dp_port_owns_gid(p, e.sgid) || e.family != uroce_gid_family(e.sgid) ||
+		     e.family != uroce_gid_family(e.dgid))) {
 		cnt->tx_bad_addr++;
 		rc = -EINVAL;
 		goto drop;
@@ -156,7 +155,6 @@ uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint
 		goto drop;
 	}
 	memcpy(e.smac, p->mac, 6);
-	e.family = uroce_gid_family(e.dgid);
 	e.has_vlan = p->cfg.has_vlan;
 	e.vlan_tci = (uint16_t)(p->cfg.pcp << 13 | p->cfg.vlan_id);
 	if (e.tclass == 0)
@@ -169,13 +167,11 @@ uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint
 		rc = -EMSGSIZE;
 		goto drop;
 	}
-	frame = ib - elen;
-	if (unlikely(uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen)) {
+	if (unlikely(uroce_frame_wrap(ib, RTE_PKTMBUF_HEADROOM, ib_len, &e) != elen)) {
 		cnt->tx_bad_addr++;
 		rc = -EINVAL;
 		goto drop;
 	}
-	uroce_icrc_fill(frame + l2, elen - l2 + ib_len - UROCE_ICRC_LEN, e.family);
 	m->data_off = (uint16_t)(m->data_off - elen);
 	m->data_len = (uint16_t)(elen + ib_len);
 	m->pkt_len = elen + ib_len;

@@ -210,6 +210,19 @@ eng_tx_prepare(struct uroce_eng_qp *qp, const struct uroce_bth_fields *bth,
 }
 
 void
+uroce_eng_tx_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->family = uroce_gid_family(a->dgid);
+	memcpy(e->sgid, a->sgid, 16);
+	memcpy(e->dgid, a->dgid, 16);
+	e->tclass = a->tclass;
+	e->hop_limit = a->hop_limit;
+	e->flow_label = a->flow_label;
+	e->sport = a->sport;
+}
+
+void
 eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
 	    uint32_t hdr_len, uint32_t paylen, const struct uroce_eng_ah_attr *ah)
 {

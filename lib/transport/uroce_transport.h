@@ -112,6 +112,14 @@ struct uroce_eng_tx_addr {
 	uint32_t src_qpn;     /**< QP that sent it (for the shell's statistics) */
 };
 
+/**
+ * Fill the IP and UDP fields of @p e from @p a: family (from the destination
+ * GID), source and destination GIDs, traffic class, hop limit, flow label and
+ * UDP source port. The rest of @p e is zeroed: MACs, VLAN and IP id are the
+ * port's to set before uroce_frame_wrap().
+ */
+void uroce_eng_tx_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *e);
+
 /** How the engine reaches the outside world. Called on the engine's thread only. */
 struct uroce_eng_ops {
 	/** Current time in microseconds, monotonic. Required. */

@@ -152,6 +152,21 @@ uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap *e, uint3
 	return len;
 }
 
+uint32_t
+uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len, const struct uroce_encap *e)
+{
+	uint32_t elen = uroce_encap_len(e);
+	uint32_t l2 = UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0);
+	uint8_t *frame = ib - elen;
+
+	if (elen > headroom || ib_len < UROCE_ICRC_LEN ||
+	    uroce_encap_build(frame, elen + ib_len, e, ib_len) != elen)
+		return 0;
+	/* The ICRC covers IP through payload (IBA A17.4.1): it starts after L2. */
+	uroce_icrc_fill(frame + l2, elen - l2 + ib_len - UROCE_ICRC_LEN, e->family);
+	return elen;
+}
+
 uint16_t
 uroce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn)
 {

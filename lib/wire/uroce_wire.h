@@ -410,6 +410,18 @@ uint32_t uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap 
 			   uint32_t ib_len);
 
 /**
+ * Make a frame of an InfiniBand part in place: write the encapsulation @p e
+ * into the bytes just before @p ib (BTH through the ICRC slot, @p ib_len
+ * bytes; @p headroom bytes are free in front of it) with uroce_encap_build(),
+ * then fill the ICRC (after the VLAN tag, if any).
+ *
+ * @return the bytes written in front of @p ib (the frame starts there), or 0
+ *   if they do not fit @p headroom or uroce_encap_build() refused @p e.
+ */
+uint32_t uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len,
+			  const struct uroce_encap *e);
+
+/**
  * RoCEv2 UDP source port from the flow label, the convention Linux RDMA
  * drivers share: a zero flow label is first derived from the two QPNs, then
  * the 20-bit label is folded into 14 bits and placed in 0xC000-0xFFFF.

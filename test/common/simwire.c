@@ -176,26 +176,16 @@ encap(struct sim_ep *ep, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_t
 	struct sim_ep *peer = &ep->sw->ep[1 - ep->side];
 	struct uroce_encap e;
 	uint32_t elen;
-	uint8_t *frame;
 
-	memset(&e, 0, sizeof(e));
+	uroce_eng_tx_encap(a, &e);
 	memcpy(e.smac, ep->mac, 6);
 	memcpy(e.dmac, peer->mac, 6);
 	e.family = ep->sw->conf.ipv6 ? UROCE_IP_V6 : UROCE_IP_V4;
-	memcpy(e.sgid, a->sgid, 16);
-	memcpy(e.dgid, a->dgid, 16);
-	e.tclass = a->tclass;
-	e.hop_limit = a->hop_limit;
-	e.flow_label = a->flow_label;
-	e.sport = a->sport;
-	elen = uroce_encap_len(&e);
-	frame = buf - elen;
-	if (uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen)
+	elen = uroce_frame_wrap(buf, HEADROOM, ib_len, &e);
+	if (elen == 0)
 		return NULL;
-	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
-			e.family);
 	*len = elen + ib_len;
-	return frame;
+	return buf - elen;
 }
 
 static void

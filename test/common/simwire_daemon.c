@@ -221,27 +221,18 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 		free(ib - HEADROOM);
 		return;
 	}
-	memset(&e, 0, sizeof(e));
+	uroce_eng_tx_encap(a, &e);
 	memcpy(e.smac, s->mac, 6);
 	memcpy(e.dmac, w->s[to].mac, 6);
-	e.family = uroce_gid_family(a->dgid);
-	memcpy(e.sgid, a->sgid, 16);
-	memcpy(e.dgid, a->dgid, 16);
-	e.tclass = a->tclass;
-	e.hop_limit = a->hop_limit;
-	e.flow_label = a->flow_label;
-	e.sport = a->sport;
-	elen = uroce_encap_len(&e);
-	frame = ib - elen;
 	/* Shorter than a BTH and an ICRC: nothing an engine builds. */
-	if (elen > HEADROOM || ib_len < UROCE_BTH_LEN + UROCE_ICRC_LEN ||
-	    uroce_encap_build(frame, elen + ib_len, &e, ib_len) != elen) {
+	elen = ib_len < UROCE_BTH_LEN + UROCE_ICRC_LEN ? 0 :
+	       uroce_frame_wrap(ib, HEADROOM, ib_len, &e);
+	if (elen == 0) {
 		w->st.unroutable++;
 		free(ib - HEADROOM);
 		return;
 	}
-	uroce_icrc_fill(frame + UROCE_ETH_LEN, elen - UROCE_ETH_LEN + ib_len - UROCE_ICRC_LEN,
-			e.family);
+	frame = ib - elen;
 	if (sim_chance(&w->rng, w->conf.drop_ppm)) {
 		trace("DROP", s->side, frame, elen + ib_len);
 		w->st.dropped++;

@@ -284,6 +284,19 @@ Test(build, encap_rejects_bad_input)
 	cr_assert_eq(uroce_encap_build(b, sizeof(b), &e, 64), 0);
 }
 
+/* uroce_frame_wrap() needs the whole encapsulation in the headroom. */
+Test(build, frame_wrap_refuses_short_headroom)
+{
+	uint8_t b[128] = {0};
+	struct uroce_encap e;
+
+	test_encap(&e, UROCE_IP_V6, true);
+	cr_assert_eq(uroce_frame_wrap(b + 66, 65, 32, &e), 0, "one byte short");
+	cr_assert_eq(uroce_frame_wrap(b + 66, 66, 32, &e), 66);
+	e.family = UROCE_IP_NONE;
+	cr_assert_eq(uroce_frame_wrap(b + 66, 66, 32, &e), 0, "bad family");
+}
+
 Test(build, udp_sport_convention)
 {
 	uint32_t a, b;

@@ -87,7 +87,6 @@ test_build_frame(uint8_t *buf, const struct uroce_encap *e, const struct uroce_b
 	uint32_t l2 = uroce_encap_len(e);
 	uint32_t hdr, ib_len, i;
 	uint8_t pad = uroce_pad(paylen);
-	uint32_t l3_off = UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0);
 
 	hdr = uroce_hdr_build(buf + l2, TEST_FRAME_MAX - l2, bth, ext, paylen);
 	if (hdr == 0)
@@ -96,9 +95,9 @@ test_build_frame(uint8_t *buf, const struct uroce_encap *e, const struct uroce_b
 		buf[l2 + hdr + i] = (uint8_t)(i * 7 + 1);
 	memset(buf + l2 + hdr + paylen, 0, pad);
 	ib_len = hdr + paylen + pad + UROCE_ICRC_LEN;
-	if (uroce_encap_build(buf, TEST_FRAME_MAX, e, ib_len) != l2)
+	/* In place, as the daemon and the dataplane build their frames. */
+	if (uroce_frame_wrap(buf + l2, l2, ib_len, e) != l2)
 		return 0;
-	uroce_icrc_fill(buf + l3_off, l2 - l3_off + ib_len - UROCE_ICRC_LEN, e->family);
 	return l2 + ib_len;
 }
 
