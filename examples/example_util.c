@@ -217,3 +217,17 @@ ex_wait_wcs(struct uroce_cq *cq, int max, struct uroce_wc *wc)
 			ex_die("waiting for a completion", ETIMEDOUT);
 	}
 }
+
+void
+ex_fill(uint8_t *p, size_t len, uint32_t seed)
+{
+	uint32_t x = seed | 1;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		x ^= x << 13;    /* xorshift32 */
+		x ^= x >> 17;
+		x ^= x << 5;
+		p[i] = (uint8_t)(x >> 24);
+	}
+}

@@ -46,6 +46,10 @@ void ex_die(const char *what, int err) __attribute__((noreturn));
 /** liburoce control calls return 0 or -errno: die on an error. */
 void ex_ck(int rc, const char *what);
 
+/** Fill @p len bytes with a pattern only @p seed decides (xorshift32), so
+ * the receiving side can compute what it should have got. */
+void ex_fill(uint8_t *p, size_t len, uint32_t seed);
+
 /** Send or receive exactly @p len bytes; a dead peer is an error (no SIGPIPE). */
 void ex_send(int fd, const void *p, size_t len);
 void ex_recv(int fd, void *p, size_t len);

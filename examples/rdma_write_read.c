@@ -84,21 +84,6 @@ struct side {
 	struct conn_info me;
 };
 
-/* A pattern with no short period, so that a misplaced packet shows. */
-static void
-fill(uint8_t *p, size_t len, uint32_t seed)
-{
-	uint32_t x = seed | 1;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		x ^= x << 13;    /* xorshift32 */
-		x ^= x >> 17;
-		x ^= x << 5;
-		p[i] = (uint8_t)(x >> 24);
-	}
-}
-
 /* Open the device of side @p which (0: target, 1: initiator; see ex_open())
  * and make a PD, a buffer of @p len bytes registered with @p access, a CQ and
  * one RC QP. */
@@ -227,7 +212,7 @@ target(int sock, const char *path, size_t max)
 			break;
 		if (m.size > max)
 			ex_die("check request", EINVAL);
-		fill(want, m.size, m.seed);
+		ex_fill(want, m.size, m.seed);
 		verdict = memcmp(s.buf, want, m.size) != 0;
 		ex_send(sock, &verdict, 1);
 	}
@@ -269,7 +254,7 @@ initiator(int sock, const char *path, const uint32_t *sizes, int nsizes, size_t 
 		 * acknowledged its last packet, i.e. all of it. */
 		m.size = len;
 		m.seed = 0x9e3779b9u * (uint32_t)(i + 1);
-		fill(src, len, m.seed);
+		ex_fill(src, len, m.seed);
 		rdma(&s, UROCE_WR_RDMA_WRITE, src, peer.va, peer.rkey, len);
 		/* 2. The target checks its own memory. */
 		ex_send(sock, &m, sizeof(m));
