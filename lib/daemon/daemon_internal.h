@@ -123,8 +123,6 @@ struct eng_conf {
 struct eng *eng_create(const struct eng_conf *c);
 /* A packet from the wire port (ICRC checked by the port). */
 void eng_rx(struct eng *e, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
-/* Is @p gid one of this daemon's GIDs (so packets to it loop back)? */
-bool eng_gid_is_local(const struct eng *e, const uint8_t gid[16]);
 void eng_destroy(struct eng *e);
 /* Deliver the loopback frames queued before this call, then run the engine. */
 unsigned int eng_poll(struct eng *e);

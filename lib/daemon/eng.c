@@ -99,13 +99,16 @@ op_tx_free(void *ctx, uint8_t *buf)
 		free(frame_of(buf));
 }
 
-bool
-eng_gid_is_local(const struct eng *e, const uint8_t gid[16])
+/* Is @p gid one of this daemon's GIDs (so packets to it loop back)? */
+static bool
+gid_is_local(const struct eng *e, const uint8_t gid[16])
 {
 	unsigned int i;
 
+	if (uroce_gid_is_zero(gid)) /* empty table slots are zero */
+		return false;
 	for (i = 0; i < e->n_gid; i++)
-		if (memcmp(e->gids[i], gid, 16) == 0 && !uroce_gid_is_zero(gid))
+		if (memcmp(e->gids[i], gid, 16) == 0)
 			return true;
 	return false;
 }
@@ -145,7 +148,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		loop_enqueue(e, buf, ib_len, a);
 		return;
 	}
-	if (!eng_gid_is_local(e, a->dgid)) {
+	if (!gid_is_local(e, a->dgid)) {
 		e->cnt.port_tx++;
 		e->port->tx_send(e->port_ctx, buf, ib_len, a);
 		return;

@@ -144,8 +144,6 @@ void dp_telemetry_detach(const struct uroce_dp *dp);
 
 /* rx.c */
 int dp_worker_main(void *arg);
-/* Classify again and deliver a frame another worker handed over (worker 0). */
-void dp_handoff_input(struct dp_worker *w, struct rte_mbuf *m);
 /* Queue a frame for TX on the worker's queue of @p p (dropped, counted, if full). */
 void dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m);
 /* Send the worker's queue of @p p; what the port refuses stays queued. */

@@ -158,12 +158,6 @@ roce_deliver(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	p->cnt[w->idx].rx_handoff++;
 }
 
-void
-dp_handoff_input(struct dp_worker *w, struct rte_mbuf *m)
-{
-	roce_input(w, &w->dp->ports[m->port], m);
-}
-
 /* Classify one frame and pass it on; the callee frees it. */
 static void
 classify(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
@@ -282,7 +276,7 @@ dp_worker_main(void *arg)
 
 			n = rte_ring_dequeue_burst(w->handoff, (void **)h, burst, NULL);
 			for (j = 0; j < n; j++)
-				dp_handoff_input(w, h[j]);
+				roce_input(w, &dp->ports[h[j]->port], h[j]);
 			work += n;
 		}
 		if (w->work_fn != NULL)
