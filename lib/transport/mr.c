@@ -10,22 +10,28 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "transport_internal.h"
 
-/* A small PRNG for the first variant of each MR slot, so keys are not
- * trivially guessable; afterwards the variant is incremented on every
- * registration that reuses the slot, so a stale key never matches. */
+/*
+ * The variant byte of a new key (IBA 10.6.3.4: the CI chooses key values).
+ * It comes from the kernel's CSPRNG, so a peer cannot predict the key of an
+ * MR from its index, the time or an address, and it always differs from the
+ * slot's previous variant, so a stale key never matches its successor.
+ * getrandom() of one byte from an initialised pool does not block or fail
+ * short; should it fail, the old variant + 1 still keeps keys distinct.
+ */
 static uint8_t
-variant_seed(struct uroce_eng *eng, uint32_t idx)
+next_variant(uint8_t prev)
 {
-	uint64_t x = (uint64_t)(uintptr_t)eng ^ ((uint64_t)idx * 0x9E3779B97F4A7C15ull) ^
-		     eng_now(eng);
+	uint8_t v;
 
-	x ^= x >> 33;
-	x *= 0xFF51AFD7ED558CCDull;
-	x ^= x >> 33;
-	return (uint8_t)x;
+	do {
+		if (getrandom(&v, 1, 0) != 1)
+			v = (uint8_t)(prev + 1);
+	} while (v == prev);
+	return v;
 }
 
 struct uroce_eng_mr *
@@ -69,9 +75,7 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		return NULL;
 	}
 	eng->mr_next = idx + 1;
-	eng->mr_variant[idx]++;
-	if (eng->mr_variant[idx] == 1)
-		eng->mr_variant[idx] = variant_seed(eng, idx) | 1;
+	eng->mr_variant[idx] = next_variant(eng->mr_variant[idx]);
 	mr->eng = eng;
 	mr->pd = pd;
 	mr->addr = addr;
@@ -79,7 +83,6 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 	mr->length = length;
 	mr->access = access;
 	mr->key = idx << 8 | eng->mr_variant[idx];
-	mr->valid = true;
 	eng->mrs[idx] = mr;
 	pd->refs++;
 	return mr;
@@ -108,12 +111,6 @@ uroce_eng_mr_rkey(const struct uroce_eng_mr *mr)
 	return mr->key;
 }
 
-bool
-uroce_eng_mr_valid(const struct uroce_eng_mr *mr)
-{
-	return mr->valid;
-}
-
 struct uroce_eng_mr *
 mr_lookup(struct uroce_eng *eng, uint32_t key)
 {
@@ -123,7 +120,7 @@ mr_lookup(struct uroce_eng *eng, uint32_t key)
 	if (idx == 0 || idx >= UROCE_MAX_MR)
 		return NULL;
 	mr = eng->mrs[idx];
-	if (mr == NULL || mr->key != key || !mr->valid)
+	if (mr == NULL || mr->key != key)
 		return NULL;
 	return mr;
 }
@@ -146,7 +143,7 @@ mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len)
 bool
 uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len, int access)
 {
-	if (mr == NULL || !mr->valid)
+	if (mr == NULL)
 		return false;
 	if ((mr->access & access) != access)
 		return false;

@@ -44,7 +44,6 @@ struct uroce_eng_mr {
 	uint64_t length;
 	int access;
 	uint32_t key;
-	bool valid;         /* false after SEND_WITH_INV */
 };
 
 struct uroce_eng_ah {
@@ -163,6 +162,7 @@ struct rd_res {
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;          /* ATOMIC: value before the operation */
+	uint32_t msn;           /* MSN its responses carry (that of the request) */
 	bool queued;            /* response still (partly) to be sent */
 	bool replay;            /* queued again for a duplicate request */
 	/* cursor of the response being sent (a replay may restart mid-way) */
@@ -199,9 +199,11 @@ struct resp_state {
 	/* ACK coalescing */
 	bool ack_pending;
 	uint32_t ack_psn;
+	uint32_t ack_msn;
 	bool nak_pending;
 	uint8_t nak_syn;
 	uint32_t nak_psn;
+	uint32_t nak_msn;
 	/* READ/ATOMIC resources and the in-order response queue */
 	struct rd_res res[UROCE_MAX_DEST_RD_ATOMIC];
 	uint8_t fifo[UROCE_MAX_DEST_RD_ATOMIC];

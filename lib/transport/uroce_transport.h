@@ -167,7 +167,8 @@ void uroce_eng_destroy(struct uroce_eng *eng);
 /**
  * Give the engine one received packet. @p pkt was produced by uroce_parse()
  * (or uroce_pkt_parse() plus an ICRC check); @p frame carries the addresses
- * (needed for UD source GID/GRH); it may be NULL for RC/UC. The engine never
+ * (required: the source GID of an RC/UC packet must be its QP's peer, and
+ * UD needs it for the GRH); a call without one is ignored. The engine never
  * keeps a pointer into the packet after returning.
  * Transport-level problems are counted; nothing is returned.
  */
@@ -229,8 +230,6 @@ int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);
 uint32_t uroce_eng_mr_lkey(const struct uroce_eng_mr *mr);
 /** Remote key of @p mr. */
 uint32_t uroce_eng_mr_rkey(const struct uroce_eng_mr *mr);
-/** False once the MR was invalidated by a SEND_WITH_INV. */
-bool uroce_eng_mr_valid(const struct uroce_eng_mr *mr);
 
 /**
  * Overflow-safe bounds and rights check, as the responder does it: true if
