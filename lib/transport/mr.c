@@ -39,7 +39,7 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 {
 	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
-	struct uroce_eng *eng;
+	struct uroce_eng_dev *dev;
 	struct uroce_eng_mr *mr;
 	uint32_t i, idx;
 
@@ -54,13 +54,13 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = EINVAL;
 		return NULL;
 	}
-	eng = pd->eng;
+	dev = pd->dev;
 	/* Round-robin over slots (index 0 is never used, so key 0 is invalid). */
 	idx = 0;
 	for (i = 0; i < UROCE_MAX_MR; i++) {
-		uint32_t c = (eng->mr_next + i) % UROCE_MAX_MR;
+		uint32_t c = (dev->mr_next + i) % UROCE_MAX_MR;
 
-		if (c != 0 && eng->mrs[c] == NULL) {
+		if (c != 0 && dev->mrs[c] == NULL) {
 			idx = c;
 			break;
 		}
@@ -74,18 +74,28 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = ENOMEM;
 		return NULL;
 	}
-	eng->mr_next = idx + 1;
-	eng->mr_variant[idx] = next_variant(eng->mr_variant[idx]);
-	mr->eng = eng;
+	dev->mr_next = idx + 1;
+	dev->mr_variant[idx] = next_variant(dev->mr_variant[idx]);
+	mr->dev = dev;
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	mr->key = idx << 8 | eng->mr_variant[idx];
-	eng->mrs[idx] = mr;
-	pd->refs++;
+	mr->key = idx << 8 | dev->mr_variant[idx];
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	/* Publish the filled-in MR to every engine (mr_lookup()'s acquire). */
+	__atomic_store_n(&dev->mrs[idx], mr, __ATOMIC_RELEASE);
 	return mr;
+}
+
+void
+uroce_eng_mr_revoke(struct uroce_eng_mr *mr)
+{
+	uint32_t idx = KEY_INDEX(mr->key);
+
+	if (mr->dev->mrs[idx] == mr)
+		__atomic_store_n(&mr->dev->mrs[idx], NULL, __ATOMIC_RELEASE);
 }
 
 int
@@ -93,8 +103,8 @@ uroce_eng_mr_dereg(struct uroce_eng_mr *mr)
 {
 	if (mr == NULL)
 		return -EINVAL;
-	mr->eng->mrs[KEY_INDEX(mr->key)] = NULL;
-	mr->pd->refs--;
+	uroce_eng_mr_revoke(mr);
+	__atomic_fetch_sub(&mr->pd->refs, 1, __ATOMIC_RELAXED);
 	free(mr);
 	return 0;
 }
@@ -109,20 +119,6 @@ uint32_t
 uroce_eng_mr_rkey(const struct uroce_eng_mr *mr)
 {
 	return mr->key;
-}
-
-struct uroce_eng_mr *
-mr_lookup(struct uroce_eng *eng, uint32_t key)
-{
-	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mr;
-
-	if (idx == 0 || idx >= UROCE_MAX_MR)
-		return NULL;
-	mr = eng->mrs[idx];
-	if (mr == NULL || mr->key != key)
-		return NULL;
-	return mr;
 }
 
 /* IBA 10.6.3.3 (bounds): [va, va + len) inside [iova, iova + length),

@@ -48,7 +48,8 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		return;
 	}
 	/* IBA 9.6.1: the destination QP must exist. */
-	if (pkt->dqpn >= UROCE_MAX_QP || (qp = eng->qps[pkt->dqpn]) == NULL) {
+	qp = eng_qp_of(eng, pkt->dqpn);
+	if (qp == NULL) {
 		ENG_CNT(eng, RX_PACKETS);
 		ENG_CNT(eng, RX_BAD_QPN);
 		return;

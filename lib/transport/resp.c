@@ -141,6 +141,12 @@ take_wqe(struct uroce_eng_qp *qp)
 	if (qp->resp.has_wqe)
 		return true;
 	r = rq_peek(rq);
+	if (r == NULL && qp->eng->ops.rq_refill != NULL) {
+		/* The shell may hold receives posted before this packet came
+		 * (IBA 10.8.3: a posted receive is available at once). */
+		qp->eng->ops.rq_refill(qp->eng->ctx, qp);
+		r = rq_peek(rq);
+	}
 	if (r == NULL)
 		return false;
 	qp->resp.wqe = *r;
