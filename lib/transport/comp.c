@@ -409,7 +409,7 @@ static enum comp_st
 comp_error(struct comp_ctx *c)
 {
 	req_complete_wqe(c->qp, c->w, c->err);
-	qp_to_err(c->qp);
+	qp_to_err(c->qp, QP_ERR_REPORTED);
 	return COMP_EXIT;
 }
 
@@ -472,7 +472,7 @@ comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 			if (qp->comp.retry_left == 0) {
 				QP_CNT(qp, RETRY_EXC_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_RETRY_EXC_ERR);
-				qp_to_err(qp);
+				qp_to_err(qp, QP_ERR_REPORTED);
 				return n + 1;
 			}
 			qp->comp.retry_left--;

@@ -507,9 +507,11 @@ req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 						w->state = SWQE_POSTED;
 					return sent;
 				}
+				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
-				qp_to_err(qp);
+				qp_to_err(qp, QP_ERR_REPORTED);
 			} else {
+				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
 				qp->attr.qp_state = UROCE_QPS_SQE;
 				sq_flush(qp);

@@ -342,7 +342,10 @@ void rq_pop(struct rq *rq);
 uint32_t pow2_ceil(uint32_t v);
 
 /* qp.c */
-void qp_to_err(struct uroce_eng_qp *qp);
+/* The QP enters ERR on its own. @p event is the affiliated event to raise
+ * (IBA 11.6.3), or QP_ERR_REPORTED when a completion already reports it. */
+#define QP_ERR_REPORTED (-1)
+void qp_to_err(struct uroce_eng_qp *qp, int event);
 void qp_flush(struct uroce_eng_qp *qp);
 void sq_flush(struct uroce_eng_qp *qp);
 void qp_check_drained(struct uroce_eng_qp *qp);

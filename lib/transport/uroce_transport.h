@@ -66,8 +66,18 @@ struct uroce_eng_ah;
 /** Asynchronous events (subset of ibv_event_type). */
 enum uroce_event_type {
 	UROCE_EVENT_CQ_ERR = 0,        /**< obj is the CQ: it overflowed */
-	UROCE_EVENT_QP_FATAL = 1,      /**< obj is the QP: it went to ERR on its own */
+	/** obj is the QP: it went to ERR on its own, and no completion says why */
+	UROCE_EVENT_QP_FATAL = 1,
+	/** obj is the QP: its responder got an invalid request and had no receive
+	 * WQE to report it on (IBA 11.6.3, Invalid Request Local WQ Error) */
+	UROCE_EVENT_QP_REQ_ERR = 2,
+	/** obj is the QP: its responder refused a remote access and had no receive
+	 * WQE to report it on (IBA 11.6.3, Local Access Violation WQ Error) */
+	UROCE_EVENT_QP_ACCESS_ERR = 3,
 	UROCE_EVENT_SQ_DRAINED = 5,    /**< obj is the QP: SQD reached with nothing in flight */
+	/** obj is a QP with an SRQ: it entered ERR, so it takes no more WQEs
+	 * from the SRQ (IBA 11.6.3, Last WQE Reached) */
+	UROCE_EVENT_QP_LAST_WQE_REACHED = 16,
 };
 
 /** Bytes of GRH space in front of every UD receive buffer (IBA 11.4.1.2). */
