@@ -41,6 +41,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_tries = 3;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
+	cfg->idle_spin_us = 200;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */
@@ -364,6 +365,7 @@ SET_UINT(lim_neigh_retry_ms, neigh_retry_ms, 10, 60000)
 SET_UINT(lim_neigh_tries, neigh_tries, 1, 100)
 SET_UINT(lim_neigh_max, neigh_max, 4, 65536)
 SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
+SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
 
 static int
 port_device(struct key_ctx *c, const char *val)
@@ -658,6 +660,7 @@ static const struct key_desc limits_keys[] = {
 	{"neigh_tries", lim_neigh_tries, "1..100", false},
 	{"neigh_max", lim_neigh_max, "4..65536", false},
 	{"idle_sleep_us", lim_idle_sleep_us, "0..100000", false},
+	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
 };
 
 static const struct key_desc port_keys[] = {

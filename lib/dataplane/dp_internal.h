@@ -96,8 +96,9 @@ struct dp_ncache {
 	uint64_t expires_us; /**< 0: empty */
 };
 
-/* Frames a worker hands to the owner worker (worker 0) per burst. */
-#define DP_HANDOFF_RING 1024
+/* Frames a worker's hand-off ring holds (RoCEv2 for its QPs, from others). */
+#define DP_HANDOFF_RING 2048
+#define DP_MAX_BURST 256
 
 struct dp_worker {
 	struct uroce_dp *dp;
@@ -107,8 +108,16 @@ struct dp_worker {
 	void *rx_ctx;
 	uroce_dp_work_fn work_fn;          /**< the transport's turn each iteration */
 	void *work_ctx;
-	struct rte_ring *handoff;          /**< worker 0 only: RoCEv2 frames from others */
+	uroce_dp_deadline_fn deadline_fn;  /**< the transport's next timer, for the idle policy */
+	void *deadline_ctx;
+	struct rte_ring *handoff;          /**< RoCEv2 frames for this worker's QPs from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
+	struct uroce_dp_worker_stats st;   /**< written by the worker, read whole by others */
+	/* this burst's frames: to free in bulk, and to hand to other workers */
+	uint16_t n_free;
+	struct rte_mbuf *free[DP_MAX_BURST * 2];
+	uint16_t n_out[UROCE_DP_MAX_WORKERS];
+	struct rte_mbuf *out[UROCE_DP_MAX_WORKERS][DP_MAX_BURST];
 	struct dp_txq txq[UROCE_DP_MAX_PORTS];
 	struct dp_ncache ncache[DP_NCACHE];
 };
@@ -120,15 +129,21 @@ struct uroce_dp {
 	unsigned int n_workers;
 	struct dp_worker workers[UROCE_DP_MAX_WORKERS];
 	uint64_t tsc_hz;
+	/* µs = tsc * us_mult >> 32: one multiplication, no division per use */
+	uint64_t us_mult;
+	uint64_t idle_spin_tsc;            /**< idle_spin_us in TSC cycles */
+	uroce_dp_owner_fn owner_fn;        /**< which worker owns a destination QPN */
+	void *owner_ctx;
 	volatile bool quit;                /**< set by uroce_dp_stop(); read by workers */
 	bool running;
 };
 
-/** Microseconds from a TSC value. */
+/** Microseconds from a TSC value: one 64x64 multiplication (us_mult is
+ * 10^6 * 2^32 / tsc_hz, computed once); exact to well under a µs per hour. */
 static inline uint64_t
 dp_tsc_to_us(const struct uroce_dp *dp, uint64_t tsc)
 {
-	return tsc / dp->tsc_hz * 1000000 + tsc % dp->tsc_hz * 1000000 / dp->tsc_hz;
+	return (uint64_t)(((unsigned __int128)tsc * dp->us_mult) >> 32);
 }
 
 /* addr.c */

@@ -436,6 +436,8 @@ uroce_shm_ring_is_corrupt(const struct uroce_shm_ring *r)
  */
 
 /** Slots (QPs) in one doorbell block. */
+/** Doorbell blocks a daemon may hand out (one per worker). */
+#define UROCE_SHM_MAX_DB_BLOCKS 64u
 #define UROCE_SHM_DB_SLOTS 4096u
 /** Words in the doorbell bitmap. */
 #define UROCE_SHM_DB_WORDS (UROCE_SHM_DB_SLOTS / 64)

@@ -357,6 +357,15 @@ enum uroce_wire_err uroce_pkt_parse(const uint8_t *bth, uint32_t ib_len, struct 
 enum uroce_wire_err uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_frame *f,
 				struct uroce_pkt *p);
 
+/**
+ * The second half of uroce_parse(), for a frame @p f that uroce_frame_parse()
+ * already accepted from @p buf (a receiver that looked at the BTH's
+ * destination QP first, to hand the frame to the QP's owner): the ICRC, then
+ * uroce_pkt_parse(). @return UROCE_WIRE_OK, BAD_ICRC, or a BTH problem.
+ */
+enum uroce_wire_err uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f,
+				     struct uroce_pkt *p);
+
 /* ------------------------------------------------------------------------ */
 /* Building                                                                  */
 /* ------------------------------------------------------------------------ */
