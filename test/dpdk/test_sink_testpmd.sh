@@ -49,16 +49,22 @@ start_daemon() {
 }
 
 # replay NAME PCAP MIN_MSGS: testpmd replays PCAP until the sink counted
-# MIN_MSGS messages (or 30 s), then stops.
+# MIN_MSGS messages (or 30 s), then stops forwarding (finish_round quits it).
 replay() {
 	testpmd_replay "tp-$1" "uroce-sinktp-tp$1-$$" "$2" "$MEMIF" 0@0,1@0 || return 1
 	if sink_wait "$1" msgs "$3" 30; then
 		pass "$1: replay reached $(sink_total "$1" msgs) messages ($3 wanted)"
 	else
 		fail "$1: only $(sink_total "$1" msgs) messages in 30 s"
-		grep -A3 'Forward statistics' "$WORK/tp-$1.log" | head -8 | sed 's/^/    /'
 	fi
-	testpmd_stop "tp-$1"
+	testpmd_pause
+}
+
+# finish_round NAME: the daemon (memif server) goes first, then the idle
+# testpmd quits (see testpmd_pause in lib_sink.sh).
+finish_round() {
+	stop_uroced "$PID_A" "$1"
+	testpmd_quit "tp-$2"
 }
 
 # --- 1. IPv4, 1 KiB: UC WRITE without immediate and UD SEND -------------------
@@ -81,7 +87,7 @@ sink_check s1 "s1: UD SENDs completed and verified, 20+ passes" \
 sink_check s1 "s1: bytes counted: 1024 per message" \
 	"all(e['bytes'] == 1024 * e['msgs'] for e in s['qps'] if e['type'] == 'UC')"
 port_clean "$PA" "s1"
-stop_uroced "$PID_A" r1
+finish_round r1 s1
 
 # --- 2. IPv6 GID, VLAN 100, 64 B, 4 flows: WRITE with immediate and UD SEND ---
 start_daemon r2 "vlan = 100"
@@ -104,8 +110,10 @@ sink_check s2 "s2: UC WRITE with immediate: completions verified, 20+ passes, PS
 sink_check s2 "s2: UD SEND over IPv6 with a VLAN tag, 20+ passes" \
 	"all(e['msgs'] >= 20 * 16 for e in s['qps'] if e['type'] == 'UD')"
 port_clean "$PA" "s2"
+finish_round r2 s2
 
 # --- 3. frames made wrong on purpose: the sink must say so --------------------
+start_daemon r3 "vlan = 100"
 sink_start s3 "$SOCK" --uc 1 --ud 1 -x 2 --vlan 100 --verify || finish
 /usr/bin/python3 -c '
 import json, sys
@@ -120,8 +128,8 @@ json.dump(d, open(sys.argv[2], "w"))' "$WORK/s3.json" "$WORK/s3-bad.json"
 	{ fail "template 3"; finish; }
 testpmd_replay tp-s3 "uroce-sinktp-tps3-$$" "$WORK/t3.pcap" "$MEMIF" 0@0,1@0 &&
 	sink_wait s3 msgs 200 20
+testpmd_pause
 sleep 1.2
-testpmd_stop tp-s3
 sink_stop s3
 [ "$SINK_RC" -eq 1 ] && pass "s3: sink exit 1 (bad data and errors seen)" ||
 	fail "s3: sink exit $SINK_RC, expected 1"
@@ -132,5 +140,5 @@ sink_check s3 "s3: UD frames with the wrong Q_Key counted as errors, none taken"
 grep -q "verify: UC QP .* window bytes hold a wrong value" "$WORK/s3.err" &&
 	pass "s3: the sink said where: $(grep -m1 'window bytes' "$WORK/s3.err")" ||
 	fail "s3: no message about the bad window bytes"
-stop_uroced "$PID_A" r2
+finish_round r3 s3
 finish
