@@ -93,8 +93,8 @@ tpl_usage(FILE *f)
 		"      --vlan ID | --no-vlan  802.1Q tag (default: the description's vlan)\n"
 		"      --pcp N                priority of the tag (default 0)\n"
 		"      --dscp N, --ecn N      IP traffic class (default 0, 0)\n"
-		"      --pktgen FILE          also write a pktgen command file that sends the first\n"
-		"                             frame in pktgen's single mode (doc/loadgen.md)\n"
+		"      --pktgen FILE          also write a pktgen command file that sends the\n"
+		"                             first frame in pktgen's single mode (loadgen.md)\n"
 		"      --pktgen-port N        pktgen port of that file (default 0)\n"
 		"  -q, --quiet                no summary on standard error\n",
 		TPL_DEF_MSGS, TPL_DEF_SMAC);
@@ -487,8 +487,8 @@ write_pktgen(const struct tpl *t, const struct tpl_qp *tq, const uint8_t *frame,
 	fprintf(f, "set %u type %s\n", p, v4 ? "ipv4" : "ipv6");
 	fprintf(f, "set %u proto udp\n", p);
 	fprintf(f, "set %u size %u\n", p, len + 4); /* pktgen's sizes include the FCS */
-	fprintf(f, "set %u dst mac %02x:%02x:%02x:%02x:%02x:%02x\n", p, frame[0], frame[1], frame[2],
-		frame[3], frame[4], frame[5]);
+	fprintf(f, "set %u dst mac %02x:%02x:%02x:%02x:%02x:%02x\n", p, frame[0], frame[1],
+		frame[2], frame[3], frame[4], frame[5]);
 	fprintf(f, "set %u src mac %02x:%02x:%02x:%02x:%02x:%02x\n", p, frame[6], frame[7],
 		frame[8], frame[9], frame[10], frame[11]);
 	if (t->vlan > 0) {
@@ -568,8 +568,8 @@ check_selection(struct tpl *t, struct tpl_qp *sel, unsigned int *n_sel)
 			break;
 		}
 		if (t->size == 0 || q->len < t->size) {
-			ctl_err("UC QP %u: a %u-byte WRITE does not fit its %" PRIu64 "-byte window",
-				q->qpn, t->size, q->len);
+			ctl_err("UC QP %u: a %u-byte WRITE does not fit its %" PRIu64
+				"-byte window", q->qpn, t->size, q->len);
 			return -1;
 		}
 		tq->slots = q->len / t->size;

@@ -204,20 +204,21 @@ usage(FILE *f)
 		"Expose receive-side QPs of a uroced for stateless RoCEv2 traffic (a packet\n"
 		"generator, a replayed pcap), print how to reach them as one JSON line, then a\n"
 		"rate record each interval and a summary (doc/loadgen.md).\n"
-		"  --uc N              UC QPs taking RDMA WRITE ONLY [with immediate] and SEND ONLY\n"
-		"  --ud N              UD QPs taking SEND ONLY (default: 1 of each if neither is given;\n"
-		"                      at most %u of each)\n"
-		"  -s, --size BYTES    message size generators should send (default %u; at most the\n"
-		"                      path MTU); sets the UC windows and the bytes of WRITEs\n"
+		"  --uc N              UC QPs taking RDMA WRITE ONLY [with immediate], SEND ONLY\n"
+		"  --ud N              UD QPs taking SEND ONLY (default: 1 of each if neither is\n"
+		"                      given; at most %u of each)\n"
+		"  -s, --size BYTES    message size generators should send (default %u; at most\n"
+		"                      the path MTU); sets the UC windows and the bytes of WRITEs\n"
 		"      --slots N       receive WQEs kept posted per QP, and message slots of a UC\n"
 		"                      window (default %u, max 4096)\n"
 		"      --verify        check payloads against the pattern " UROCE_LG_PATTERN "\n"
 		"  -D, --duration SEC  stop after SEC seconds (default: at SIGINT/SIGTERM)\n"
 		"      --interval MS   rate record interval (default 1000)\n"
 		"      --json FILE     also write the description to FILE (atomically)\n"
-		"      --expect FILE   fail unless the QPs match FILE's (a description written by an\n"
-		"                      earlier run, from which frames were built before this daemon\n"
-		"                      started); R_Key and VA differences are only warned about\n"
+		"      --expect FILE   fail unless the QPs match FILE's (a description written by\n"
+		"                      an earlier run, from which frames were built before this\n"
+		"                      daemon started); R_Key and VA differences are only warned\n"
+		"                      about\n"
 		"  -x, --gid-index N   GID frames must address (default 1: uroced's IPv4 GID)\n"
 		"      --ib-port N     port number (default 1)\n"
 		"  -m, --mtu BYTES     UC path MTU 256..4096 (default: the port's active MTU)\n"
@@ -227,7 +228,7 @@ usage(FILE *f)
 		"      --peer-ip ADDR  address the UC QPs name as peer and generators send from\n"
 		"                      (default: the sink's address with the last byte 254)\n"
 		"      --mac MAC       the port's MAC, if the daemon's GID 0 does not give it\n"
-		"      --vlan ID       VLAN the daemon's port is configured with (for the JSON only)\n"
+		"      --vlan ID       VLAN the daemon's port is configured with (JSON only)\n"
 		"      --busy          poll the CQ without sleeping (default: sleep on its event)\n"
 		"  -q, --quiet         no human-readable lines on stderr\n"
 		"      --socket PATH   uroce daemon socket (default $UROCE_SOCKET, then %s)\n"
@@ -376,8 +377,8 @@ parse_args(struct sink *s, int argc, char **argv)
 			break;
 		case OPT_MAC:
 			if (uroce_lg_parse_mac(optarg, s->mac) != 0 || (s->mac[0] & 1))
-				bad_usage("--mac: '%s' is not a unicast MAC address (aa:bb:cc:dd:ee:ff)",
-					  optarg);
+				bad_usage("--mac: '%s' is not a unicast MAC address "
+					  "(aa:bb:cc:dd:ee:ff)", optarg);
 			s->has_mac = true;
 			break;
 		case OPT_VLAN:
@@ -549,8 +550,8 @@ align64(uint32_t v)
 static void
 post_recv_slot(struct sink *s, struct sink_qp *q, uint32_t slot)
 {
-	struct uroce_sge sge = {(uint64_t)(uintptr_t)(q->rbuf + (size_t)slot * q->stride), q->stride,
-				s->mr->lkey};
+	uint8_t *buf = q->rbuf + (size_t)slot * q->stride;
+	struct uroce_sge sge = {(uint64_t)(uintptr_t)buf, q->stride, s->mr->lkey};
 	struct uroce_recv_wr wr = {.wr_id = (uint64_t)(q - s->qps) << 32 | slot, .sg_list = &sge,
 				   .num_sge = 1};
 	struct uroce_recv_wr *bad;
@@ -559,7 +560,7 @@ post_recv_slot(struct sink *s, struct sink_qp *q, uint32_t slot)
 	/* With --verify the buffer is zeroed first: every pattern byte is odd,
 	 * so bytes the daemon did not write cannot pass for a payload. */
 	if (s->verify)
-		memset(q->rbuf + (size_t)slot * q->stride, 0, q->stride);
+		memset(buf, 0, q->stride);
 	rc = uroce_post_recv(q->qp, &wr, &bad);
 	if (rc == -ENOTCONN)
 		die("the uroce daemon went away");
@@ -775,7 +776,8 @@ create_resources(struct sink *s)
 		 * from run to run, which --expect relies on. */
 		q->qp = uroce_create_qp(s->pd, &ia);
 		if (q->qp == NULL)
-			die("create_qp (%s): %s", uroce_lg_qp_type_name(q->d.type), strerror(errno));
+			die("create_qp (%s): %s", uroce_lg_qp_type_name(q->d.type),
+			    strerror(errno));
 		q->d.qpn = q->qp->qp_num;
 		if (q->d.type == UROCE_LG_UC) {
 			q->d.peer_qpn = s->peer_qpn + i;
@@ -1064,13 +1066,12 @@ scan_windows(struct sink *s)
 		if (q->win == NULL)
 			continue;
 		uroce_lg_write_scan(q->win, q->d.qpn, q->d.len, &q->scan);
-		if (q->scan.bad > q->win_bad_max) {
-			if (q->win_bad_max == 0 && s->shown_bad++ < SINK_SHOW)
-				say("verify: UC QP %u: %" PRIu64 " window bytes hold a wrong value, "
-				    "the first at offset %" PRIu64, q->d.qpn, q->scan.bad,
-				    q->scan.first_bad);
-			q->win_bad_max = q->scan.bad;
-		}
+		if (q->scan.bad <= q->win_bad_max)
+			continue;
+		if (q->win_bad_max == 0 && s->shown_bad++ < SINK_SHOW)
+			say("verify: UC QP %u: %" PRIu64 " window bytes hold a wrong value, the "
+			    "first at offset %" PRIu64, q->d.qpn, q->scan.bad, q->scan.first_bad);
+		q->win_bad_max = q->scan.bad;
 	}
 }
 
@@ -1150,10 +1151,11 @@ summary(struct sink *s, double t)
 	printf("]}\n");
 	fflush(stdout);
 	if (!s->quiet)
-		say("%.1f s: %" PRIu64 " messages (%.0f/s, peak %.0f/s), %" PRIu64 " bytes, %" PRIu64
-		    " errors, %" PRIu64 " dropped, %" PRIu64 " resyncs, %" PRIu64 " bad%s: %s", t,
-		    tot.msgs, t > 0 ? (double)tot.msgs / t : 0, s->peak_msgs_per_s, tot.bytes,
-		    tot.errors, tot.dropped, tot.resyncs, tot.verify_bad,
+		say("%.1f s: %" PRIu64 " messages (%.0f/s, peak %.0f/s), %" PRIu64 " bytes, %"
+		    PRIu64 " errors, %" PRIu64 " dropped, %" PRIu64 " resyncs, %" PRIu64
+		    " bad%s: %s", t, tot.msgs, t > 0 ? (double)tot.msgs / t : 0,
+		    s->peak_msgs_per_s, tot.bytes, tot.errors, tot.dropped, tot.resyncs,
+		    tot.verify_bad,
 		    s->verify ? "" : " (not verifying)", ok ? "OK" : "FAILED");
 	return ok;
 }

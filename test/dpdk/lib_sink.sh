@@ -10,8 +10,10 @@
 # UROCE_PERF and UROCE_CTL must point at the binaries (meson passes them).
 
 require_sink_tools() {
-	[ -n "${UROCE_PERF:-}" ] && [ -x "$UROCE_PERF" ] || skip "UROCE_PERF is not set (uroce-perf not built)"
-	[ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set (uroce-ctl not built: libpcap-dev missing?)"
+	[ -n "${UROCE_PERF:-}" ] && [ -x "$UROCE_PERF" ] ||
+		skip "UROCE_PERF is not set (uroce-perf not built)"
+	[ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] ||
+		skip "UROCE_CTL is not set (uroce-ctl not built: libpcap-dev missing?)"
 	[ -x /usr/bin/python3 ] || skip "/usr/bin/python3 not found (Debian package python3)"
 	require_cmd timeout coreutils
 	require_cmd dpdk-telemetry.py dpdk-dev

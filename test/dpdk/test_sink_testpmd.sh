@@ -75,13 +75,16 @@ sink_start s1 "$SOCK" --uc 2 --ud 2 --size 1024 --verify || finish
 replay s1 "$WORK/t1.pcap" $((32 * 20))
 sleep 1.2 # one more interval: the last rate record covers the end of the replay
 sink_stop s1
-[ "$SINK_RC" -eq 0 ] && pass "s1: sink exit 0" || fail "s1: sink exit $SINK_RC: $(tail -2 "$WORK/s1.err")"
+[ "$SINK_RC" -eq 0 ] && pass "s1: sink exit 0" ||
+	fail "s1: sink exit $SINK_RC: $(tail -2 "$WORK/s1.err")"
 sink_check s1 "s1: verified, no error, no bad data" \
 	's["ok"] and s["verify"] and s["total"]["errors"] == 0 and s["total"]["verify_bad"] == 0'
 sink_check s1 "s1: UC WRITEs counted from the daemon's counters (no completion), 20+ passes" \
-	"all(e['msgs'] >= 20 * 8 and e['cqes'] == 0 and e['counters']['rx_write_requests'] == e['msgs'] for e in s['qps'] if e['type'] == 'UC')"
+	"all(e['msgs'] >= 20 * 8 and e['cqes'] == 0 and
+	     e['counters']['rx_write_requests'] == e['msgs'] for e in s['qps'] if e['type'] == 'UC')"
 sink_check s1 "s1: UC windows hold exactly the 8 written 1 KiB slots, every byte right" \
-	"all(e['window']['written'] == 8 * 1024 and e['window']['bad_max'] == 0 for e in s['qps'] if e['type'] == 'UC')"
+	"all(e['window']['written'] == 8 * 1024 and e['window']['bad_max'] == 0
+	     for e in s['qps'] if e['type'] == 'UC')"
 sink_check s1 "s1: UD SENDs completed and verified, 20+ passes" \
 	"all(e['msgs'] >= 20 * 8 and e['cqes'] > 0 for e in s['qps'] if e['type'] == 'UD')"
 sink_check s1 "s1: bytes counted: 1024 per message" \
@@ -98,15 +101,18 @@ sink_start s2 "$SOCK" --uc 2 --ud 1 -x 2 --vlan 100 --verify || finish
 import json, sys
 f = [json.loads(l) for l in sys.stdin]
 sys.exit(0 if f and all(":" in x["dst"] for x in f) else 1)' &&
-	pass "s2: the template is IPv6, every frame valid" || fail "s2: template not IPv6 or invalid"
+	pass "s2: the template is IPv6, every frame valid" ||
+	fail "s2: template not IPv6 or invalid"
 replay s2 "$WORK/t2.pcap" $((48 * 20))
 sleep 1.2
 sink_stop s2
-[ "$SINK_RC" -eq 0 ] && pass "s2: sink exit 0" || fail "s2: sink exit $SINK_RC: $(tail -2 "$WORK/s2.err")"
+[ "$SINK_RC" -eq 0 ] && pass "s2: sink exit 0" ||
+	fail "s2: sink exit $SINK_RC: $(tail -2 "$WORK/s2.err")"
 sink_check s2 "s2: verified, no error, no bad data" \
 	's["ok"] and s["total"]["errors"] == 0 and s["total"]["verify_bad"] == 0'
 sink_check s2 "s2: UC WRITE with immediate: completions verified, 20+ passes, PSN resyncs" \
-	"all(e['msgs'] >= 20 * 16 and e['cqes'] >= 20 * 16 and e['resyncs'] >= 20 for e in s['qps'] if e['type'] == 'UC')"
+	"all(e['msgs'] >= 20 * 16 and e['cqes'] >= 20 * 16 and e['resyncs'] >= 20
+	     for e in s['qps'] if e['type'] == 'UC')"
 sink_check s2 "s2: UD SEND over IPv6 with a VLAN tag, 20+ passes" \
 	"all(e['msgs'] >= 20 * 16 for e in s['qps'] if e['type'] == 'UD')"
 port_clean "$PA" "s2"
@@ -134,9 +140,11 @@ sink_stop s3
 [ "$SINK_RC" -eq 1 ] && pass "s3: sink exit 1 (bad data and errors seen)" ||
 	fail "s3: sink exit $SINK_RC, expected 1"
 sink_check s3 "s3: shifted WRITEs found as bad window bytes" \
-	"not s['ok'] and all(e['verify_bad'] > 0 and e['window']['bad_max'] > 0 for e in s['qps'] if e['type'] == 'UC')"
+	"not s['ok'] and all(e['verify_bad'] > 0 and e['window']['bad_max'] > 0
+	                     for e in s['qps'] if e['type'] == 'UC')"
 sink_check s3 "s3: UD frames with the wrong Q_Key counted as errors, none taken" \
-	"all(e['errors'] > 0 and e['counters']['rx_ud_qkey_err'] == e['errors'] and e['msgs'] == 0 for e in s['qps'] if e['type'] == 'UD')"
+	"all(e['errors'] > 0 and e['counters']['rx_ud_qkey_err'] == e['errors'] and
+	     e['msgs'] == 0 for e in s['qps'] if e['type'] == 'UD')"
 grep -q "verify: UC QP .* window bytes hold a wrong value" "$WORK/s3.err" &&
 	pass "s3: the sink said where: $(grep -m1 'window bytes' "$WORK/s3.err")" ||
 	fail "s3: no message about the bad window bytes"

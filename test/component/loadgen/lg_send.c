@@ -202,7 +202,8 @@ main(int argc, char **argv)
 			die("poll_cq: %s", strerror(-got));
 		for (j = 0; j < got; j++)
 			if (wc[j].status != UROCE_WC_SUCCESS)
-				die("send completion status %u on QP %u", wc[j].status, wc[j].qp_num);
+				die("send completion status %u on QP %u", wc[j].status,
+				    wc[j].qp_num);
 		done += (uint64_t)got;
 	}
 	printf("lg_send: %" PRIu64 " messages sent\n", posted);

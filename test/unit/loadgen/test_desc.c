@@ -202,8 +202,9 @@ Test(desc, bad_fields_are_refused_by_name)
 	refuse_edit("\"path_mtu\":1024", "\"path_mtu\":100", "path_mtu");
 	refuse_edit("\"uroce_sink\":1", "\"uroce_sink\":2", "version 2");
 	refuse_edit("\"uroce_sink\":1,", "", "not a sink description");
-	refuse_edit("\"socket\":\"", "\"socket\":\"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "socket");
+	refuse_edit("\"socket\":\"", "\"socket\":\"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+		    "socket");
 }
 
 Test(desc, too_many_qps)
