@@ -745,7 +745,11 @@ create_resources(struct sink *s)
 			     UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
 	if (s->mr == NULL)
 		die("reg_mr: %s", strerror(errno));
-	cqe = (int)UROCE_MIN((uint64_t)s->n_qps * s->slots + 64, UROCE_MAX_CQE);
+	/* One CQ holds a completion for every receive posted: it never overflows. */
+	if ((uint64_t)s->n_qps * s->slots + 64 > UROCE_MAX_CQE)
+		die("%u QPs x %u slots: more receives than one CQ of %u entries holds: use fewer "
+		    "--slots", s->n_qps, s->slots, UROCE_MAX_CQE);
+	cqe = (int)(s->n_qps * s->slots + 64);
 	s->cq = uroce_create_cq(s->ctx, cqe, NULL);
 	if (s->cq == NULL)
 		die("create_cq of %d entries: %s", cqe, strerror(errno));
