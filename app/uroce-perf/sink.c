@@ -411,9 +411,9 @@ parse_args(struct sink *s, int argc, char **argv)
 	}
 	if (s->n_uc + s->n_ud == 0)
 		bad_usage("--uc 0 and --ud 0: no QP to receive on");
-	if (s->peer_qpn + s->n_uc > 0x1000000)
+	if (s->peer_qpn + s->n_uc + s->n_ud > 0x1000000)
 		bad_usage("--peer-qpn %#x: QP %u's peer would pass 0xffffff", s->peer_qpn,
-			  s->n_uc - 1);
+			  s->n_uc + s->n_ud - 1);
 }
 
 /* ------------------------------------------------------------------------ */
