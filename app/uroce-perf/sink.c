@@ -16,8 +16,8 @@
  * (lib/loadgen's description), then one rate record per interval, then a
  * summary. Messages that complete (UD SEND, UC SEND and WRITE with
  * immediate) are counted and checked from their CQEs; an RDMA WRITE without
- * immediate makes no CQE at all (IBA 9.4.3: it consumes no receive WQE), so
- * those are counted from the daemon's per-QP transport counters
+ * immediate consumes no receive WQE and makes no CQE at all, so those are
+ * counted from the daemon's per-QP transport counters
  * (rx_write_requests, read with QUERY_COUNTERS on a second control
  * connection, as `uroce-ctl counters --qp` does) and checked by scanning the
  * windows. doc/loadgen.md explains every number.
