@@ -549,6 +549,16 @@ check_selection(struct tpl *t, struct tpl_qp *sel, unsigned int *n_sel)
 				"messages)", t->size, d->path_mtu);
 			return -1;
 		}
+		/* IBA 9.6: a connected QP takes packets from its peer only; in
+		 * RoCEv2 that is the source IP, the sink's peer_ip. */
+		if (t->has_src && memcmp(t->src_gid, d->peer_gid, 16) != 0) {
+			char a[64];
+
+			ctl_err("--src: UC QP %u takes packets only from its peer %s (the sink's "
+				"--peer-ip); give the sink that option instead", q->qpn,
+				uroce_lg_gid_addr(d->peer_gid, a, sizeof(a)));
+			return -1;
+		}
 		switch (t->uc_op) {
 		case TPL_SEND:
 			tq->opcode = UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_SEND_ONLY);

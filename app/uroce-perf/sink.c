@@ -60,34 +60,42 @@
 #define SINK_MEM_MAX (512ull << 20)
 
 /* The daemon's per-QP transport counters the sink reads, by their stable
- * names (lib/transport/counters.def). */
+ * names (lib/transport/counters.def), and whether a daemon must have it (an
+ * optional one is counted when the daemon has it). */
 #define SINK_COUNTERS(X) \
-	X(OOS, "out_of_sequence") \
-	X(WRITE, "rx_write_requests") \
-	X(SEND, "rx_send_requests") \
-	X(ACCESS, "resp_remote_access_errors") \
-	X(INVALID, "resp_remote_invalid_request") \
-	X(LENGTH, "resp_local_length_error") \
-	X(PROT, "resp_local_prot_err") \
-	X(SILENT, "resp_silent_drop") \
-	X(QKEY, "rx_ud_qkey_err") \
-	X(UD_DROP, "rx_ud_drop") \
-	X(BAD_STATE, "rx_bad_state") \
-	X(BAD_SERVICE, "rx_bad_service") \
-	X(BAD_PKEY, "rx_bad_pkey") \
-	X(RX_PACKETS, "rx_packets")
+	X(OOS, "out_of_sequence", true) \
+	X(WRITE, "rx_write_requests", true) \
+	X(SEND, "rx_send_requests", true) \
+	X(ACCESS, "resp_remote_access_errors", true) \
+	X(INVALID, "resp_remote_invalid_request", true) \
+	X(LENGTH, "resp_local_length_error", true) \
+	X(PROT, "resp_local_prot_err", true) \
+	X(SILENT, "resp_silent_drop", true) \
+	X(QKEY, "rx_ud_qkey_err", true) \
+	X(UD_DROP, "rx_ud_drop", true) \
+	X(BAD_STATE, "rx_bad_state", true) \
+	X(BAD_SERVICE, "rx_bad_service", true) \
+	X(BAD_PKEY, "rx_bad_pkey", true) \
+	X(BAD_SRC, "rx_bad_src_addr", false) \
+	X(RX_PACKETS, "rx_packets", true)
 
 enum sink_cnt {
-#define SINK_ENUM(e, n) SC_##e,
+#define SINK_ENUM(e, n, r) SC_##e,
 	SINK_COUNTERS(SINK_ENUM)
 #undef SINK_ENUM
 	SC_MAX
 };
 
 static const char *const sink_cnt_names[SC_MAX] = {
-#define SINK_NAME(e, n) n,
+#define SINK_NAME(e, n, r) n,
 	SINK_COUNTERS(SINK_NAME)
 #undef SINK_NAME
+};
+
+static const bool sink_cnt_required[SC_MAX] = {
+#define SINK_REQ(e, n, r) r,
+	SINK_COUNTERS(SINK_REQ)
+#undef SINK_REQ
 };
 
 struct sink_qp {
@@ -532,7 +540,7 @@ open_ctl(struct sink *s, const char *path)
 	if (rc != 0)
 		die("QUERY_COUNTERS of QP %u: %s", s->qps[0].d.qpn, strerror(-rc));
 	for (i = 0; i < SC_MAX; i++)
-		if (s->cnt_idx[i] < 0)
+		if (s->cnt_idx[i] < 0 && sink_cnt_required[i])
 			die("the daemon has no per-QP counter '%s' (a different uroce release?)",
 			    sink_cnt_names[i]);
 }
@@ -675,8 +683,6 @@ query_port_info(struct sink *s, struct uroce_port_attr *pa)
 			die("--peer-ip is %s but GID %u is %s: use one family", uroce_lg_gid_is_v4(
 			    s->peer_gid) ? "IPv4" : "IPv6", s->gid_index,
 			    uroce_lg_gid_is_v4(d->gid) ? "IPv4" : "IPv6");
-		if (memcmp(s->peer_gid, d->gid, 16) == 0)
-			die("--peer-ip is the sink's own address");
 		memcpy(d->peer_gid, s->peer_gid, 16);
 	} else {
 		default_peer(d->gid, d->peer_gid);
@@ -1031,8 +1037,10 @@ qp_counts(const struct sink *s, const struct sink_qp *q)
 	 * was set up for (the window's slot size). */
 	writes_noimm = dc(q, SC_WRITE) > q->cqe_write_imm ? dc(q, SC_WRITE) - q->cqe_write_imm : 0;
 	c.bytes += writes_noimm * s->size;
+	/* rx_bad_src_addr: a UC packet from an address other than the QP's
+	 * peer (its --peer-ip), dropped by daemons that check the source. */
 	c.errors += refused + dc(q, SC_QKEY) + dc(q, SC_BAD_STATE) + dc(q, SC_BAD_SERVICE) +
-		    dc(q, SC_BAD_PKEY);
+		    dc(q, SC_BAD_PKEY) + dc(q, SC_BAD_SRC);
 	/* The responder counts a UC message it refuses (IBA 9.8.3: no NAK) once
 	 * as the error and once as a silent drop; what remains are messages
 	 * dropped for want of a receive WQE or lost in a PSN gap. */
@@ -1146,6 +1154,8 @@ summary(struct sink *s, double t)
 			       q->scan.unwritten, q->scan.bad, q->win_bad_max);
 		printf(",\"counters\":{");
 		for (k = 0; k < SC_MAX; k++) {
+			if (s->cnt_idx[k] < 0)
+				continue; /* an optional counter this daemon does not have */
 			printf("%s", k ? "," : "");
 			put_json_str(stdout, sink_cnt_names[k]);
 			printf(":%" PRIu64, dc(q, (enum sink_cnt)k));

@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -115,6 +117,23 @@ exists(const char *path)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
+/* True once a daemon accepts connections on @p path (the socket file
+ * appears at bind(), a moment before listen()). */
+static bool
+listening(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
 /* A fresh uroced_lite. */
 static pid_t
 start_lite(void)
@@ -132,9 +151,9 @@ start_lite(void)
 		 run_no);
 	unlink(sock);
 	pid = spawn(argv, NULL);
-	for (i = 0; i < 500 && access(sock, F_OK) != 0; i++)
+	for (i = 0; i < 500 && !listening(sock); i++)
 		nap_ms(10);
-	cr_assert_eq(access(sock, F_OK), 0, "uroced_lite did not create %s", sock);
+	cr_assert(listening(sock), "uroced_lite does not listen on %s", sock);
 	return pid;
 }
 
@@ -143,9 +162,12 @@ static pid_t
 start_sink(unsigned int uc, unsigned int ud)
 {
 	char a_uc[16], a_ud[16], a_size[16];
+	/* lg_send's packets come from the daemon's own GID (loopback): the UC
+	 * QPs' peer, whose packets alone a connected QP takes. */
 	char *argv[] = {getenv("UROCE_PERF"), "sink", "--socket", sock, "-x", "0", "--mac",
-			"02:00:00:00:00:01", "--interval", "100", "--json", desc_path, "--uc", a_uc,
-			"--ud", a_ud, "-s", a_size, "--verify", "-q", NULL};
+			"02:00:00:00:00:01", "--peer-ip", "198.18.0.1", "--interval", "100",
+			"--json", desc_path, "--uc", a_uc, "--ud", a_ud, "-s", a_size, "--verify",
+			"-q", NULL};
 	pid_t pid;
 	int i;
 

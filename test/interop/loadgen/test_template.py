@@ -408,6 +408,7 @@ class Template(unittest.TestCase):
             (desc(size=2048), [], "above the path MTU 1024"),
             (desc(), ["--qpn", "99"], "no QP of the description matches"),
             (desc(), ["--src", "2001:2::9"], "same family"),
+            (desc(), ["--src", "198.18.3.9"], "takes packets only from its peer 198.18.3.254"),
             (desc(), ["--op", "read"], "write, write-imm or send"),
             (desc(), ["-n", "0"], "--msgs"),
             (desc(), ["--vlan", "4095"], "--vlan"),
