@@ -143,6 +143,10 @@ start_lite(void)
 	int i;
 
 	cr_assert_not_null(argv[0], "UROCED_LITE is not set");
+	/* The files of this process's previous run go before new names are made. */
+	unlink(sock);
+	unlink(desc_path);
+	unlink(out_path);
 	run_no++;
 	snprintf(sock, sizeof(sock), "/tmp/uroce-test-sink-%d-%u.sock", (int)getpid(), run_no);
 	snprintf(desc_path, sizeof(desc_path), "/tmp/uroce-test-sink-%d-%u.json", (int)getpid(),
