@@ -28,6 +28,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "qps", ctl_qps_main, "QPs: number, type, state, owner, PSNs, path" },
 	{ "clients", ctl_clients_main, "client sessions: pid, uid, resources held" },
 	{ "counters", ctl_counters_main, "daemon and transport counters (--qp N: one QP)" },
+	{ "template", ctl_template_main, "pcap of RoCEv2 frames for a sink, to replay (loadgen)" },
 };
 
 void

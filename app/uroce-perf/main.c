@@ -40,6 +40,7 @@
 
 #include "uroce_verbs.h"
 
+#include "sink.h"
 #include "verify.h"
 
 #define PROG "uroce-perf"
@@ -159,6 +160,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " TEST MODE [options]            (server)\n"
 		"       " PROG " TEST MODE [options] SERVER_IP  (client)\n"
+		"       " PROG " sink [options]                 (see " PROG " sink --help)\n"
 		"  TEST  write | read | send | atomic\n"
 		"  MODE  bw | lat\n"
 		"options:\n"
@@ -1474,6 +1476,11 @@ main(int argc, char **argv)
 
 	if (pf == NULL)
 		fatal("out of memory");
+	/* A mode of its own (sink.c): receive-side QPs for packet generators. */
+	if (argc > 1 && strcmp(argv[1], "sink") == 0) {
+		free(pf);
+		return sink_main(argc - 1, argv + 1);
+	}
 	parse_args(pf, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	open_device(pf);

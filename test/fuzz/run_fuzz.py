@@ -3,8 +3,9 @@
 """Run one libFuzzer target for a bounded time.
 
 Seeds the corpus with every frame of the classic-pcap files in SEED_DIR (read
-with the standard library only), runs the target for SECONDS, and fails if it
-found a crash, a leak or a timeout. Crash inputs are kept in the build tree.
+with the standard library only) and with every .json file there, whole, runs
+the target for SECONDS, and fails if it found a crash, a leak or a timeout.
+Crash inputs are kept in the build tree.
 """
 import os
 import struct
@@ -39,7 +40,12 @@ def main():
                     with open(os.path.join(corpus, f"{name}-{i}"), "wb") as f:
                         f.write(frame)
                     n += 1
-    print(f"seeded {n} frames from {seed_dir}", flush=True)
+        elif name.endswith(".json"):
+            with open(os.path.join(seed_dir, name), "rb") as src, \
+                    open(os.path.join(corpus, name), "wb") as dst:
+                dst.write(src.read())
+            n += 1
+    print(f"seeded {n} inputs from {seed_dir}", flush=True)
     artifacts = os.path.join(os.getcwd(), "fuzz-artifacts", os.path.basename(target))
     os.makedirs(artifacts, exist_ok=True)
     cmd = [target, corpus, f"-max_total_time={seconds}", "-timeout=10",
