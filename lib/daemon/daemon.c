@@ -1995,6 +1995,7 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	ec.port_ctx = conf->port_ctx;
 	ec.dctx = d;
 	ec.ud_mtu = uroce_mtu_bytes(d->active_mtu);
+	ec.cc = conf->cc;
 	d->eng = eng_create(&ec);
 	if (d->eng == NULL)
 		goto fail;

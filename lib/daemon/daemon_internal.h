@@ -110,6 +110,7 @@ struct eng_counters {
 struct uroce_daemon_port_ops;
 struct uroce_pkt;
 struct uroce_frame;
+struct uroce_eng_cc_params;
 
 struct eng_conf {
 	unsigned int n_gid;
@@ -118,6 +119,7 @@ struct eng_conf {
 	void *port_ctx;
 	void *dctx;                  /* passed to daemon_async_event() */
 	uint32_t ud_mtu;
+	const struct uroce_eng_cc_params *cc; /* NULL: the engine's defaults */
 };
 
 struct eng *eng_create(const struct eng_conf *c);
@@ -227,6 +229,11 @@ int daemon_session_qp_next(struct session *s, uint32_t *pos, struct dqp_view *v)
 unsigned int eng_counter_count(void);
 const char *eng_counter_name(unsigned int i);
 uint64_t eng_qp_counter(const void *qp, unsigned int i);
+/* A QP's congestion control rows (eng_introspect.c): its reaction point
+ * state, then its parameters (cc_params.def), by index. */
+unsigned int eng_cc_row_count(void);
+const char *eng_cc_row_name(unsigned int i);
+uint64_t eng_qp_cc_row(const void *qp, unsigned int i);
 
 /* Request handlers (introspect.c): @p body is the validated request body,
  * @p resp the zeroed response body; 0 or -errno as the response status. */

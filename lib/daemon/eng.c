@@ -219,6 +219,12 @@ eng_create(const struct eng_conf *c)
 		errno = err;
 		return NULL;
 	}
+	if (c->cc != NULL && uroce_eng_cc_set(e->eng, c->cc) != 0) {
+		uroce_eng_destroy(e->eng);
+		free(e);
+		errno = EINVAL;
+		return NULL;
+	}
 	return e;
 }
 

@@ -280,7 +280,8 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 		rc = find_qp(d, s, q->qp_num, &qv);
 		if (rc != 0)
 			return rc;
-		total = n_eng;
+		/* cc: then the QP's congestion state and parameters */
+		total = n_eng + eng_cc_row_count();
 	} else {
 		return -EINVAL;
 	}
@@ -292,7 +293,10 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 	for (i = q->start, k = 0; i < total && k < UROCE_SHM_COUNTERS_MAX; i++, k++) {
 		struct uroce_shm_counter *e = &p->c[k];
 
-		if (q->scope == UROCE_SHM_COUNTERS_QP)
+		if (q->scope == UROCE_SHM_COUNTERS_QP && i >= n_eng)
+			put_counter(e, eng_cc_row_name(i - n_eng), eng_qp_cc_row(qv.qp, i - n_eng),
+				    UROCE_SHM_COUNTER_G_CC);
+		else if (q->scope == UROCE_SHM_COUNTERS_QP)
 			put_counter(e, eng_counter_name(i), eng_qp_counter(qv.qp, i),
 				    UROCE_SHM_COUNTER_G_TRANSPORT);
 		else if (i < N_STAT_ROWS)

@@ -73,6 +73,12 @@ struct uroce_daemon_conf {
 	uint8_t active_mtu;    /**< enum uroce_mtu of port 1; 0 means 4096 */
 	const struct uroce_daemon_port_ops *port_ops; /**< NULL: loopback only */
 	void *port_ctx;        /**< passed to every port op */
+	/**
+	 * Congestion control of port 1 (ECN marking, CNPs, DCQCN; see
+	 * doc/congestion.md), copied at creation; NULL: ConnectX's defaults.
+	 * A set uroce_eng_cc_params_check() refuses fails the creation (EINVAL).
+	 */
+	const struct uroce_eng_cc_params *cc;
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()). */

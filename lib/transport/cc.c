@@ -207,6 +207,27 @@ set_rate(struct cc_state *s, uint64_t kbps)
 	s->cost = ((uint64_t)8000 << CC_PACE_SHIFT) / (kbps != 0 ? kbps : 1);
 }
 
+/*
+ * A new rate from a timer event or a cut: the wait for the next packet,
+ * which the old rate set, shrinks or stretches with it. Without this a QP
+ * cut to a few Mb/s would sit out its long gap even after recovering.
+ */
+static void
+set_rate_now(struct cc_state *s, uint64_t kbps, uint64_t now)
+{
+	uint32_t old = s->rc_kbps;
+
+	if (s->pace_us >= now && old != 0 && kbps != 0 && kbps != old) {
+		uint64_t rem = ((s->pace_us - now) << CC_PACE_SHIFT) + s->pace_frac;
+
+		/* rem < 2^(24 + 33) at 1 Mb/s: the product fits after the shift. */
+		rem = (rem >> 8) * old / kbps << 8;
+		s->pace_us = now + (rem >> CC_PACE_SHIFT);
+		s->pace_frac = rem & ((1ull << CC_PACE_SHIFT) - 1);
+	}
+	set_rate(s, kbps);
+}
+
 /* The limiter is off: the QP sends as fast as it can again. */
 static void
 cc_release(struct uroce_eng_qp *qp)
@@ -276,7 +297,7 @@ cc_cut(struct uroce_eng_qp *qp, uint64_t now)
 	floor = rc * c->p.rpg_min_dec_fac / 100;
 	nr = UROCE_MAX(nr, floor);
 	nr = UROCE_MAX(nr, c->min_kbps);
-	set_rate(s, UROCE_MIN(nr, c->max_kbps));
+	set_rate_now(s, UROCE_MIN(nr, c->max_kbps), now);
 	s->t_stage = 0;
 	s->b_stage = 0;
 	s->bytes = 0;
@@ -293,7 +314,7 @@ cc_cut(struct uroce_eng_qp *qp, uint64_t now)
  * in between; the current rate then moves half way to the target.
  */
 static void
-cc_increase(struct uroce_eng_qp *qp, bool timer)
+cc_increase(struct uroce_eng_qp *qp, bool timer, uint64_t now)
 {
 	const struct cc_conf *c = cc_conf(qp);
 	struct cc_state *s = &qp->cc;
@@ -310,7 +331,8 @@ cc_increase(struct uroce_eng_qp *qp, bool timer)
 	else if (hi > f)
 		rt += c->ai_kbps;
 	s->rt_kbps = (uint32_t)UROCE_MIN(rt, c->max_kbps);
-	set_rate(s, UROCE_MIN(((uint64_t)s->rc_kbps + s->rt_kbps + 1) / 2, c->max_kbps));
+	set_rate_now(s, UROCE_MIN(((uint64_t)s->rc_kbps + s->rt_kbps + 1) / 2, c->max_kbps),
+		     now);
 	if (s->rc_kbps >= c->max_kbps)
 		cc_release(qp);
 }
@@ -468,7 +490,9 @@ cc_tx_done(struct uroce_eng_qp *qp, uint32_t ib_len)
 	if (s->bytes >= c->p.rpg_byte_reset) {
 		s->bytes -= c->p.rpg_byte_reset;
 		s->b_stage++;
-		cc_increase(qp, false);
+		/* Right after a packet: the wait it set is at most one packet
+		 * long, so 0 (no rescaling) does for the time. */
+		cc_increase(qp, false, 0);
 	}
 }
 
@@ -517,7 +541,7 @@ cc_timers(struct uroce_eng_qp *qp, uint64_t now)
 	for (k = 0; s->limited && now >= s->inc_at && k < CC_INC_CATCHUP; k++) {
 		s->t_stage++;
 		s->inc_at += c->p.rpg_time_reset;
-		cc_increase(qp, true);
+		cc_increase(qp, true, now);
 		n++;
 	}
 	if (s->limited && now >= s->inc_at)
