@@ -37,6 +37,7 @@
 #define CC_PACE_SLACK_US 2                 /* credit an idle or late QP may keep */
 #define CC_LINE_RATE_MBPS 100000u          /* line_rate 0: taken as 100 Gb/s */
 #define CC_INC_CATCHUP 64                  /* timer increases run at most per call */
+#define CC_ACKREQ_US 8                     /* a packet this long at the rate asks for an ACK */
 
 /* ------------------------------------------------------------------------ */
 /* Parameter table                                                           */
@@ -472,6 +473,21 @@ cc_pace_ok(struct uroce_eng_qp *qp)
 		cc_rearm(qp);
 	}
 	return false;
+}
+
+/*
+ * IBA 9.7.2 lets a requester ask for an ACK on any packet. A QP paced slowly
+ * asks on each one that takes CC_ACKREQ_US or more at its rate: otherwise the
+ * first packets of a long message would wait for the last one's ACK, paced
+ * out many packet times later, and the local ACK timeout could expire
+ * although nothing was lost. Above a few Gb/s nothing changes.
+ */
+bool
+cc_ackreq(const struct uroce_eng_qp *qp, uint32_t paylen)
+{
+	uint64_t bytes = (uint64_t)paylen + UROCE_BTH_LEN + qp->cc.overhead;
+
+	return (bytes * qp->cc.cost) >> CC_PACE_SHIFT >= CC_ACKREQ_US;
 }
 
 void

@@ -328,6 +328,9 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 					      UROCE_ACKREQ_INTERVAL == 0);
 	}
 
+	/* cc: a slowly paced RC packet asks for its ACK (cc_ackreq()). */
+	if (unlikely(qp->cc.limited) && qp->init.qp_type == UROCE_QPT_RC && !bth.ackreq)
+		bth.ackreq = cc_ackreq(qp, paylen);
 	buf = eng_tx_prepare(qp, &bth, &ext, paylen, &hdr_len);
 	if (buf == NULL)
 		return false;

@@ -382,6 +382,7 @@ void cc_rp_cnp(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 void cc_np_ce(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
 	      const struct uroce_frame *frame);
 bool cc_pace_ok(struct uroce_eng_qp *qp);
+bool cc_ackreq(const struct uroce_eng_qp *qp, uint32_t paylen);
 void cc_tx_done(struct uroce_eng_qp *qp, uint32_t ib_len);
 void cc_tx_mark(const struct uroce_eng_qp *qp, uint8_t opcode, struct uroce_eng_tx_addr *a);
 unsigned int cc_timers(struct uroce_eng_qp *qp, uint64_t now);
