@@ -738,3 +738,37 @@ Test(cc, pacing_parks_the_requester)
 	}
 	proto_fini(&p);
 }
+
+/* Expect: a QP paced far below its ACK timeout's scale (2 Mb/s: 4.5 ms a
+ * packet; timeout 8: 1 ms) completes a 4-packet WRITE with no timeout and
+ * no retransmission: each slow packet asks for its ACK, and the timer does
+ * not run while the requester only waits for its slot. */
+Test(cc, slow_pacing_no_false_timeouts)
+{
+	struct sim_qp_opts o = { .psn0 = 0, .timeout = 8, .retry_cnt = 1 };
+	struct uroce_eng_cc_params c;
+	struct uroce_eng_wc wc;
+	struct proto p;
+	uint32_t i;
+
+	proto_init(&p, &o);
+	uroce_eng_cc_params_default(&c);
+	set_param(&c, "rate_to_set_on_first_cnp", 2);
+	set_param(&c, "rpg_min_dec_fac", 100);
+	set_param(&c, "rpg_time_reset", 131071);
+	set_param(&c, "rpg_byte_reset", 0);
+	cr_assert_eq(uroce_eng_qp_cc_set(p.s[0].qp, &c), 0);
+	inj_cnp(&p, 0, 0xFFFF);
+	simwire_set_capture(p.sw, 0, false);
+	simwire_set_capture(p.sw, 1, false);
+	post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 4 * 1024, 0, 7, 0);
+	cr_assert_eq(sim_wait_cq(p.sw, p.s[0].scq, &wc, 1, 100000), 1);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "%s", uroce_eng_wc_status_str(wc.status));
+	cr_expect_eq(qcnt(&p, 0, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	cr_expect_eq(qcnt(&p, 0, UROCE_CNT_RETRANSMITS), 0);
+	cr_expect_eq(qcnt(&p, 1, UROCE_CNT_RESP_ACKS_SENT), 4, "one ACK per slow packet");
+	for (i = 0; i < 4 * 1024; i++)
+		cr_assert_eq(p.buf[1][i], p.buf[0][i]);
+	cr_expect(cc_state(p.s[0].qp).limited);
+	proto_fini(&p);
+}
