@@ -212,13 +212,15 @@ set_rate(struct cc_state *s, uint64_t kbps)
  * A new rate from a timer event or a cut: the wait for the next packet,
  * which the old rate set, shrinks or stretches with it. Without this a QP
  * cut to a few Mb/s would sit out its long gap even after recovering.
+ * @p now 0: leave the wait as it is (a byte counter event, right after the
+ * packet that set it).
  */
 static void
 set_rate_now(struct cc_state *s, uint64_t kbps, uint64_t now)
 {
 	uint32_t old = s->rc_kbps;
 
-	if (s->pace_us >= now && old != 0 && kbps != 0 && kbps != old) {
+	if (now != 0 && s->pace_us >= now && old != 0 && kbps != 0 && kbps != old) {
 		uint64_t rem = ((s->pace_us - now) << CC_PACE_SHIFT) + s->pace_frac;
 
 		/* rem < 2^(24 + 33) at 1 Mb/s: the product fits after the shift. */

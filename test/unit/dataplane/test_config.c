@@ -220,7 +220,8 @@ Test(dp_config, bad_values_one_line_each)
 		 "F: [port.0] fault_ce: marks received frames, but fault_dir = tx leaves out the "
 		 "received ones (use rx or both)"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nrpg_time_reset = 0\n",
-		 "F: [port.0] rpg_time_reset = \"0\": expected 1..131071 (us): rate increase timer"},
+		 "F: [port.0] rpg_time_reset = \"0\": expected 1..131071 (us): rate increase "
+		 "timer"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\ncnp_dscp = 64\n",
 		 "F: [port.0] cnp_dscp = \"64\": expected 0..63 (DSCP): DSCP of the CNPs sent"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nrpg_gd = x\n",

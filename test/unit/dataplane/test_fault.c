@@ -696,9 +696,11 @@ Test(dp_fault, ce_marks_received_ect_frames)
 			n = dp_fault_burst(&rx, pkts, 17, 32, pool);
 			cr_assert_eq(n, 17);
 			for (i = 0; i < 16; i++) {
-				cr_assert_eq(uroce_parse(rte_pktmbuf_mtod(pkts[i], uint8_t *),
-							 pkts[i]->data_len, &fr, &pk), UROCE_WIRE_OK,
-					     "family %d frame %u", fam[fi], k * 16 + i);
+				const uint8_t *b = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+
+				cr_assert_eq(uroce_parse(b, pkts[i]->data_len, &fr, &pk),
+					     UROCE_WIRE_OK, "family %d frame %u", fam[fi],
+					     k * 16 + i);
 				cr_assert(fr.tclass == 0x6A || fr.tclass == 0x6B, "%#x", fr.tclass);
 				ce += fr.tclass == 0x6B;
 				total++;
