@@ -772,3 +772,51 @@ Test(cc, slow_pacing_no_false_timeouts)
 	cr_expect(cc_state(p.s[0].qp).limited);
 	proto_fini(&p);
 }
+
+/* Expect: rate increases from the byte counter keep the pacing schedule:
+ * with a clock far from 0 (as a real one is), every packet still waits for
+ * its slot at the new, slightly higher rate; none goes early. */
+Test(cc, byte_counter_keeps_the_pacing_schedule)
+{
+	struct sim_qp_opts o = { .psn0 = 0, .timeout = 20 };
+	struct uroce_eng_cc_params c;
+	struct uroce_eng_cc_state st;
+	struct uroce_eng *e;
+	struct proto p;
+	uint64_t t, prev;
+	int i;
+
+	proto_init(&p, &o);
+	e = simwire_engine(p.sw, 0);
+	simwire_advance(p.sw, 1000000000ull); /* 1000 s of uptime */
+	uroce_eng_cc_params_default(&c);
+	set_param(&c, "rate_to_set_on_first_cnp", 20);
+	set_param(&c, "rpg_min_dec_fac", 100);
+	set_param(&c, "rpg_time_reset", 131071);
+	set_param(&c, "rpg_byte_reset", 1100); /* an event every other packet */
+	cr_assert_eq(uroce_eng_qp_cc_set(p.s[0].qp, &c), 0);
+	inj_cnp(&p, 0, 0xFFFF);
+	for (i = 0; i < 10; i++)
+		post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 1024, 0, (uint64_t)i, 0);
+	flush(&p, 0);
+	cr_assert_eq(ntx(&p, 0), 1);
+	prev = simwire_now(p.sw);
+	for (i = 1; i < 10; i++) {
+		/* The gap is the last packet's 1098 frame bytes at the rate it
+		 * left with, or at the higher rate its byte counter event set. */
+		uint32_t lo = (uint32_t)(1098ull * 8000 / cc_state(p.s[0].qp).rate_kbps);
+
+		t = uroce_eng_next_deadline(e);
+		cr_expect_geq(t - prev + 1, lo, "packet %d %llu us after the last, want %u", i,
+			      (unsigned long long)(t - prev), lo);
+		cr_expect_leq(t - prev, 440, "never slower than 20 Mb/s");
+		simwire_advance(p.sw, t - simwire_now(p.sw));
+		flush(&p, 0);
+		cr_assert_eq(ntx(&p, 0), 1u + (uint32_t)i);
+		prev = t;
+	}
+	st = cc_state(p.s[0].qp);
+	cr_expect_gt(st.byte_stage, 0);
+	cr_expect_gt(st.rate_kbps, 20000, "the byte counter raised the rate");
+	proto_fini(&p);
+}
