@@ -731,7 +731,7 @@ ctl_clients_main(int argc, char **argv)
 static void
 counters_row(struct show *s, const void *entry, void *arg)
 {
-	static const char *const groups[] = {"daemon", "transport"};
+	static const char *const groups[] = {"daemon", "transport", "congestion"};
 	const struct uroce_shm_counter *e = entry;
 	char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
 	int *group = arg;
@@ -740,7 +740,7 @@ counters_row(struct show *s, const void *entry, void *arg)
 	/* The daemon NUL-terminates; do not trust it to. */
 	memcpy(name, e->name, UROCE_SHM_COUNTER_NAME_LEN);
 	name[UROCE_SHM_COUNTER_NAME_LEN] = '\0';
-	g = e->group < 2 ? groups[e->group] : "other";
+	g = e->group < 3 ? groups[e->group] : "other";
 	/* Counters of a group arrive together: one object per group. */
 	if (*group != e->group) {
 		if (*group >= 0)

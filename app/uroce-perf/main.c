@@ -139,6 +139,7 @@ struct perf {
 	struct perf_qp qps[MAX_QPS];
 	unsigned long spins;
 	bool verify_failed;
+	unsigned int hold;       /* --hold: seconds to keep the QPs after the run */
 };
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -178,6 +179,8 @@ usage(FILE *f)
 		"                         both sides must end up with the same)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
+		"      --hold SEC         keep this side's QPs SEC seconds after the run, idle,\n"
+		"                         for a look at them (uroce-ctl counters --qp N)\n"
 		"  -h, --help             this text\n",
 		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH,
 		UROCE_DEFAULT_SOCKET, DEFAULT_PORT);
@@ -1344,6 +1347,7 @@ static const struct option long_opts[] = {
 	{"mtu", required_argument, NULL, 'm'},
 	{"port", required_argument, NULL, 'p'},
 	{"bind", required_argument, NULL, 'B'},
+	{"hold", required_argument, NULL, 'H'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -1411,6 +1415,9 @@ parse_args(struct perf *pf, int argc, char **argv)
 			break;
 		case 'B':
 			pf->bind_addr = optarg;
+			break;
+		case 'H':
+			pf->hold = (unsigned int)parse_num("--hold", optarg, 1, MAX_DURATION);
 			break;
 		case 'h':
 			usage(stdout);
@@ -1492,6 +1499,12 @@ main(int argc, char **argv)
 	create_resources(pf);
 	exchange_qps(pf);
 	run(pf);
+	if (pf->hold != 0) {
+		/* The run is over and reported; the QPs stay as they are (the
+		 * peer may already be gone) until the hold ends. */
+		fflush(stdout);
+		sleep(pf->hold);
+	}
 	close_device(pf);
 	close(pf->fd);
 	if (pf->verify_failed) {

@@ -331,6 +331,8 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 			uroce_dp_gid_get(dp, 0, i, dc.gids[i]);
 		dc.active_mtu = uroced_active_mtu(uroce_dp_port_mtu(dp, 0));
 		dc.port_ops = &dp_port_ops;
+		/* cc: port 0's congestion control keys (doc/congestion.md) */
+		dc.cc = &cfg->ports[0].cc;
 	}
 	c->d = uroce_daemon_create(&dc);
 	if (c->d == NULL) {

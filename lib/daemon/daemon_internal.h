@@ -212,6 +212,8 @@ struct dqp_state {
 	bool failed;
 	unsigned int n_cnt;
 	uint64_t cnt[UROCE_CNT_MAX];
+	struct uroce_eng_cc_state cc;           /* reaction point state */
+	struct uroce_eng_cc_params cc_params;   /* the QP's congestion parameters */
 };
 
 /* What a worker counts (CMD_STATS adds its engine's transport counters). */

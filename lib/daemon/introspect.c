@@ -292,6 +292,45 @@ introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body,
 	return 0;
 }
 
+/* A QP's congestion control rows: its reaction point state, then its
+ * parameters (cc_params.def), by index. */
+static const char *const cc_state_rows[] = {
+	"rp_limited", "rp_current_rate_kbps", "rp_target_rate_kbps", "rp_max_rate_kbps",
+	"rp_alpha", "rp_time_stage", "rp_byte_stage",
+};
+
+#define N_CC_STATE (sizeof(cc_state_rows) / sizeof(cc_state_rows[0]))
+
+static unsigned int
+cc_row_count(void)
+{
+	return N_CC_STATE + uroce_eng_cc_param_count();
+}
+
+static const char *
+cc_row_name(unsigned int i)
+{
+	if (i < N_CC_STATE)
+		return cc_state_rows[i];
+	if (i < cc_row_count())
+		return uroce_eng_cc_param_info(i - N_CC_STATE)->name;
+	return NULL;
+}
+
+static uint64_t
+cc_row(const struct dqp_state *qs, unsigned int i)
+{
+	const uint32_t *v[N_CC_STATE] = { NULL, &qs->cc.rate_kbps, &qs->cc.target_kbps,
+					  &qs->cc.max_kbps, &qs->cc.alpha, &qs->cc.time_stage,
+					  &qs->cc.byte_stage };
+
+	if (i >= cc_row_count())
+		return 0;
+	if (i >= N_CC_STATE)
+		return uroce_eng_cc_param_get(&qs->cc_params, i - N_CC_STATE);
+	return i == 0 ? qs->cc.limited : *v[i];
+}
+
 static void
 put_counter(struct uroce_shm_counter *e, const char *name, uint64_t value, uint8_t group)
 {
@@ -331,7 +370,8 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 		rc = control_qp_state(d, qp, &qs);
 		if (rc != 0)
 			return rc;
-		total = UROCE_CNT_MAX;
+		/* cc: then the QP's congestion state and parameters */
+		total = UROCE_CNT_MAX + cc_row_count();
 	} else {
 		return -EINVAL;
 	}
@@ -341,7 +381,10 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 	for (i = q->start, k = 0; i < total && k < UROCE_SHM_COUNTERS_MAX; i++, k++) {
 		struct uroce_shm_counter *e = &p->c[k];
 
-		if (q->scope == UROCE_SHM_COUNTERS_QP)
+		if (q->scope == UROCE_SHM_COUNTERS_QP && i >= UROCE_CNT_MAX)
+			put_counter(e, cc_row_name(i - UROCE_CNT_MAX),
+				    cc_row(&qs, i - UROCE_CNT_MAX), UROCE_SHM_COUNTER_G_CC);
+		else if (q->scope == UROCE_SHM_COUNTERS_QP)
 			put_counter(e, uroce_eng_counter_name((enum uroce_counter)i), qs.cnt[i],
 				    UROCE_SHM_COUNTER_G_TRANSPORT);
 		else if (i < N_STAT_ROWS)

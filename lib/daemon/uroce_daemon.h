@@ -122,6 +122,13 @@ struct uroce_daemon_conf {
 	void (*worker_stats_fn)(void *ctx, unsigned int worker,
 				struct uroce_daemon_worker_stats *st);
 	void *worker_stats_ctx;
+	/**
+	 * Congestion control of port 1 (ECN marking, CNPs, DCQCN; see
+	 * doc/congestion.md), copied into every worker's engine at creation;
+	 * NULL: ConnectX's defaults. A set uroce_eng_cc_params_check() refuses
+	 * fails the creation (EINVAL).
+	 */
+	const struct uroce_eng_cc_params *cc;
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()). */

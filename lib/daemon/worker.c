@@ -912,6 +912,8 @@ qp_state(struct dworker *w, struct dqp *qp, struct dqp_state *st)
 	st->n_cnt = UROCE_CNT_MAX;
 	for (k = 0; k < UROCE_CNT_MAX; k++)
 		st->cnt[k] = uroce_eng_qp_counter(qp->qp, (enum uroce_counter)k);
+	uroce_eng_qp_cc_state(qp->qp, &st->cc);
+	uroce_eng_qp_cc_get(qp->qp, &st->cc_params);
 }
 
 /* Every QP of this worker to ERR; their flushes written. @return QPs moved. */
@@ -1164,6 +1166,10 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	w->eng = uroce_eng_create(&ec);
 	if (w->eng == NULL)
 		goto fail;
+	if (conf->cc != NULL && uroce_eng_cc_set(w->eng, conf->cc) != 0) {
+		errno = EINVAL;
+		goto fail;
+	}
 	return w;
 fail:
 	worker_destroy(w);

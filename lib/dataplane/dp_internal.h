@@ -191,7 +191,8 @@ struct dp_fault {
 	 * duplicates, < cut[2] reorders, < cut[3] corrupts, else no fault.
 	 */
 	uint64_t cut[4];
-	bool enabled;              /**< cut[3] != 0 */
+	uint64_t ce_cut;           /**< fault_ce: a second draw below it marks CE (RX only) */
+	bool enabled;              /**< cut[3] != 0 or ce_cut != 0 */
 	struct rte_mbuf *held;     /**< reorder: the packet held back, or NULL */
 	unsigned int held_polls;   /**< calls without packets since it was held */
 	struct dp_counters *cnt;   /**< the owning worker's counter slot */
@@ -213,8 +214,10 @@ void dp_fault_init(struct dp_fault *f, const struct uroce_dp_port_cfg *c, unsign
  * Apply faults to a burst in place. @p pkts holds @p n packets and has room
  * for @p room; duplicates (copied from @p mp) go at the end of the burst, a
  * reordered packet is held back and released after at least one later
- * packet. Frames that are not RoCEv2 pass untouched. Counts fault_dropped,
- * fault_duplicated, fault_reordered and fault_corrupted; never logs.
+ * packet. Frames that are not RoCEv2 pass untouched. With fault_ce, a second
+ * draw per RoCEv2 frame marks it CE (RX). Counts fault_dropped,
+ * fault_duplicated, fault_reordered, fault_corrupted and fault_ce_marked;
+ * never logs.
  *
  * @return the new number of packets in @p pkts (at most @p room).
  */

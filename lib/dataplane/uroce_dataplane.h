@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "uroce_common.h"
+#include "uroce_transport.h"
 #include "uroce_wire.h"
 
 #ifdef __cplusplus
@@ -70,7 +71,7 @@ struct uroce_dp_port_cfg {
 	uint8_t pcp;             /**< 802.1p priority 0..7 */
 	uint16_t mtu;            /**< IP MTU; 0 keeps the device's */
 	uint8_t dscp;            /**< default DSCP of RoCEv2 traffic */
-	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0)) */
+	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0): default) */
 	unsigned int n_neigh;
 	struct uroce_dp_neigh_cfg neigh[UROCE_DP_MAX_STATIC_NEIGH];
 	/*
@@ -85,6 +86,18 @@ struct uroce_dp_port_cfg {
 	double fault_corrupt;
 	enum uroce_dp_fault_dir fault_dir; /**< directions faults apply to */
 	uint64_t fault_seed;               /**< PRNG seed: same seed, same decisions */
+	/**
+	 * The fraction, 0..1, of received ECN-capable RoCEv2 frames marked CE
+	 * (as a congested switch in front of the port would), drawn apart from
+	 * the four faults above; received frames only.
+	 */
+	double fault_ce;
+	/**
+	 * Congestion control of the port's QPs: the ConnectX-named keys of
+	 * lib/transport/cc_params.def (rpg_time_reset, min_time_between_cnps,
+	 * ...), ConnectX defaults unless set. Its ecn field is the ecn key.
+	 */
+	struct uroce_eng_cc_params cc;
 };
 
 /** The whole configuration: file plus command line. */

@@ -1140,6 +1140,13 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_list_qps_resp, 8 + 64 * 7);
 #define UROCE_SHM_COUNTER_G_DAEMON 0u
 /** Counter group: transport engine (names from lib/transport/counters.def). */
 #define UROCE_SHM_COUNTER_G_TRANSPORT 1u
+/**
+ * Counter group (QP scope, after the transport group): the QP's congestion
+ * control, values rather than counters: its DCQCN state (rp_current_rate_kbps,
+ * ...) and its parameters (lib/transport/cc_params.def). ABI 1.1 clients show
+ * an unknown group under a name of their own.
+ */
+#define UROCE_SHM_COUNTER_G_CC 2u
 
 /** Longest counter name, NUL included. */
 #define UROCE_SHM_COUNTER_NAME_LEN 32
