@@ -385,8 +385,10 @@ uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp)
 	/* Each worker moves its QPs to ERR on its own lcore and writes the
 	 * flushes; then the workers stop. */
 	n = uroce_daemon_quiesce(c->d);
-	if (c->on_worker)
+	if (c->on_worker) {
 		uroce_dp_stop(dp);
+		uroce_daemon_workers_stopped(c->d);
+	}
 	/* Workers stopped: the daemon's objects are this thread's now. Sessions
 	 * close, which clients see as a fatal device event. */
 	tel_core = NULL;

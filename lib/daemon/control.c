@@ -10,9 +10,10 @@
  *
  * Placement (doc/architecture.md): a QP, its send CQ, its receive CQ and
  * its SRQ live on one worker. An SRQ is placed when it is created (its
- * doorbell must name a worker), round robin; a CQ when the first QP that
- * uses it is created; a QP on the worker of whichever of its CQs and SRQ is
- * placed already, else round robin. A QP whose CQs or SRQ are placed on
+ * doorbell must name a worker): on the worker of the client's CQ placed
+ * last, if any (its QPs will likely share that CQ), else round robin; a CQ
+ * when the first QP that uses it is created; a QP on the worker of
+ * whichever of its CQs and SRQ is placed already, else round robin. A QP whose CQs or SRQ are placed on
  * different workers is refused with EXDEV. A client older than ABI 1.2 has
  * one doorbell block, so everything of it goes to worker 0.
  */
@@ -119,8 +120,10 @@ cq_place(struct uroce_daemon *d, struct dcq *cq, unsigned int w)
 	c.type = CMD_CQ_PLACE;
 	c.u.cq = cq;
 	rc = worker_call(d, w, &c);
-	if (rc == 0)
+	if (rc == 0) {
 		cq->worker = (int)w;
+		cq->owner->last_cq_worker = (int)w;
+	}
 	return rc;
 }
 
@@ -545,6 +548,25 @@ do_destroy_cq(struct uroce_daemon *d, struct session *s, const void *body)
 /* QP                                                                        */
 /* ------------------------------------------------------------------------ */
 
+/* Create the engine SRQ of @p srq on worker @p w, if it has none yet. */
+static int
+srq_place(struct uroce_daemon *d, struct dsrq *srq, unsigned int w)
+{
+	struct dcmd c;
+	int rc;
+
+	if (srq->worker >= 0)
+		return srq->worker == (int)w ? 0 : -EXDEV;
+	memset(&c, 0, sizeof(c));
+	c.type = CMD_SRQ_CREATE;
+	c.u.srq.srq = srq;
+	c.u.srq.pd = srq->pd;
+	rc = worker_call(d, w, &c);
+	if (rc == 0)
+		srq->worker = (int)w;
+	return rc;
+}
+
 /* The worker a new QP goes to: that of whichever of its CQs and SRQ is
  * placed, else the next one; -EXDEV if they are placed on different ones. */
 static int
@@ -609,6 +631,8 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 		rc = cq_place(d, scq, (unsigned int)w);
 	if (rc == 0)
 		rc = cq_place(d, rcq, (unsigned int)w);
+	if (rc == 0 && srq != NULL)
+		rc = srq_place(d, srq, (unsigned int)w);
 	if (rc != 0)
 		return rc;
 	sqn = pow2_at_least(q->cap.max_send_wr);
@@ -853,7 +877,6 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 	struct uroce_shm_msg_create_srq_resp *p = r->body;
 	struct dsrq *srq;
 	struct dpd *pd;
-	struct dcmd c;
 	unsigned int w;
 	uint32_t slot;
 	size_t mem;
@@ -871,7 +894,10 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 		return -EINVAL;
 	if (d->st.srqs >= DAEMON_MAX_SRQ)
 		return -ENOMEM;
-	w = next_worker(d, s);
+	/* Its doorbell block: the worker of the client's CQ placed last, if any
+	 * (its QPs will likely share that CQ), else the next one. The SRQ itself
+	 * is placed with its first QP, wherever that goes. */
+	w = s->last_cq_worker >= 0 ? (unsigned int)s->last_cq_worker : next_worker(d, s);
 	rc = ws_ensure(d, s, w);
 	if (rc != 0)
 		return rc;
@@ -884,7 +910,9 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 		goto fail_slot;
 	}
 	srq->owner = s;
-	srq->worker = (int)w;
+	srq->pd = pd;
+	srq->worker = -1;
+	srq->db_worker = w;
 	srq->slot = slot;
 	srq->max_wr = pow2_at_least(q->max_wr);
 	srq->max_sge = q->max_sge ? q->max_sge : 1;
@@ -902,13 +930,6 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 	if (rc != 0)
 		goto fail_seg;
 	srq->handle = p->srq_handle;
-	memset(&c, 0, sizeof(c));
-	c.type = CMD_SRQ_CREATE;
-	c.u.srq.srq = srq;
-	c.u.srq.pd = pd;
-	rc = worker_call(d, w, &c);
-	if (rc != 0)
-		goto fail_obj;
 	d->st.srqs++;
 	p->max_wr = srq->max_wr;
 	p->max_sge = srq->max_sge;
@@ -918,8 +939,6 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 	p->db_slot = slot;
 	r->fd = srq->seg.fd;
 	return 0;
-fail_obj:
-	obj_del(s, srq->handle);
 fail_seg:
 	uroce_shm_segment_unmap(&srq->seg);
 fail_free:
@@ -938,13 +957,15 @@ srq_free(struct uroce_daemon *d, struct session *s, struct dsrq *srq)
 
 	if (srq->qps != 0)
 		return -EBUSY;
-	memset(&c, 0, sizeof(c));
-	c.type = CMD_SRQ_DESTROY;
-	c.u.srq.srq = srq;
-	rc = worker_call(d, (unsigned int)srq->worker, &c);
-	if (rc != 0)
-		return rc;
-	slot_free(s, (unsigned int)srq->worker, srq->slot);
+	if (srq->worker >= 0) {
+		memset(&c, 0, sizeof(c));
+		c.type = CMD_SRQ_DESTROY;
+		c.u.srq.srq = srq;
+		rc = worker_call(d, (unsigned int)srq->worker, &c);
+		if (rc != 0)
+			return rc;
+	}
+	slot_free(s, srq->db_worker, srq->slot);
 	uroce_shm_segment_unmap(&srq->seg);
 	free(srq);
 	d->st.srqs--;
@@ -990,6 +1011,15 @@ do_modify_srq(struct uroce_daemon *d, struct session *s, const void *body)
 		return -EINVAL;
 	if (q->srq_limit > srq->max_wr)
 		return -EINVAL;
+	if (srq->worker < 0) {
+		/* Not placed: nothing takes its WQEs; the ring holds them all. */
+		srq->limit = q->srq_limit;
+		if (srq->limit != 0 && uroce_shm_ring_used_count(&srq->ring) < srq->limit) {
+			srq->limit = 0;
+			session_event(d, s, UROCE_ASYNC_SRQ_LIMIT_REACHED, srq->handle);
+		}
+		return 0;
+	}
 	memset(&c, 0, sizeof(c));
 	c.type = CMD_SRQ_LIMIT;
 	c.u.srq.srq = srq;
@@ -1011,9 +1041,13 @@ do_query_srq(struct uroce_daemon *d, struct session *s, const void *body, struct
 	memset(&c, 0, sizeof(c));
 	c.type = CMD_SRQ_QUERY;
 	c.u.srq.srq = srq;
-	rc = worker_call(d, (unsigned int)srq->worker, &c);
-	if (rc != 0)
-		return rc;
+	if (srq->worker >= 0) {
+		rc = worker_call(d, (unsigned int)srq->worker, &c);
+		if (rc != 0)
+			return rc;
+	} else {
+		c.u.srq.limit = srq->limit;
+	}
 	p->max_wr = srq->max_wr;
 	p->max_sge = srq->max_sge;
 	p->srq_limit = c.u.srq.limit; /* 0 once the limit event fired (disarmed) */

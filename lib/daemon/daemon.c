@@ -387,6 +387,7 @@ accept_clients(struct uroce_daemon *d)
 		}
 		s->fd = fd;
 		s->db.fd = -1;
+		s->last_cq_worker = -1;
 		if (uroce_shm_sock_peercred(fd, &s->pid, &s->uid, &gid) != 0)
 			s->pid = -1;
 		/* Session ids are never 0 and skip ids still in use. */
@@ -551,7 +552,7 @@ uroce_daemon_destroy(struct uroce_daemon *d)
 	if (d == NULL)
 		return;
 	/* The workers are stopped: their objects are ours to take down. */
-	d->threaded = false;
+	uroce_daemon_workers_stopped(d);
 	while (d->sessions != NULL) {
 		struct session *s = d->sessions;
 
@@ -643,6 +644,12 @@ unsigned int
 uroce_daemon_worker_count(const struct uroce_daemon *d)
 {
 	return d->n_workers;
+}
+
+void
+uroce_daemon_workers_stopped(struct uroce_daemon *d)
+{
+	d->threaded = false;
 }
 
 unsigned int

@@ -108,23 +108,27 @@ struct dcq {
 };
 
 /*
- * A shared receive queue (IBA 10.2.9). Its WQEs are taken from the client's
- * ring into the engine SRQ when its doorbell rings, and on demand when a
- * message finds the engine SRQ empty. The limit event compares the WQEs
- * the SRQ holds (engine plus ring) with the armed limit.
+ * A shared receive queue (IBA 10.2.9). Its doorbell is a slot of the block
+ * of db_worker, chosen at creation; the SRQ itself is placed with its first
+ * QP (worker). Its WQEs are taken from the client's ring into the engine
+ * SRQ when its doorbell rings (if it rings on the SRQ's own worker), and on
+ * demand whenever a message finds the engine SRQ empty. The limit event
+ * compares the WQEs the SRQ holds (engine plus ring) with the armed limit.
  */
 struct dsrq {
 	struct session *owner;
 	uint32_t handle;
-	int worker;
+	unsigned int db_worker;         /* the block its doorbell slot is in */
 	uint32_t slot;
 	uint32_t max_wr;
 	uint32_t max_sge;
 	struct uroce_shm_segment seg;
+	int worker;                     /* ctl: -1 until its first QP places it */
 	uint32_t qps;                   /* ctl: QPs on it */
+	struct dpd *pd;
 	struct uroce_eng_srq *srq;      /* wrk */
-	struct uroce_shm_ring ring;     /* wrk: consumer, untrusted */
-	uint32_t limit;                 /* wrk: armed srq_limit, 0: not armed */
+	struct uroce_shm_ring ring;     /* wrk once placed: consumer, untrusted */
+	uint32_t limit;                 /* armed srq_limit, 0: not armed (ctl, then wrk) */
 	bool failed;                    /* wrk: ring corrupt, no more WQEs taken */
 };
 
@@ -173,6 +177,7 @@ struct session {
 	pid_t pid;
 	uid_t uid;
 	unsigned int n_db_blocks;       /* doorbell blocks the client has: 1, or one per worker */
+	int last_cq_worker;             /* worker of the CQ placed last, -1: none yet */
 	struct uroce_shm_segment db;
 	uintptr_t *objs[OBJ_CHUNKS];    /* entries: see OBJ_TYPE_MASK */
 	uint32_t nobjs;

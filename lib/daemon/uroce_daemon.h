@@ -218,6 +218,13 @@ uint64_t uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worke
 unsigned int uroce_daemon_worker_count(const struct uroce_daemon *d);
 
 /**
+ * The worker threads of a threaded daemon have stopped for good (after
+ * uroce_daemon_quiesce()): from now on the calling thread does their part
+ * itself, so statistics and uroce_daemon_destroy() need no running worker.
+ */
+void uroce_daemon_workers_stopped(struct uroce_daemon *d);
+
+/**
  * Statistics of worker @p worker: the daemon's counts and, through
  * worker_stats_fn, the shell's. Control thread.
  * @return 0, or -EINVAL for a bad worker.

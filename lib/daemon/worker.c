@@ -48,7 +48,6 @@
  * and UDP; the IB part of the largest packet (headers, 4096, pad, ICRC). */
 #define LOOP_HEADROOM 128u
 #define LOOP_IB_MAX (64u + UROCE_MAX_PMTU + 8u)
-#define PRING_SIZE 512u /* frames in flight from one worker to another */
 
 /* Read a field of a client-written WQE exactly once. */
 #define SHM_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -62,11 +61,13 @@ struct loop_frame {
 };
 
 /* A single-producer single-consumer ring of frame pointers between two
- * workers. head: consumer's; tail: producer's. */
+ * workers. head: consumer's; tail: producer's. It holds a whole pool, so a
+ * frame going home always finds room. */
 struct pring {
 	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE)));
 	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE)));
-	struct loop_frame *slot[PRING_SIZE];
+	uint32_t mask __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct loop_frame *slot[];
 };
 
 struct dloop {
@@ -85,9 +86,9 @@ pring_put(struct pring *r, struct loop_frame *f)
 {
 	uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
 
-	if (r->tail - head == PRING_SIZE)
+	if (r->tail - head > r->mask)
 		return false;
-	r->slot[r->tail & (PRING_SIZE - 1)] = f;
+	r->slot[r->tail & r->mask] = f;
 	/* Release: the frame's bytes before the index that hands it over. */
 	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
 	return true;
@@ -101,7 +102,7 @@ pring_get(struct pring *r)
 
 	if (r->head == tail)
 		return NULL;
-	f = r->slot[r->head & (PRING_SIZE - 1)];
+	f = r->slot[r->head & r->mask];
 	/* Release: done with the slot before the producer may reuse it. */
 	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
 	return f;
@@ -645,9 +646,9 @@ loop_release(struct dworker *w, struct loop_frame *f)
 		return;
 	}
 	home = w->d->w[f->owner];
-	/* The return ring has room for every frame the owner can have sent us. */
+	/* The return ring holds the owner's whole pool: there is always room. */
 	if (!pring_put(loop_of(home)->ret[w->idx], f))
-		w->cnt.loop_bad++; /* cannot happen: lost from the pool, counted */
+		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
 }
 
 static uint8_t *
@@ -983,12 +984,16 @@ worker_exec(struct dworker *w, struct dcmd *c)
 			c->rc = errno ? -errno : -ENOMEM;
 			break;
 		}
-		c->u.srq.srq->owner->ws[w->idx]->slot[c->u.srq.srq->slot] =
-			(uintptr_t)c->u.srq.srq | SLOT_SRQ;
+		/* Its doorbell rings here only if its block is this worker's; else
+		 * the engine's refill hook takes its WQEs. */
+		if (c->u.srq.srq->db_worker == w->idx)
+			c->u.srq.srq->owner->ws[w->idx]->slot[c->u.srq.srq->slot] =
+				(uintptr_t)c->u.srq.srq | SLOT_SRQ;
+		srq_service(w, c->u.srq.srq);
 		break;
 	case CMD_SRQ_DESTROY:
 		c->rc = uroce_eng_srq_destroy(c->u.srq.srq->srq);
-		if (c->rc == 0)
+		if (c->rc == 0 && c->u.srq.srq->db_worker == w->idx)
 			c->u.srq.srq->owner->ws[w->idx]->slot[c->u.srq.srq->slot] = 0;
 		break;
 	case CMD_SRQ_LIMIT:
@@ -1051,11 +1056,12 @@ mailbox(struct dworker *w)
 	return 1;
 }
 
-/* Give each frame delivered to this worker to its engine. */
+/* Give each frame delivered to this worker to its engine, in arrival order
+ * per sender (a wire between two ports does not reorder either). */
 static unsigned int
 loop_deliver(struct dworker *w)
 {
-	struct loop_frame *list = w->loop_head, *f;
+	struct loop_frame *list = w->loop_head, **tail = w->loop_tail, *f;
 	struct dloop *l = loop_of(w);
 	unsigned int work = 0, i;
 	struct uroce_frame fr;
@@ -1064,12 +1070,15 @@ loop_deliver(struct dworker *w)
 	/* Take the local queue as it is now; what delivery sends waits. */
 	w->loop_head = NULL;
 	w->loop_tail = &w->loop_head;
+	if (list == NULL)
+		tail = &list;
 	for (i = 0; i < w->d->n_workers; i++) {
 		if (l->in[i] == NULL)
 			continue;
 		while ((f = pring_get(l->in[i])) != NULL) {
-			f->next = list;
-			list = f;
+			f->next = NULL;
+			*tail = f;
+			tail = &f->next;
 		}
 	}
 	while ((f = list) != NULL) {
@@ -1096,6 +1105,8 @@ worker_poll(struct dworker *w)
 	if (w->d->port == NULL || w->d->port->now_us == NULL)
 		w->now_us = clock_us();
 	work += mailbox(w);
+	if (w->d->n_workers > 1)
+		loop_reclaim(w);
 	for (i = 0; i < w->n_ws; i++)
 		work += session_doorbells(w, w->ws[i]);
 	work += loop_deliver(w);
@@ -1146,14 +1157,19 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 		w->loop_free = &frames[i];
 	}
 	for (i = 0; i < d->n_workers && d->n_workers > 1; i++) {
+		uint32_t n = pow2_at_least(d->loop_frames);
+		size_t sz = sizeof(struct pring) + n * sizeof(struct loop_frame *);
+
 		if (i == idx)
 			continue;
-		l->in[i] = aligned_alloc(DAEMON_CACHE_LINE, sizeof(struct pring));
-		l->ret[i] = aligned_alloc(DAEMON_CACHE_LINE, sizeof(struct pring));
+		l->in[i] = aligned_alloc(DAEMON_CACHE_LINE, sz);
+		l->ret[i] = aligned_alloc(DAEMON_CACHE_LINE, sz);
 		if (l->in[i] == NULL || l->ret[i] == NULL)
 			goto fail;
-		memset(l->in[i], 0, sizeof(struct pring));
-		memset(l->ret[i], 0, sizeof(struct pring));
+		memset(l->in[i], 0, sz);
+		memset(l->ret[i], 0, sz);
+		l->in[i]->mask = n - 1;
+		l->ret[i]->mask = n - 1;
 	}
 	memset(&ec, 0, sizeof(ec));
 	ec.ops = &worker_ops;

@@ -68,6 +68,7 @@ start_daemon(void)
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
+	conf.n_workers = dt_workers();
 	dmn = uroce_daemon_create(&conf);
 	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
 	dstop = 0;
@@ -760,7 +761,8 @@ Test(events, qp_fatal_event_is_delivered, .timeout = 60, .fini = stop_daemon)
 	ep_open(&e);
 	async_nonblocking(e.ctx);
 	/* The session's first objects with doorbell slots: the SRQ gets slot 0,
-	 * the QP slot 1 (the daemon hands out the lowest free slot). */
+	 * the QP slot 1 of the same block, or 0 of another worker's (the daemon
+	 * hands out the lowest free slot of the block of the object's worker). */
 	srq = srq_new(&e, 8, 1);
 	qp = qp_new(&e, srq);
 	/* The QP's segment starts with its SQ ring (sq_offset 0). The test is
@@ -771,7 +773,12 @@ Test(events, qp_fatal_event_is_delivered, .timeout = 60, .fini = stop_daemon)
 	cr_assert_eq(sq->magic, UROCE_SHM_RING_MAGIC);
 	stats(&st0);
 	__atomic_store_n(&sq->prod, sq->cons + 100000u, __ATOMIC_RELEASE);
-	uroce_shm_db_ring(find_memfd_map("uroce-db"), 1);
+	/* Slots 0 and 1 of every worker's block: the QP's is among them (with
+	 * two workers it may be slot 0 of a block the SRQ has no slot in). */
+	for (unsigned int b = 0; b < dt_workers(); b++) {
+		uroce_shm_db_ring((struct uroce_shm_db_block *)find_memfd_map("uroce-db") + b, 0);
+		uroce_shm_db_ring((struct uroce_shm_db_block *)find_memfd_map("uroce-db") + b, 1);
+	}
 	/* Expect: ring found corrupt, the QP in ERR, QP_FATAL then
 	 * LAST_WQE_REACHED (the QP is on an SRQ) to the owner. */
 	cr_assert(wait_event(e.ctx, &ev, 3000), "no QP_FATAL");
