@@ -29,6 +29,7 @@ int ctl_decode_main(int argc, char **argv);
 int ctl_devices_main(int argc, char **argv);
 int ctl_gids_main(int argc, char **argv);
 int ctl_qps_main(int argc, char **argv);
+int ctl_workers_main(int argc, char **argv);
 int ctl_clients_main(int argc, char **argv);
 int ctl_counters_main(int argc, char **argv);
 

@@ -129,6 +129,7 @@ snap_publish(struct uroced_core *c)
 {
 	uint64_t now = mono_us();
 	struct uroced_snap *s = &c->snap;
+	unsigned int i;
 
 	if (now < c->next_snap_us)
 		return;
@@ -140,6 +141,9 @@ snap_publish(struct uroced_core *c)
 	if (s->n_cnt > UROCED_SNAP_CNT)
 		s->n_cnt = UROCED_SNAP_CNT;
 	s->n_qps = uroce_daemon_qps(c->d, 0, s->qps, UROCED_SNAP_QPS);
+	s->n_workers = uroce_daemon_worker_count(c->d);
+	for (i = 0; i < s->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
+		uroce_daemon_worker_stats(c->d, i, &s->workers[i]);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -265,10 +269,58 @@ tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /uroce/workers: per worker, what it did and its cycles (VPP "show runtime"). */
+static int
+tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct uroced_snap s;
+	struct rte_tel_data *w;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < s.n_workers && i < UROCE_DP_MAX_WORKERS; i++) {
+		const struct uroce_daemon_worker_stats *e = &s.workers[i];
+		uint64_t pkts = e->rx_packets + e->tx_packets;
+		char name[16];
+
+		w = rte_tel_data_alloc();
+		if (w == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(w);
+		rte_tel_data_add_dict_u64(w, "qps", e->qps);
+		rte_tel_data_add_dict_u64(w, "busy_cycles", e->busy_cycles);
+		rte_tel_data_add_dict_u64(w, "idle_cycles", e->idle_cycles);
+		rte_tel_data_add_dict_u64(w, "loops", e->loops);
+		rte_tel_data_add_dict_u64(w, "rx_packets", e->rx_packets);
+		rte_tel_data_add_dict_u64(w, "tx_packets", e->tx_packets);
+		rte_tel_data_add_dict_u64(w, "handoff_in", e->handoff_in);
+		rte_tel_data_add_dict_u64(w, "handoff_out", e->handoff_out);
+		rte_tel_data_add_dict_u64(w, "sleeps", e->sleeps);
+		rte_tel_data_add_dict_u64(w, "wqes", e->wqes);
+		rte_tel_data_add_dict_u64(w, "cqes", e->cqes);
+		rte_tel_data_add_dict_u64(w, "roce_rx", e->roce_rx);
+		rte_tel_data_add_dict_u64(w, "roce_tx", e->roce_tx);
+		rte_tel_data_add_dict_u64(w, "cycles_per_packet", pkts ? e->busy_cycles / pkts : 0);
+		rte_tel_data_add_dict_u64(w, "cycles_per_wqe", e->wqes ? e->busy_cycles / e->wqes : 0);
+		snprintf(name, sizeof(name), "%u", i);
+		rte_tel_data_add_dict_container(d, name, w, 0);
+	}
+	return 0;
+}
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
 	tel_core = c;
+	if (rte_telemetry_register_cmd("/uroce/workers", tel_workers,
+				       "Per worker: QPs, busy and idle cycles, packets, messages, "
+				       "hand-offs, cycles per packet and per WQE; every 100 ms") != 0)
+		return -1;
 	if (rte_telemetry_register_cmd("/uroce/qps", tel_qps,
 				       "QP numbers (the lowest 32), refreshed every 100 ms") != 0 ||
 	    rte_telemetry_register_cmd("/uroce/qp/stats", tel_qp_stats,

@@ -31,6 +31,8 @@ struct uroced_snap {
 	uint64_t cnt[UROCED_SNAP_CNT];
 	unsigned int n_qps;
 	struct uroce_daemon_qp_info qps[UROCED_SNAP_QPS];
+	unsigned int n_workers;
+	struct uroce_daemon_worker_stats workers[UROCE_DP_MAX_WORKERS];
 };
 
 struct uroced_core;

@@ -41,7 +41,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_tries = 3;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
-	cfg->idle_spin_us = 200;
+	cfg->idle_spin_us = 20;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */

@@ -76,10 +76,14 @@ EOF
 # B keeps DSCP 0 and the default ECN bits, ECT(0) (doc/congestion.md), and
 # uses priority 5. (uroce-perf's QPs set traffic class 0, so the port
 # defaults apply.)
-conf a 1 "$VA" 0,1 "$PA" "pcp = 3
+# With E2E_WORKERS=2 (test_e2e_afp_2w), two workers each: af_packet gives
+# each a queue pair (qpairs) and the kernel spreads frames over them.
+QP_ARG=""
+[ "${E2E_WORKERS:-1}" = 2 ] && QP_ARG=",qpairs=2"
+conf a 1 "$VA$QP_ARG" "$(lcores a)" "$PA" "pcp = 3
 dscp = 26
 ecn = 2"
-conf b 2 "$VB" 0@1,1@0 "$PB" "pcp = 5"
+conf b 2 "$VB$QP_ARG" "$(lcores b)" "$PB" "pcp = 5"
 start_uroced a "$NA" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b "$NB" -c "$WORK/b.conf" || finish
@@ -108,6 +112,10 @@ grep -q "Mtu             : 1024\[B\]" "$WORK/afp-write-x1.cli" &&
 	pass "path MTU 1024 (the active MTU) over a 1500-byte veth" ||
 	fail "active MTU is not 1024 on MTU 1500"
 perf_pair "afp-mtu512" "$A_SOCK" "$B_SOCK" 18950 send bw -x 2 -m 512 -s 30000 -n 100 --verify
+if [ "${E2E_WORKERS:-1}" = 2 ]; then
+	workers_busy "$A_SOCK" "daemon A, 2 workers"
+	workers_busy "$B_SOCK" "daemon B, 2 workers"
+fi
 
 # --- a capture of every operation ------------------------------------------
 # The af_packet PMD sends with PACKET_QDISC_BYPASS, so a capture on a
