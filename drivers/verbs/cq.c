@@ -83,11 +83,8 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq
 	fl = fcntl(channel->fd, F_GETFL);
 	for (;;) {
 		n = epoll_wait(channel->fd, &ev, 1, (fl >= 0 && (fl & O_NONBLOCK)) ? 0 : 1000);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
+		if (n < 0)
+			return -1; /* EINTR too: a signal ends the wait, as read() would */
 		if (n == 0) {
 			if (fl >= 0 && (fl & O_NONBLOCK)) {
 				errno = EAGAIN;
