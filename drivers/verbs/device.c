@@ -580,7 +580,9 @@ dv_ah_attr_to_uroce(struct dv_context *ctx, const struct ibv_ah_attr *in,
 	out->port_num = in->port_num != 0 ? in->port_num : 1;
 	if (in->is_global) {
 		memcpy(out->dgid, in->grh.dgid.raw, 16);
-		out->flow_label = in->grh.flow_label;
+		/* A flow label is 20 bits; more is taken as "none chosen" (UCX
+		 * passes all ones), as providers ignore the upper bits. */
+		out->flow_label = in->grh.flow_label <= 0xfffff ? in->grh.flow_label : 0;
 		out->hop_limit = in->grh.hop_limit;
 		out->traffic_class = in->grh.traffic_class;
 		out->sgid_index = in->grh.sgid_index;
@@ -640,7 +642,13 @@ ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 		return NULL;
 	ah->uah = uroce_create_ah(((struct dv_pd *)pd)->upd, &ua);
 	if (ah->uah == NULL) {
+		int err = errno;
+
+		DV_TRACE("create_ah global %d sgid %u hop %u tclass %u flow 0x%x port %u: %s",
+			 attr->is_global, ua.sgid_index, ua.hop_limit, ua.traffic_class,
+			 ua.flow_label, ua.port_num, strerror(err));
 		free(ah);
+		errno = err;
 		return NULL;
 	}
 	ah->ah.context = pd->context;

@@ -166,8 +166,11 @@ dv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **b
 		n++;
 	}
 	uroce_sq_end(qp->uqp, n);
-	if (rc != 0)
+	if (rc != 0) {
+		DV_TRACE("post_send qpn 0x%x opcode %d flags 0x%x num_sge %d: %s", ibqp->qp_num,
+			 wr->opcode, wr->send_flags, wr->num_sge, strerror(rc));
 		*bad_wr = wr;
+	}
 	return rc;
 }
 
