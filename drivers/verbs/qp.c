@@ -605,8 +605,8 @@ qp_new(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	ui.send_cq = ((struct dv_cq *)a->send_cq)->ucq;
 	ui.recv_cq = ((struct dv_cq *)a->recv_cq)->ucq;
 	ui.srq = a->srq != NULL ? ((struct dv_srq *)a->srq)->usrq : NULL;
-	/* uroced sizes each ring at one entry and one SGE at least (a queue of
-	 * 0 is refused); the actual capacities are returned, as verbs allows. */
+	/* uroced sizes each ring at one entry at least (a queue of 0 is
+	 * refused); the actual capacities are returned, as verbs allows. */
 	ui.cap.max_send_wr = a->cap.max_send_wr != 0 ? a->cap.max_send_wr : 1;
 	ui.cap.max_recv_wr = a->srq != NULL ? 0 : a->cap.max_recv_wr != 0 ? a->cap.max_recv_wr : 1;
 	ui.cap.max_send_sge = a->cap.max_send_sge;
