@@ -135,7 +135,9 @@ done
 
 CAP_PID=
 cap_start() {
-	nsx dumpcap -q -i "$VB" -f "udp port 4791" -w "$WORK/$1.pcapng" >"$WORK/$1.dumpcap" 2>&1 &
+	# Not through nsx(): $! must be the process that becomes dumpcap.
+	ip netns exec "$NS" dumpcap -q -i "$VB" -f "udp port 4791" -w "$WORK/$1.pcapng" \
+		>"$WORK/$1.dumpcap" 2>&1 &
 	CAP_PID=$!
 	PIDS+=("$CAP_PID")
 	for _ in $(seq 50); do
