@@ -765,6 +765,14 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	u.pkey_index = a->pkey_index;
 	u.port_num = a->port_num;
 	u.max_rd_atomic = a->max_rd_atomic;
+	/* The initiator depth may be lowered: fewer outstanding READs and
+	 * atomics than asked never exceeds what the responder allows, and
+	 * programs set it to the peer's responder resources (perftest: rxe's
+	 * 128), which uroced would refuse above its own limit. The responder
+	 * side (max_dest_rd_atomic) is not touched: the peer relies on it. */
+	if ((mask & IBV_QP_MAX_QP_RD_ATOMIC) &&
+	    u.max_rd_atomic > qp->ctx->dattr.max_qp_init_rd_atom)
+		u.max_rd_atomic = (uint8_t)qp->ctx->dattr.max_qp_init_rd_atom;
 	u.max_dest_rd_atomic = a->max_dest_rd_atomic;
 	u.min_rnr_timer = a->min_rnr_timer;
 	u.timeout = a->timeout;
