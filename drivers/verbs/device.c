@@ -1102,7 +1102,8 @@ ibv_read_ibdev_sysfs_file(char *buf, size_t size, const char *fmt, ...)
  * through the providers' own objects, which this library never creates.
  */
 DV_EXPORT void verbs_register_driver_34(const void *ops);
-DV_EXPORT void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt, ...);
+DV_EXPORT void __verbs_log(struct verbs_context *ctx, uint32_t level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 DV_EXPORT void
 verbs_register_driver_34(const void *ops)

@@ -126,7 +126,7 @@ struct dv_qp {
 static inline struct dv_context *
 dv_ctx(struct ibv_context *c)
 {
-	return (struct dv_context *)((uint8_t *)c - offsetof(struct dv_context, vctx.context));
+	return (struct dv_context *)(void *)((uint8_t *)c - offsetof(struct dv_context, vctx.context));
 }
 
 /* device.c */

@@ -294,8 +294,8 @@ copy_pages(void *dst, const void *src, size_t len)
 #ifdef RBK_ASAN
 		{
 			/* volatile: not turned back into a call to memcpy */
-			volatile uint64_t *d = (volatile uint64_t *)((uint8_t *)dst + off);
-			const uint64_t *q = (const uint64_t *)((const uint8_t *)src + off);
+			volatile uint64_t *d = (volatile uint64_t *)(void *)((uint8_t *)dst + off);
+			const uint64_t *q = (const uint64_t *)(const void *)((const uint8_t *)src + off);
 			size_t i;
 
 			for (i = 0; i < page / sizeof(*q); i++)
