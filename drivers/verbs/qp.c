@@ -98,8 +98,8 @@ put_sges(const struct dv_qp *qp, struct uroce_shm_send_wqe *w, size_t n,
 static int
 fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce_shm_send_wqe *w)
 {
-	if (wr->num_sge < 0 || !opcode_ok(qp, wr->opcode) ||
-	    (wr->send_flags & ~(unsigned int)DV_SEND_FLAGS) != 0)
+	if (wr->num_sge < 0 || (wr->num_sge > 0 && wr->sg_list == NULL) ||
+	    !opcode_ok(qp, wr->opcode) || (wr->send_flags & ~(unsigned int)DV_SEND_FLAGS) != 0)
 		return EINVAL;
 	w->wr_id = wr->wr_id;
 	w->opcode = (uint8_t)wr->opcode;
@@ -150,7 +150,8 @@ dv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **b
 
 	rc = -uroce_sq_begin(qp->uqp);
 	if (rc != 0) {
-		*bad_wr = wr;
+		if (bad_wr != NULL)
+			*bad_wr = wr;
 		return rc;
 	}
 	for (; wr != NULL; wr = wr->next) {
@@ -169,7 +170,8 @@ dv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **b
 	if (rc != 0) {
 		DV_TRACE("post_send qpn 0x%x opcode %d flags 0x%x num_sge %d: %s", ibqp->qp_num,
 			 wr->opcode, wr->send_flags, wr->num_sge, strerror(rc));
-		*bad_wr = wr;
+		if (bad_wr != NULL)
+			*bad_wr = wr;
 	}
 	return rc;
 }
@@ -201,7 +203,8 @@ dv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **b
 
 	rc = -uroce_rq_begin(qp->uqp);
 	if (rc != 0) {
-		*bad_wr = wr;
+		if (bad_wr != NULL)
+			*bad_wr = wr;
 		return rc;
 	}
 	for (; wr != NULL; wr = wr->next) {
@@ -217,7 +220,7 @@ dv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **b
 		n++;
 	}
 	uroce_rq_end(qp->uqp, n);
-	if (rc != 0)
+	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
 	return rc;
 }
@@ -231,7 +234,8 @@ dv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_
 
 	rc = -uroce_srq_begin(srq->usrq);
 	if (rc != 0) {
-		*bad_wr = wr;
+		if (bad_wr != NULL)
+			*bad_wr = wr;
 		return rc;
 	}
 	max_sge = uroce_srq_max_sge(srq->usrq);
@@ -248,7 +252,7 @@ dv_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr, struct ibv_recv_
 		n++;
 	}
 	uroce_srq_end(srq->usrq, n);
-	if (rc != 0)
+	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
 	return rc;
 }
