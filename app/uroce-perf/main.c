@@ -147,6 +147,10 @@ struct perf {
 	uint64_t cq_sleeps;      /* -e: times this side slept on the fd */
 };
 
+/* --hold after a failure too: seconds to keep the QPs before exiting, once
+ * they exist. */
+static unsigned int fatal_hold;
+
 static void __attribute__((noreturn, format(printf, 1, 2)))
 fatal(const char *fmt, ...)
 {
@@ -157,6 +161,11 @@ fatal(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (fatal_hold != 0) {
+		fprintf(stderr, PROG ": keeping the QPs %u s (--hold)\n", fatal_hold);
+		fflush(stdout);
+		sleep(fatal_hold);
+	}
 	exit(1);
 }
 
@@ -187,8 +196,9 @@ usage(FILE *f)
 		"                         both sides must end up with the same)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
-		"      --hold SEC         keep this side's QPs SEC seconds after the run, idle,\n"
-		"                         for a look at them (uroce-ctl counters --qp N)\n"
+		"      --hold SEC         keep this side's QPs SEC seconds after the run (or\n"
+		"                         after it failed), for a look at them\n"
+		"                         (uroce-ctl counters --qp N)\n"
 		"  -h, --help             this text\n",
 		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH,
 		UROCE_DEFAULT_SOCKET, DEFAULT_PORT);
@@ -1550,6 +1560,7 @@ main(int argc, char **argv)
 		tcp_client(pf);
 	exchange_params(pf);
 	create_resources(pf);
+	fatal_hold = pf->hold;
 	exchange_qps(pf);
 	run(pf);
 	if (pf->events)

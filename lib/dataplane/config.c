@@ -640,6 +640,59 @@ check_fault_sum(const struct uroce_dp_port_cfg *p, const char *file, char *err, 
 		       "fault is picked per packet, so they must add up to at most 1", sum);
 }
 
+/*
+ * memif and frames longer than its buffers. DPDK 22.11's memif sends such a
+ * frame as a chain of buffers, but leaves a stale "next" flag on a
+ * descriptor that later starts a frame of its own, and the receiver then
+ * chains into descriptors that hold nothing: its ring runs away (found by
+ * test_memif_mtu4096). With one buffer per frame no chain is ever made, so
+ * uroced gives its memif vdevs bsize = the largest frame, rounded to 64
+ * bytes, unless the vdev says otherwise; a bsize that is too small is
+ * refused. (The client end's bsize sizes the buffers of both directions.)
+ */
+#define MEMIF_DEFAULT_BSIZE 2048u
+
+static int
+memif_buffers(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const char *file,
+	      char *err, size_t errlen)
+{
+	size_t dlen = strlen(p->device);
+	unsigned int i, frame, bsize;
+	char *v = NULL, *b;
+
+	if (strncmp(p->device, "net_memif", 9) != 0 || p->mtu == 0)
+		return 0;
+	for (i = 0; i < cfg->n_vdev; i++)
+		if (strncmp(cfg->vdev[i], p->device, dlen) == 0 &&
+		    (cfg->vdev[i][dlen] == ',' || cfg->vdev[i][dlen] == '\0'))
+			v = cfg->vdev[i];
+	if (v == NULL)
+		return 0;
+	/* Ethernet header, two VLAN tags, FCS. */
+	frame = p->mtu + UROCE_ETH_LEN + 2 * UROCE_VLAN_LEN + 4;
+	b = strstr(v, ",bsize=");
+	if (b != NULL) {
+		bsize = (unsigned int)strtoul(b + 7, NULL, 0);
+		if (bsize < frame)
+			return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
+				       "memif bsize %u is below the largest frame of mtu %u "
+				       "(%u bytes): DPDK 22.11's memif corrupts its ring when "
+				       "frames span buffers; give bsize=%u or more, or leave "
+				       "bsize out and uroced sets it", bsize, p->mtu, frame,
+				       (frame + 63) & ~63u);
+		return 0;
+	}
+	if (frame <= MEMIF_DEFAULT_BSIZE)
+		return 0;
+	bsize = (frame + 63) & ~63u;
+	if (strlen(v) + 16 >= sizeof(cfg->vdev[0]))
+		return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
+			       "too long to add bsize=%u (memif buffers for mtu %u)", bsize,
+			       p->mtu);
+	snprintf(v + strlen(v), sizeof(cfg->vdev[0]) - strlen(v), ",bsize=%u", bsize);
+	return 0;
+}
+
 /* fault_ce acts on received frames; the congestion parameters hang together. */
 static int
 check_port_cc(const struct uroce_dp_port_cfg *p, const char *file, char *err, size_t errlen)
@@ -999,6 +1052,8 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 				rc = check_fault_sum(p, path, err, errlen);
 			if (rc == 0)
 				rc = check_port_cc(p, path, err, errlen);
+			if (rc == 0)
+				rc = memif_buffers(cfg, p, path, err, errlen);
 			if (rc == 0)
 				cfg->n_ports++;
 		} else {

@@ -43,6 +43,20 @@ dp_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+/* The largest MTU @p info allows: ethdev checks the frame length (MTU plus
+ * the device's overhead) against max_rx_pktlen, which may be the tighter
+ * bound (a PMD that sets no max_mtu leaves it at 65535). */
+static uint32_t
+eth_max_mtu(const struct rte_eth_dev_info *info)
+{
+	uint32_t overhead = RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN, m;
+
+	if (info->max_mtu != UINT16_MAX && info->max_rx_pktlen > info->max_mtu)
+		overhead = info->max_rx_pktlen - info->max_mtu;
+	m = info->max_rx_pktlen > overhead ? info->max_rx_pktlen - overhead : 0;
+	return UROCE_MIN(m, (uint32_t)info->max_mtu);
+}
+
 static int
 port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 {
@@ -52,6 +66,7 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	struct rte_ether_addr ea;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int q, cache, room;
+	uint32_t max_mtu;
 	int rc;
 
 	rc = rte_eth_dev_get_port_by_name(c->device, &p->port_id);
@@ -93,11 +108,25 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	p->mtu = c->mtu;
 	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->port_id, &p->mtu) != 0)
 		p->mtu = RTE_ETHER_MTU;
-	if (p->mtu < info.min_mtu || p->mtu > info.max_mtu)
+	conf.rxmode.mtu = p->mtu;
+	max_mtu = eth_max_mtu(&info);
+	if (p->mtu > max_mtu && strcmp(info.driver_name, "net_memif") == 0) {
+		/*
+		 * DPDK 22.11's memif reports a 1518-byte frame limit that its
+		 * data path does not have: it carries whatever fits its
+		 * buffers (the config gave the vdev bsize >= one frame, see
+		 * memif_buffers() in config.c). Configure the ethdev at what
+		 * it reports, carry ours; the pool's buffers hold the MTU.
+		 */
+		conf.rxmode.mtu = (uint16_t)max_mtu;
+		RTE_LOG(INFO, USER1, "[%s] mtu = %u on net_memif: the ethdev is configured "
+			"at %u (what DPDK 22.11's memif reports), frames up to %u are carried "
+			"whole in memif buffers\n", c->section, p->mtu, max_mtu, p->mtu);
+	} else if (p->mtu < info.min_mtu || p->mtu > max_mtu) {
 		return dp_err(err, errlen, -EINVAL,
 			      "[%s] mtu = %u: %s accepts %u..%u", c->section, p->mtu,
-			      info.driver_name, info.min_mtu, info.max_mtu);
-	conf.rxmode.mtu = p->mtu;
+			      info.driver_name, info.min_mtu, max_mtu);
+	}
 	rc = rte_eth_dev_configure(p->port_id, (uint16_t)dp->n_workers,
 				   (uint16_t)dp->n_workers, &conf);
 	if (rc != 0)

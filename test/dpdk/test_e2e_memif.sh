@@ -103,14 +103,25 @@ timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$B_SOCK" -p 18700 127.0.0.
 K1C=$!
 sleep 1.5
 # Per-QP counters in telemetry while the pair runs: B's QP sends, A's receives.
-qb=$(tel "$PB" /uroce/qps | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["/uroce/qps"][0])')
-qs=$(tel "$PB" "/uroce/qp/stats,$qb")
-echo "$qs" | /usr/bin/python3 -c '
+# /uroce/qps may still list a QP of an earlier run being torn down, and the
+# snapshot behind telemetry is refreshed in between: look at each listed QP,
+# a few times.
+qs=""
+for _ in $(seq 10); do
+	for qb in $(tel "$PB" /uroce/qps | /usr/bin/python3 -c 'import json,sys; print(*json.load(sys.stdin)["/uroce/qps"])'); do
+		qs=$(tel "$PB" "/uroce/qp/stats,$qb")
+		echo "$qs" | /usr/bin/python3 -c '
 import json, sys
 q = json.load(sys.stdin)["/uroce/qp/stats"]
-sys.exit(0 if q["state"] == "RTS" and q["type"] == "RC" and q["tx_packets"] > 0 else 1)' &&
+sys.exit(0 if q and q["state"] == "RTS" and q["type"] == "RC" and q["tx_packets"] > 0 else 1)' &&
+			break 2
+		qs="QP $qb: $qs"
+	done
+	sleep 0.2
+done
+echo "$qs" | grep -q '"state": "RTS"' &&
 	pass "telemetry /uroce/qp/stats,$qb: RC QP in RTS, tx_packets counting" ||
-	fail "telemetry /uroce/qp/stats,$qb: $qs"
+	fail "telemetry /uroce/qp/stats: no RC QP in RTS sending; last: $qs"
 kill -KILL "$K1C"
 perf_pair "beside-kill" "$A_SOCK" "$B_SOCK" 18701 send bw -x 1 -n 300 --verify
 wait "$K1C" 2>/dev/null

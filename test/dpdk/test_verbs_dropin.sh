@@ -137,6 +137,21 @@ pair() {
 	fi
 }
 
+# wait_listen PID: until the server of CMD listens on its -p port (a loaded
+# host can take seconds to start a verbs program; the clients try once).
+wait_listen() {
+	local port="" i
+	for ((i = 0; i < ${#CMD[@]} - 1; i++)); do
+		[ "${CMD[i]}" = -p ] && port=${CMD[i + 1]}
+	done
+	[ -n "$port" ] || { sleep 0.5; return; }
+	for _ in $(seq 200); do
+		ss -Hltn "sport = :$port" | grep -q . && return
+		kill -0 "$1" 2>/dev/null || return
+		sleep 0.05
+	done
+}
+
 # pair_once: one run of pair; sets rc_c and rc_s in the caller.
 pair_once() {
 	local name="$1" tmo="$2" spid
@@ -144,7 +159,7 @@ pair_once() {
 	timeout "$tmo" env "$@" UROCE_SOCKET="$A_SOCK" "$UROCE_RUN" "${CMD[@]}" \
 		>"$WORK/$name.srv" 2>&1 &
 	spid=$!
-	sleep 0.5
+	wait_listen "$spid"
 	timeout "$tmo" env "$@" UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" "${CMD[@]}" 127.0.0.1 \
 		>"$WORK/$name.cli" 2>&1
 	rc_c=$?
@@ -258,7 +273,8 @@ group_qperf() {
 	UROCE_SOCKET="$A_SOCK" "$UROCE_RUN" qperf -lp $port >"$WORK/qperf.srv" 2>&1 &
 	spid=$!
 	PIDS+=("$spid")
-	sleep 0.5
+	CMD=(qperf -p $port)
+	wait_listen "$spid"
 	timeout 180 env UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" qperf -lp $port -t 1 127.0.0.1 \
 		rc_bw rc_lat uc_bw ud_lat rc_rdma_write_bw rc_rdma_read_bw ver_rc_compare_swap \
 		ver_rc_fetch_add >"$WORK/qperf.cli" 2>&1

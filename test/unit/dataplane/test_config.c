@@ -451,3 +451,34 @@ Test(dp_config, congestion_keys)
 	cr_expect_eq(p->fault_ce, 0.25);
 	cleanup();
 }
+
+/* Expect: a memif port whose frames outgrow memif's 2048-byte buffers gets
+ * bsize = one whole frame (so DPDK 22.11's memif never chains buffers); a
+ * bsize the user gave is kept if large enough and refused with advice if
+ * not; ports at a standard MTU are left alone. */
+Test(dp_config, memif_buffers_hold_a_frame)
+{
+	struct uroce_dp_config c;
+	char msg[UROCE_DP_ERR_LEN];
+
+	cr_assert_eq(load("[port.m]\nvdev = net_memif0,role=server,socket=/tmp/x.sock\n"
+			  "ipv4 = 198.18.3.1/24\nmtu = 4200\n", &c, msg, sizeof(msg)), 0, "%s", msg);
+	/* 4200 + 14 + 2 x 4 + 4 = 4226, rounded to 64. */
+	cr_expect_str_eq(c.vdev[0], "net_memif0,role=server,socket=/tmp/x.sock,bsize=4288");
+
+	cr_assert_eq(load("[port.m]\nvdev = net_memif0,role=client,bsize=8192\n"
+			  "ipv4 = 198.18.3.1/24\nmtu = 4200\n", &c, msg, sizeof(msg)), 0, "%s", msg);
+	cr_expect_str_eq(c.vdev[0], "net_memif0,role=client,bsize=8192");
+
+	cr_expect_eq(load("[port.m]\nvdev = net_memif0,role=client,bsize=2048\n"
+			  "ipv4 = 198.18.3.1/24\nmtu = 4200\n", &c, msg, sizeof(msg)), -EINVAL);
+	cr_expect(strstr(msg, "[port.m] vdev") != NULL && strstr(msg, "bsize=4288") != NULL,
+		  "%s", msg);
+
+	cr_assert_eq(load("[port.m]\nvdev = net_memif0,role=client\nipv4 = 198.18.3.1/24\n"
+			  "mtu = 1500\n", &c, msg, sizeof(msg)), 0, "%s", msg);
+	cr_expect_str_eq(c.vdev[0], "net_memif0,role=client");
+	cr_assert_eq(load("[port.a]\nvdev = net_af_packet0,iface=veth0\nipv4 = 198.18.3.1/24\n"
+			  "mtu = 4200\n", &c, msg, sizeof(msg)), 0, "%s", msg);
+	cr_expect_str_eq(c.vdev[0], "net_af_packet0,iface=veth0");
+}
