@@ -42,6 +42,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
 	cfg->idle_spin_us = 20;
+	cfg->zc_min = 1024;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */
@@ -366,6 +367,7 @@ SET_UINT(lim_neigh_tries, neigh_tries, 1, 100)
 SET_UINT(lim_neigh_max, neigh_max, 4, 65536)
 SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
 SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
+SET_UINT(lim_zc_min, zc_min, 0, 65535)
 
 static int
 port_device(struct key_ctx *c, const char *val)
@@ -739,6 +741,7 @@ static const struct key_desc limits_keys[] = {
 	{"neigh_max", lim_neigh_max, "4..65536", false},
 	{"idle_sleep_us", lim_idle_sleep_us, "0..100000", false},
 	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
+	{"tx_zero_copy_min", lim_zc_min, "0..65535", false},
 };
 
 static const struct key_desc port_keys[] = {

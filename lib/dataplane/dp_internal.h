@@ -70,6 +70,8 @@ struct dp_port {
 	struct dp_neigh *neigh;
 	unsigned int neigh_max;
 	struct dp_fault *fault;            /**< [2 * n_workers], fault.c; NULL: no faults */
+	bool zc;                           /**< sends zero-copy (cfg.zc_min, see port_zc()) */
+	char zc_why[96];                   /**< why not, when cfg.zc_min asks for it */
 	bool configured;
 	bool started;
 	bool steered;                      /**< drivers/net rte_flow rules hold RoCEv2 */
@@ -103,6 +105,19 @@ struct dp_ncache {
  *  frames, neighbour replies, per-lcore cache spill) */
 #define DP_POOL_SLACK 128
 
+/* A zero-copy packet's token: the external buffer's shared info and the
+ * caller's cookie, from the worker's pool (DP_ZC_TOKENS). */
+#define DP_ZC_TOKENS 4096
+#define DP_ZC_NONE UINT32_MAX
+
+struct dp_zc {
+	struct rte_mbuf_ext_shared_info shinfo;
+	struct dp_worker *w;
+	void (*released)(const void *cookie);
+	uint32_t next;                     /**< free or released list */
+	uint8_t cookie[UROCE_DP_ZC_COOKIE];
+};
+
 struct dp_worker {
 	struct uroce_dp *dp;
 	unsigned int idx;                  /**< also the queue id on every port */
@@ -123,6 +138,10 @@ struct dp_worker {
 	struct rte_mbuf *out[UROCE_DP_MAX_WORKERS][DP_MAX_BURST];
 	struct dp_txq txq[UROCE_DP_MAX_PORTS];
 	struct dp_ncache ncache[DP_NCACHE];
+	/* zero-copy tokens (NULL: no port sends zero-copy) */
+	struct dp_zc *zc;
+	uint32_t zc_free;                  /**< free list */
+	uint32_t zc_done;                  /**< released, for uroce_dp_zc_reap() */
 };
 
 struct uroce_dp {

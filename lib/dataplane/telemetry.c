@@ -179,6 +179,10 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));
 	if (p->steer_why[0] != '\0')
 		rte_tel_data_add_dict_string(d, "steering_reason", p->steer_why);
+	/* Payload bytes from which packets leave zero-copy; 0: never. */
+	rte_tel_data_add_dict_int(d, "zero_copy_min", p->zc ? (int)tel_dp->cfg.zc_min : 0);
+	if (!p->zc && tel_dp->cfg.zc_min != 0)
+		rte_tel_data_add_dict_string(d, "zero_copy_reason", p->zc_why);
 	if (rte_eth_link_get_nowait(p->port_id, &link) == 0) {
 		rte_tel_data_add_dict_int(d, "link_up", link.link_status);
 		rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);

@@ -1034,9 +1034,19 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 		*done = false;
 		return false;
 	}
-	if (paylen > 0)
-		memcpy(buf + hdr_len, mr->addr + (res->cur_va - mr->iova), paylen);
-	eng_tx_send(qp, buf, &bth, hdr_len, paylen, &qp->attr.ah_attr);
+	if (paylen > 0) {
+		const uint8_t *src = mr->addr + (res->cur_va - mr->iova);
+
+		/* Zero-copy from the responder's MR: no WQE waits for it, only
+		 * the memory (its in-flight count). */
+		if (eng_zc_ok(qp, mr, paylen) &&
+		    eng_tx_send_zc(qp, buf, &bth, hdr_len, src, paylen, &qp->attr.ah_attr, mr, NULL))
+			buf = NULL;
+		else
+			memcpy(buf + hdr_len, src, paylen);
+	}
+	if (buf != NULL)
+		eng_tx_send(qp, buf, &bth, hdr_len, paylen, &qp->attr.ah_attr);
 	if (res->type == RES_ATOMIC)
 		return true;
 	res->cur_psn = uroce_psn_add(res->cur_psn, 1);
