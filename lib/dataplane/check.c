@@ -144,8 +144,9 @@ uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t er
 		return -ENOMEM;
 	}
 	if (!hugetlbfs_mounted(mnt, sizeof(mnt))) {
-		snprintf(err, errlen, "%ld hugepages reserved but hugetlbfs is not mounted: run "
-			 "'dpdk-hugepages.py --mount' as root", total);
+		snprintf(err, errlen, "%ld hugepages reserved but hugetlbfs is not mounted: as root, "
+			 "'mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages'",
+			 total);
 		return -ENOMEM;
 	}
 	return 0;
@@ -176,8 +177,9 @@ check_memory(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 		return;
 	}
 	if (!hugetlbfs_mounted(mnt, sizeof(mnt))) {
-		line(out, fails, "FAIL", "hugepages: %ld reserved but no hugetlbfs is mounted; run "
-		     "'dpdk-hugepages.py --mount' as root", total);
+		line(out, fails, "FAIL", "hugepages: %ld reserved but no hugetlbfs is mounted; as root, "
+		     "'mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages'",
+		     total);
 		return;
 	}
 	line(out, fails, "OK", "hugepages: %ld of %ld free (%ld kB each), hugetlbfs at %s",

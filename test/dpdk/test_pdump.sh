@@ -20,7 +20,7 @@ require_cmd timeout coreutils
 	skip "/usr/bin/python3 with scapy.contrib.roce is needed (Debian: python3-scapy)"
 free=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
 [ "$free" -ge 128 ] || skip "needs 128 free 2 MB hugepages for a shared-memory primary (have $free): mkdir -p /dev/hugepages && dpdk-hugepages.py -p 2M --setup 512M"
-grep -q hugetlbfs /proc/mounts || skip "hugetlbfs not mounted: mkdir -p /dev/hugepages && dpdk-hugepages.py --mount"
+grep -q hugetlbfs /proc/mounts || skip "hugetlbfs not mounted: bash .ci/hugepages (or mkdir -p /dev/hugepages && mount -t hugetlbfs nodev /dev/hugepages)"
 require_netns_veth
 
 HERE=$(cd "$(dirname "$0")" && pwd)
