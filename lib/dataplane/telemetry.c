@@ -228,7 +228,8 @@ tel_port_gids(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_port_neigh(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static const char *const st[] = {"free", "pending", "reachable", "failed", "static"};
+	static const char *const st[] = {"free", "pending", "reachable", "failed", "static",
+					 "probe"};
 	struct dp_port *p = tel_port(params);
 	char ip[64], mac[32], buf[128];
 	unsigned int i, n = 0;
