@@ -843,7 +843,10 @@ drain(void)
 
 	while ((n = uroce_eng_poll_cq(cq, 32, wc)) > 0) {
 		for (i = 0; i < n; i++) {
-			if (wc[i].wr_id >> 32 != RECV_TAG || wc[i].status != UROCE_WC_SUCCESS)
+			/* A WRITE with immediate reports the WRITE's length, not
+			 * what its receive WQE holds (IBA 10.7.3.1, as rxe). */
+			if (wc[i].wr_id >> 32 != RECV_TAG || wc[i].status != UROCE_WC_SUCCESS ||
+			    wc[i].opcode == UROCE_WC_RECV_RDMA_WITH_IMM)
 				continue;
 			if (wc[i].byte_len > (uint32_t)wc[i].wr_id) {
 				fprintf(stderr, "receive completion of %u bytes in a %u-byte WQE\n",
