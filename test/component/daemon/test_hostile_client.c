@@ -909,11 +909,11 @@ Test(hostile_client, ring_indexes_lies_and_doorbell_floods, .timeout = 120)
 	cr_assert(flood >= 0);
 	if (flood == 0) {
 		struct uroce_shm_db_block *db = r.db.addr;
-
-		child_init();
-		double end = dt_now_s() + 2;
+		double end;
 		unsigned int k;
 
+		child_init();
+		end = dt_now_s() + 2;
 		while (dt_now_s() < end) {
 			db->summary = ~0ull;
 			for (k = 0; k < UROCE_SHM_DB_WORDS; k++)
