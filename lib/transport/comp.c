@@ -9,9 +9,9 @@
  * retry_cnt of 7 meaning seven retries) and the RNR wait (IBA 9.7.5.2.8,
  * rnr_retry of 7 meaning infinite).
  *
- * comp_rx() is a state machine: an enum, a table of names, and a loop where
- * each step returns the next state. NAK codes map to WC statuses through
- * nak_tab below.
+ * comp_rx() is a state machine: an enum, a table of names, one function per
+ * state (comp_steps[]), each citing its IBA rule, and a loop where each step
+ * returns the next state. NAK codes map to WC statuses through nak_tab.
  */
 
 #include <string.h>
@@ -30,9 +30,10 @@ enum comp_st {
 	COMP_ERROR,
 	COMP_DONE,
 	COMP_EXIT,
+	COMP_NUM_STATES,
 };
 
-static const char *const comp_st_names[] __attribute__((unused)) = {
+static const char *const comp_st_names[COMP_NUM_STATES] __attribute__((unused)) = {
 	[COMP_GET_WQE] = "GET_WQE", [COMP_CHECK_PSN] = "CHECK_PSN",
 	[COMP_CHECK_ACK] = "CHECK_ACK", [COMP_READ] = "READ", [COMP_ATOMIC] = "ATOMIC",
 	[COMP_COMPLETE] = "COMPLETE", [COMP_RETRY] = "RETRY", [COMP_RNR] = "RNR",
@@ -62,14 +63,14 @@ comp_rto_us(const struct uroce_eng_qp *qp)
 static bool
 wqe_is_read(const struct swqe *w)
 {
-	return w->opcode == UROCE_WR_RDMA_READ;
+	return w->wr.opcode == UROCE_WR_RDMA_READ;
 }
 
 static bool
 wqe_is_atomic(const struct swqe *w)
 {
-	return w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+	return w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       w->wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* Forward progress: IBA 9.7.5.2, the retry counters restart. */
@@ -116,283 +117,332 @@ comp_done(struct uroce_eng_qp *qp, bool progressed)
 	qp_check_drained(qp);
 }
 
+/* One response packet on its way through the steps. */
+struct comp_ctx {
+	struct uroce_eng_qp *qp;
+	const struct uroce_pkt *pkt;
+	uint8_t syn;                /* AETH syndrome, when there is an AETH */
+	struct swqe *w;             /* the oldest outstanding WQE */
+	enum uroce_wc_status err;   /* set by a step that returns COMP_ERROR */
+	uint32_t retry_psn;         /* set by a step that returns COMP_RETRY */
+	bool progressed;            /* a WQE completed or the PSN moved on */
+	bool implicit;              /* completing WQEs a later response ACKs */
+};
+
+typedef enum comp_st (*comp_step_fn)(struct comp_ctx *c);
+
+/* What a step that found nothing new returns: finish what progressed. */
+static enum comp_st
+comp_nothing(const struct comp_ctx *c)
+{
+	return c->progressed ? COMP_DONE : COMP_EXIT;
+}
+
+/* IBA 9.7.5.2: responses are matched to the oldest outstanding WQE. */
+static enum comp_st
+comp_get_wqe(struct comp_ctx *c)
+{
+	c->w = head_wqe(c->qp);
+	if (c->w != NULL)
+		return COMP_CHECK_PSN;
+	if (!c->progressed) {
+		if (uroce_psn_before(c->pkt->psn, c->qp->req.psn_hi))
+			QP_CNT(c->qp, DUPLICATE_RESPONSE);
+		else
+			QP_CNT(c->qp, GHOST_RESPONSE);
+	}
+	return comp_nothing(c);
+}
+
+/*
+ * IBA 9.7.5.2.1: a response for a PSN never sent is ignored, one older than
+ * the oldest outstanding WQE is a duplicate. One for a later WQE implicitly
+ * acknowledges a SEND/WRITE (IBA 9.7.5.2.2) but is an implied NAK for a
+ * READ or ATOMIC, whose own response was lost.
+ */
+static enum comp_st
+comp_check_psn(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	uint32_t psn = c->pkt->psn;
+
+	if (!uroce_psn_before(psn, qp->req.psn_hi)) {
+		QP_CNT(qp, GHOST_RESPONSE);
+		return comp_nothing(c);
+	}
+	if (uroce_psn_before(psn, c->w->first_psn)) {
+		if (!c->progressed)
+			QP_CNT(qp, DUPLICATE_RESPONSE);
+		return comp_nothing(c);
+	}
+	if (uroce_psn_diff(psn, c->w->last_psn) > 0) {
+		if (wqe_is_read(c->w) || wqe_is_atomic(c->w)) {
+			QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
+			c->retry_psn = qp->comp.psn;
+			return COMP_RETRY;
+		}
+		c->implicit = true;
+		return COMP_COMPLETE;
+	}
+	return COMP_CHECK_ACK;
+}
+
+/* IBA 9.7.5.2.3: a NAK; PSN sequence errors resend, the others end the QP
+ * with the WC status of nak_tab (IBA 9.7.5.2, table 44). */
+static enum comp_st
+comp_nak(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	uint32_t psn = c->pkt->psn;
+	uint8_t code = uroce_aeth_value(c->syn);
+
+	if (uroce_psn_before(psn, qp->comp.psn)) {
+		QP_CNT(qp, DUPLICATE_RESPONSE);
+		return comp_nothing(c);
+	}
+	if (code == UROCE_NAK_PSN_SEQ_ERR) {
+		/* Resend from the NAK'd PSN; everything before it was received. */
+		QP_CNT(qp, PACKET_SEQ_ERR);
+		if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w)) {
+			if (uroce_psn_diff(psn, qp->comp.psn) > 0)
+				c->progressed = true;
+			advance_psn(qp, psn);
+		}
+		c->retry_psn = psn;
+		return COMP_RETRY;
+	}
+	if (code < UROCE_ARRAY_SIZE(nak_tab) && nak_tab[code].status != UROCE_WC_SUCCESS) {
+		qp->cnt[nak_tab[code].cnt]++;
+		c->err = nak_tab[code].status;
+	} else {
+		/* A reserved NAK code: IBA treats it as invalid request. */
+		QP_CNT(qp, REQ_REMOTE_INVALID_REQUEST);
+		c->err = UROCE_WC_REM_INV_REQ_ERR;
+	}
+	return COMP_ERROR;
+}
+
+/* IBA 9.7.5.2: the response's opcode must suit the WQE it answers: READ
+ * responses a READ, an atomic ACK an ATOMIC, an ACK a SEND/WRITE (inside a
+ * READ/ATOMIC an ACK is an implied NAK: the response was lost). */
+static enum comp_st
+comp_check_ack(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const struct uroce_pkt *pkt = c->pkt;
+
+	if (pkt->info->mask & UROCE_F_READ) {
+		if (wqe_is_read(c->w))
+			return COMP_READ;
+		QP_CNT(qp, GHOST_RESPONSE);
+		return COMP_EXIT;
+	}
+	if ((pkt->opcode & 0x1F) == UROCE_OP_ATOMIC_ACKNOWLEDGE) {
+		if (wqe_is_atomic(c->w))
+			return COMP_ATOMIC;
+		QP_CNT(qp, GHOST_RESPONSE);
+		return COMP_EXIT;
+	}
+	switch (uroce_aeth_type(c->syn)) {
+	case UROCE_AETH_ACK:
+		if (wqe_is_read(c->w) || wqe_is_atomic(c->w)) {
+			QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
+			c->retry_psn = qp->comp.psn;
+			return COMP_RETRY;
+		}
+		if (pkt->psn == c->w->last_psn)
+			return COMP_COMPLETE;
+		/* Part of a multi-packet message. */
+		advance_psn(qp, uroce_psn_add(pkt->psn, 1));
+		c->progressed = true;
+		return COMP_DONE;
+	case UROCE_AETH_RNR_NAK:
+		return COMP_RNR;
+	case UROCE_AETH_NAK:
+		return comp_nak(c);
+	default:
+		QP_CNT(qp, GHOST_RESPONSE);
+		return comp_nothing(c);
+	}
+}
+
+/*
+ * IBA 9.7.5.2: READ responses arrive in PSN order; a gap is an implied NAK
+ * (re-request the rest), an older one a duplicate. Each response's opcode
+ * and length must fit its position in the READ; the data lands in the
+ * WQE's SGEs.
+ */
+static enum comp_st
+comp_read(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const struct uroce_pkt *pkt = c->pkt;
+	struct swqe *w = c->w;
+	uint32_t psn = pkt->psn;
+	bool last = psn == w->last_psn;
+	uint32_t idx = (uint32_t)uroce_psn_diff(psn, w->first_psn);
+	uint32_t want = last ? w->length - idx * qp->mtu : qp->mtu;
+	uint32_t mask = pkt->info->mask;
+
+	if (psn != qp->comp.psn) {
+		if (uroce_psn_diff(psn, qp->comp.psn) > 0) {
+			QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
+			c->retry_psn = qp->comp.psn;
+			return COMP_RETRY;
+		}
+		QP_CNT(qp, DUPLICATE_RESPONSE);
+		return comp_nothing(c);
+	}
+	if ((last && !(mask & UROCE_F_END)) || (!last && (mask & UROCE_F_END)) ||
+	    pkt->paylen != want ||
+	    ((mask & UROCE_HDR_AETH) && uroce_aeth_type(c->syn) != UROCE_AETH_ACK)) {
+		c->err = UROCE_WC_BAD_RESP_ERR;
+		return COMP_ERROR;
+	}
+	if (pkt->paylen > 0 &&
+	    sge_copy(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, idx * qp->mtu,
+		     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
+		c->err = UROCE_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	advance_psn(qp, uroce_psn_add(psn, 1));
+	c->progressed = true;
+	return last ? COMP_COMPLETE : COMP_DONE;
+}
+
+/* IBA 9.7.5.2, 9.4.5: an atomic ACK for the ATOMIC's own PSN; the original
+ * value lands in the local buffer in host order. */
+static enum comp_st
+comp_atomic(struct comp_ctx *c)
+{
+	const uint8_t *aa = c->pkt->bth + c->pkt->info->off_atmack;
+	uint64_t orig = uroce_atmack_orig(aa);
+
+	if (c->pkt->psn != c->w->first_psn) {
+		QP_CNT(c->qp, GHOST_RESPONSE);
+		return comp_nothing(c);
+	}
+	if (sge_copy(c->qp->eng, c->qp->pd, c->w->wr.sge, c->w->wr.num_sge, 0, &orig, 8, true) != 0) {
+		c->err = UROCE_WC_LOC_PROT_ERR;
+		return COMP_ERROR;
+	}
+	return COMP_COMPLETE;
+}
+
+/* IBA 9.7.5.2.2, 10.8.3: the WQE completes, in order; an implicit
+ * acknowledgement goes on with the next WQE. */
+static enum comp_st
+comp_complete(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	uint32_t last = c->w->last_psn;
+
+	req_complete_wqe(qp, c->w, UROCE_WC_SUCCESS);
+	advance_psn(qp, uroce_psn_add(last, 1));
+	progress(qp);
+	c->progressed = true;
+	if (c->implicit) {
+		c->implicit = false;
+		return COMP_GET_WQE;
+	}
+	return COMP_DONE;
+}
+
+/* IBA 9.7.5.2.3, 9.7.6.1.3: go back to retry_psn; retry_cnt 7 is seven
+ * retries, not infinite. */
+static enum comp_st
+comp_retry(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+
+	/* Already resending from this PSN: a later response that was in flight
+	 * before the resend is no new information. */
+	if (qp->comp.nak_rewound && qp->comp.nak_rewind_psn == c->retry_psn)
+		return comp_nothing(c);
+	if (qp->comp.retry_left == 0) {
+		QP_CNT(qp, RETRY_EXC_ERR);
+		c->err = UROCE_WC_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	qp->comp.retry_left--;
+	req_rewind(qp, c->retry_psn);
+	qp->comp.nak_rewound = true;
+	qp->comp.nak_rewind_psn = c->retry_psn;
+	qp->comp.rto_deadline = 0;
+	c->progressed = true; /* restart the timer for the resend */
+	return COMP_DONE;
+}
+
+/* IBA 9.7.5.2.8: an RNR NAK parks the requester for the timer it names and
+ * then resends from its PSN; rnr_retry 7 is infinite. */
+static enum comp_st
+comp_rnr(struct comp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	uint32_t psn = c->pkt->psn;
+
+	QP_CNT(qp, RX_RNR_NAK);
+	if (uroce_psn_before(psn, qp->comp.psn))
+		return comp_nothing(c);
+	if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w))
+		advance_psn(qp, psn);
+	if (qp->comp.rnr_left == 0) {
+		QP_CNT(qp, RNR_NAK_RETRY_ERR);
+		c->err = UROCE_WC_RNR_RETRY_EXC_ERR;
+		return COMP_ERROR;
+	}
+	if (qp->attr.rnr_retry != 7)
+		qp->comp.rnr_left--;
+	/* Wait on a timer, never by spinning: the requester is parked until
+	 * comp_timers() sees the deadline. */
+	qp->req.rnr_wait = true;
+	qp->comp.rnr_psn = psn;
+	qp->comp.rnr_deadline = eng_now(qp->eng) + uroce_rnr_timer_us(uroce_aeth_value(c->syn));
+	qp->comp.rto_deadline = 0;
+	eng_timer_update(qp);
+	return COMP_EXIT;
+}
+
+/* IBA 9.7.5.2, 10.3.1: the WQE completes in error and the QP goes to ERR,
+ * flushing the rest. */
+static enum comp_st
+comp_error(struct comp_ctx *c)
+{
+	req_complete_wqe(c->qp, c->w, c->err);
+	qp_to_err(c->qp);
+	return COMP_EXIT;
+}
+
+static enum comp_st
+comp_done_step(struct comp_ctx *c)
+{
+	comp_done(c->qp, c->progressed);
+	return COMP_EXIT;
+}
+
+static const comp_step_fn comp_steps[COMP_NUM_STATES] = {
+	[COMP_GET_WQE] = comp_get_wqe,
+	[COMP_CHECK_PSN] = comp_check_psn,
+	[COMP_CHECK_ACK] = comp_check_ack,
+	[COMP_READ] = comp_read,
+	[COMP_ATOMIC] = comp_atomic,
+	[COMP_COMPLETE] = comp_complete,
+	[COMP_RETRY] = comp_retry,
+	[COMP_RNR] = comp_rnr,
+	[COMP_ERROR] = comp_error,
+	[COMP_DONE] = comp_done_step,
+};
+
 void
 comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 {
-	const struct uroce_opcode_info *oi = pkt->info;
+	struct comp_ctx c = { .qp = qp, .pkt = pkt };
 	enum comp_st st = COMP_GET_WQE;
-	enum uroce_wc_status err = UROCE_WC_SUCCESS;
-	uint32_t psn = pkt->psn, retry_psn = 0;
-	uint8_t op = pkt->opcode & 0x1F, syn = 0;
-	struct swqe *w = NULL;
-	bool progressed = false, implicit = false;
 
-	if (oi->mask & UROCE_HDR_AETH)
-		syn = uroce_aeth_syndrome(pkt->bth + oi->off_aeth);
-
-	for (;;) {
-		switch (st) {
-		case COMP_GET_WQE:
-			w = head_wqe(qp);
-			if (w == NULL) {
-				if (progressed) {
-					st = COMP_DONE;
-					break;
-				}
-				if (uroce_psn_before(psn, qp->req.psn_hi))
-					QP_CNT(qp, DUPLICATE_RESPONSE);
-				else
-					QP_CNT(qp, GHOST_RESPONSE);
-				st = COMP_EXIT;
-				break;
-			}
-			st = COMP_CHECK_PSN;
-			break;
-
-		case COMP_CHECK_PSN:
-			/* IBA 9.7.5.2.1: a response for a PSN never sent is ignored. */
-			if (!uroce_psn_before(psn, qp->req.psn_hi)) {
-				QP_CNT(qp, GHOST_RESPONSE);
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			/* Older than the oldest outstanding WQE: a duplicate. */
-			if (uroce_psn_before(psn, w->first_psn)) {
-				if (!progressed)
-					QP_CNT(qp, DUPLICATE_RESPONSE);
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			if (uroce_psn_diff(psn, w->last_psn) > 0) {
-				/* The response is for a later WQE. IBA 9.7.5.2:
-				 * it implicitly ACKs a SEND/WRITE; for a READ or
-				 * ATOMIC it is an implied NAK (response lost). */
-				if (wqe_is_read(w) || wqe_is_atomic(w)) {
-					QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
-					retry_psn = qp->comp.psn;
-					st = COMP_RETRY;
-				} else {
-					implicit = true;
-					st = COMP_COMPLETE;
-				}
-				break;
-			}
-			st = COMP_CHECK_ACK;
-			break;
-
-		case COMP_CHECK_ACK:
-			if (oi->mask & UROCE_F_READ) {
-				st = wqe_is_read(w) ? COMP_READ : COMP_EXIT;
-				if (st == COMP_EXIT)
-					QP_CNT(qp, GHOST_RESPONSE);
-				break;
-			}
-			if (op == UROCE_OP_ATOMIC_ACKNOWLEDGE) {
-				st = wqe_is_atomic(w) ? COMP_ATOMIC : COMP_EXIT;
-				if (st == COMP_EXIT)
-					QP_CNT(qp, GHOST_RESPONSE);
-				break;
-			}
-			switch (uroce_aeth_type(syn)) {
-			case UROCE_AETH_ACK:
-				if (wqe_is_read(w) || wqe_is_atomic(w)) {
-					/* ACK inside a READ/ATOMIC: its response
-					 * was lost (implied NAK). */
-					QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
-					retry_psn = qp->comp.psn;
-					st = COMP_RETRY;
-				} else if (psn == w->last_psn) {
-					st = COMP_COMPLETE;
-				} else {
-					/* Part of a multi-packet message. */
-					advance_psn(qp, uroce_psn_add(psn, 1));
-					progressed = true;
-					st = COMP_DONE;
-				}
-				break;
-			case UROCE_AETH_RNR_NAK:
-				st = COMP_RNR;
-				break;
-			case UROCE_AETH_NAK:
-				if (uroce_psn_before(psn, qp->comp.psn)) {
-					QP_CNT(qp, DUPLICATE_RESPONSE);
-					st = progressed ? COMP_DONE : COMP_EXIT;
-					break;
-				}
-				if (uroce_aeth_value(syn) == UROCE_NAK_PSN_SEQ_ERR) {
-					/* IBA 9.7.5.2.3: resend from the NAK'd PSN;
-					 * everything before it was received. */
-					QP_CNT(qp, PACKET_SEQ_ERR);
-					if (!wqe_is_read(w) && !wqe_is_atomic(w)) {
-						if (uroce_psn_diff(psn, qp->comp.psn) > 0)
-							progressed = true;
-						advance_psn(qp, psn);
-					}
-					retry_psn = psn;
-					st = COMP_RETRY;
-					break;
-				}
-				if (uroce_aeth_value(syn) < UROCE_ARRAY_SIZE(nak_tab) &&
-				    nak_tab[uroce_aeth_value(syn)].status != UROCE_WC_SUCCESS) {
-					qp->cnt[nak_tab[uroce_aeth_value(syn)].cnt]++;
-					err = nak_tab[uroce_aeth_value(syn)].status;
-				} else {
-					/* Reserved NAK code: IBA treats as invalid. */
-					QP_CNT(qp, REQ_REMOTE_INVALID_REQUEST);
-					err = UROCE_WC_REM_INV_REQ_ERR;
-				}
-				st = COMP_ERROR;
-				break;
-			default:
-				QP_CNT(qp, GHOST_RESPONSE);
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			break;
-
-		case COMP_READ: {
-			bool last = psn == w->last_psn;
-			uint32_t idx = (uint32_t)uroce_psn_diff(psn, w->first_psn);
-			uint32_t want = last ? w->length - idx * qp->mtu : qp->mtu;
-
-			if (psn != qp->comp.psn) {
-				if (uroce_psn_diff(psn, qp->comp.psn) > 0) {
-					/* IBA 9.7.5.2: a gap in READ responses is
-					 * an implied NAK: re-request the rest. */
-					QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
-					retry_psn = qp->comp.psn;
-					st = COMP_RETRY;
-				} else {
-					QP_CNT(qp, DUPLICATE_RESPONSE);
-					st = progressed ? COMP_DONE : COMP_EXIT;
-				}
-				break;
-			}
-			/* IBA 9.7.5.2: response opcode and length must fit the
-			 * position in the READ. */
-			if ((last && !(oi->mask & UROCE_F_END)) ||
-			    (!last && (oi->mask & UROCE_F_END)) || pkt->paylen != want ||
-			    ((oi->mask & UROCE_HDR_AETH) &&
-			     uroce_aeth_type(syn) != UROCE_AETH_ACK)) {
-				err = UROCE_WC_BAD_RESP_ERR;
-				st = COMP_ERROR;
-				break;
-			}
-			if (pkt->paylen > 0 &&
-			    sge_copy(qp->eng, qp->pd, w->sge, w->num_sge, idx * qp->mtu,
-				     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
-				err = UROCE_WC_LOC_PROT_ERR;
-				st = COMP_ERROR;
-				break;
-			}
-			advance_psn(qp, uroce_psn_add(psn, 1));
-			progressed = true;
-			st = last ? COMP_COMPLETE : COMP_DONE;
-			break;
-		}
-
-		case COMP_ATOMIC: {
-			uint64_t orig = uroce_atmack_orig(pkt->bth + oi->off_atmack);
-
-			if (psn != w->first_psn) {
-				QP_CNT(qp, GHOST_RESPONSE);
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			/* The original value lands in the local buffer in host order. */
-			if (sge_copy(qp->eng, qp->pd, w->sge, w->num_sge, 0, &orig, 8, true) != 0) {
-				err = UROCE_WC_LOC_PROT_ERR;
-				st = COMP_ERROR;
-				break;
-			}
-			st = COMP_COMPLETE;
-			break;
-		}
-
-		case COMP_COMPLETE: {
-			uint32_t last = w->last_psn;
-
-			req_complete_wqe(qp, w, UROCE_WC_SUCCESS);
-			advance_psn(qp, uroce_psn_add(last, 1));
-			progress(qp);
-			progressed = true;
-			if (implicit) {
-				implicit = false;
-				st = COMP_GET_WQE;
-			} else {
-				st = COMP_DONE;
-			}
-			break;
-		}
-
-		case COMP_RETRY:
-			/* Already resending from this PSN: a later response that
-			 * was in flight before the resend is no new information. */
-			if (qp->comp.nak_rewound && qp->comp.nak_rewind_psn == retry_psn) {
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			/* IBA 9.7.6.1.3: retry_cnt 7 is seven retries, not infinite. */
-			if (qp->comp.retry_left == 0) {
-				QP_CNT(qp, RETRY_EXC_ERR);
-				err = UROCE_WC_RETRY_EXC_ERR;
-				st = COMP_ERROR;
-				break;
-			}
-			qp->comp.retry_left--;
-			req_rewind(qp, retry_psn);
-			qp->comp.nak_rewound = true;
-			qp->comp.nak_rewind_psn = retry_psn;
-			qp->comp.rto_deadline = 0;
-			progressed = true; /* restart the timer for the resend */
-			st = COMP_DONE;
-			break;
-
-		case COMP_RNR: {
-			uint8_t code = uroce_aeth_value(syn);
-
-			QP_CNT(qp, RX_RNR_NAK);
-			if (uroce_psn_before(psn, qp->comp.psn)) {
-				st = progressed ? COMP_DONE : COMP_EXIT;
-				break;
-			}
-			if (!wqe_is_read(w) && !wqe_is_atomic(w))
-				advance_psn(qp, psn);
-			/* IBA 9.7.5.2.8: rnr_retry 7 is infinite. */
-			if (qp->comp.rnr_left == 0) {
-				QP_CNT(qp, RNR_NAK_RETRY_ERR);
-				err = UROCE_WC_RNR_RETRY_EXC_ERR;
-				st = COMP_ERROR;
-				break;
-			}
-			if (qp->attr.rnr_retry != 7)
-				qp->comp.rnr_left--;
-			/* Wait on a timer, never by spinning: the requester is
-			 * parked until comp_timers() sees the deadline. */
-			qp->req.rnr_wait = true;
-			qp->comp.rnr_psn = psn;
-			qp->comp.rnr_deadline = eng_now(qp->eng) + uroce_rnr_timer_us(code);
-			qp->comp.rto_deadline = 0;
-			eng_timer_update(qp);
-			st = COMP_EXIT;
-			break;
-		}
-
-		case COMP_ERROR:
-			/* IBA 9.7.5.2 / 10.3.1: the WQE completes in error and the
-			 * QP goes to ERR, flushing the rest. */
-			req_complete_wqe(qp, w, err);
-			qp_to_err(qp);
-			return;
-
-		case COMP_DONE:
-			comp_done(qp, progressed);
-			return;
-
-		case COMP_EXIT:
-			return;
-		}
-	}
+	if (pkt->info->mask & UROCE_HDR_AETH)
+		c.syn = uroce_aeth_syndrome(pkt->bth + pkt->info->off_aeth);
+	while (st != COMP_EXIT)
+		st = comp_steps[st](&c);
 }
 
 unsigned int

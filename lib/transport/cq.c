@@ -4,9 +4,10 @@
 
 /*
  * Completion queues. A CQ belongs to one engine, and so to one worker: the
- * producer (this engine) and the consumer (uroce_eng_poll_cq on the same thread,
- * or the daemon copying CQEs into the client's shared ring on that thread)
- * never race, so the ring here needs no atomics. An overrun is detected,
+ * producer (this engine) and the consumer (uroce_eng_poll_cq() on the same
+ * thread) never race, so the ring here needs no atomics. A CQ with a sink
+ * keeps nothing: each completion goes straight to the shell (the daemon
+ * writes it into the client's shared CQ ring). An overrun is detected,
  * counted and reported (IBA 11.4.2.1), never overwritten.
  */
 
@@ -15,23 +16,23 @@
 
 #include "transport_internal.h"
 
-struct uroce_eng_cq *
-uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context)
+static struct uroce_eng_cq *
+cq_new(struct uroce_eng *eng, uint32_t size, const struct uroce_eng_cq_sink *sink,
+       void *cq_context)
 {
-	struct uroce_eng_cq *cq;
+	struct uroce_eng_cq *cq = calloc(1, sizeof(*cq));
 
-	if (eng == NULL || cqe < 1 || cqe > UROCE_MAX_CQE) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL)
 		goto nomem;
-	cq->ring = calloc((size_t)cqe, sizeof(*cq->ring));
-	if (cq->ring == NULL)
-		goto free_cq;
+	if (sink != NULL) {
+		cq->sink = *sink;
+	} else {
+		cq->ring = calloc(size, sizeof(*cq->ring));
+		if (cq->ring == NULL)
+			goto free_cq;
+	}
 	cq->eng = eng;
-	cq->size = (uint32_t)cqe;
+	cq->size = size;
 	cq->context = cq_context;
 	TAILQ_INSERT_TAIL(&eng->cqs, cq, link);
 	return cq;
@@ -40,6 +41,28 @@ free_cq:
 nomem:
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct uroce_eng_cq *
+uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context)
+{
+	if (eng == NULL || cqe < 1 || cqe > UROCE_MAX_CQE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	/* A power of two, so the ring index is a mask, never a division. */
+	return cq_new(eng, pow2_ceil((uint32_t)cqe), NULL, cq_context);
+}
+
+struct uroce_eng_cq *
+uroce_eng_cq_create_sink(struct uroce_eng *eng, const struct uroce_eng_cq_sink *sink,
+			 void *cq_context)
+{
+	if (eng == NULL || sink == NULL || sink->push == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return cq_new(eng, 0, sink, cq_context);
 }
 
 int
@@ -55,18 +78,29 @@ uroce_eng_cq_destroy(struct uroce_eng_cq *cq)
 	return 0;
 }
 
+static void
+cq_overrun(struct uroce_eng_cq *cq)
+{
+	ENG_CNT(cq->eng, CQ_OVERFLOW);
+	if (!cq->overflow) {
+		cq->overflow = true;
+		eng_async(cq->eng, UROCE_EVENT_CQ_ERR, cq);
+	}
+}
+
 void
 cq_push(struct uroce_eng_cq *cq, const struct uroce_eng_wc *wc)
 {
-	if (unlikely(cq->count == cq->size)) {
-		ENG_CNT(cq->eng, CQ_OVERFLOW);
-		if (!cq->overflow) {
-			cq->overflow = true;
-			eng_async(cq->eng, UROCE_EVENT_CQ_ERR, cq);
-		}
+	if (cq->ring == NULL) {
+		if (unlikely(!cq->sink.push(cq->sink.ctx, wc)))
+			cq_overrun(cq);
 		return;
 	}
-	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
+	if (unlikely(cq->count == cq->size)) {
+		cq_overrun(cq);
+		return;
+	}
+	cq->ring[(cq->head + cq->count) & (cq->size - 1)] = *wc;
 	cq->count++;
 }
 
@@ -79,7 +113,7 @@ uroce_eng_poll_cq(struct uroce_eng_cq *cq, int num, struct uroce_eng_wc *wc)
 		return -EINVAL;
 	while (n < num && cq->count > 0) {
 		wc[n++] = cq->ring[cq->head];
-		cq->head = (cq->head + 1) % cq->size;
+		cq->head = (cq->head + 1) & (cq->size - 1);
 		cq->count--;
 	}
 	if (n == 0 && cq->overflow)

@@ -3,8 +3,9 @@
  */
 
 /*
- * The engine: one per worker. It owns every object of that worker, keeps the
- * work lists (requesters with work, responders with queued responses or
+ * The engine: one per worker. It owns the QPs, CQs and SRQs of that worker
+ * (PDs, MRs and AHs live on the device the engines of a daemon share), keeps
+ * the work lists (requesters with work, responders with queued responses or
  * ACKs, QPs with an armed timer), builds outgoing packets into buffers from
  * the shell's tx_alloc, and runs everything from uroce_eng_poll().
  *
@@ -21,6 +22,39 @@
 
 #include "transport_internal.h"
 
+struct uroce_eng_dev *
+uroce_eng_dev_create(void)
+{
+	struct uroce_eng_dev *dev = calloc(1, sizeof(*dev));
+
+	if (dev == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	TAILQ_INIT(&dev->pds);
+	TAILQ_INIT(&dev->ahs);
+	return dev;
+}
+
+void
+uroce_eng_dev_destroy(struct uroce_eng_dev *dev)
+{
+	uint32_t i;
+
+	if (dev == NULL)
+		return;
+	for (i = 0; i < UROCE_MAX_MR; i++)
+		if (dev->mrs[i] != NULL)
+			uroce_eng_mr_dereg(dev->mrs[i]);
+	while (!TAILQ_EMPTY(&dev->ahs))
+		uroce_eng_ah_destroy(TAILQ_FIRST(&dev->ahs));
+	while (!TAILQ_EMPTY(&dev->pds)) {
+		TAILQ_FIRST(&dev->pds)->refs = 0;
+		uroce_eng_pd_dealloc(TAILQ_FIRST(&dev->pds));
+	}
+	free(dev);
+}
+
 struct uroce_eng *
 uroce_eng_create(const struct uroce_eng_conf *conf)
 {
@@ -29,7 +63,9 @@ uroce_eng_create(const struct uroce_eng_conf *conf)
 	if (conf == NULL || conf->ops == NULL || conf->ops->now_us == NULL ||
 	    conf->ops->tx_alloc == NULL || conf->ops->tx_send == NULL ||
 	    conf->ops->tx_free == NULL ||
-	    (conf->ud_mtu != 0 && uroce_mtu_enum(conf->ud_mtu) == 0)) {
+	    (conf->ud_mtu != 0 && uroce_mtu_enum(conf->ud_mtu) == 0) ||
+	    (conf->qpn_base & ((1u << UROCE_QPN_LOCAL_BITS) - 1)) != 0 ||
+	    conf->qpn_base > UROCE_QPN_MASK) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -38,6 +74,17 @@ uroce_eng_create(const struct uroce_eng_conf *conf)
 		errno = ENOMEM;
 		return NULL;
 	}
+	eng->dev = conf->dev;
+	if (eng->dev == NULL) {
+		eng->dev = uroce_eng_dev_create();
+		if (eng->dev == NULL) {
+			free(eng);
+			errno = ENOMEM;
+			return NULL;
+		}
+		eng->own_dev = true;
+	}
+	eng->qpn_base = conf->qpn_base;
 	eng->ops = *conf->ops;
 	eng->ctx = conf->ctx;
 	memcpy(eng->gid, conf->gid, sizeof(eng->gid));
@@ -48,10 +95,8 @@ uroce_eng_create(const struct uroce_eng_conf *conf)
 	TAILQ_INIT(&eng->req_list);
 	TAILQ_INIT(&eng->resp_list);
 	TAILQ_INIT(&eng->timer_list);
-	TAILQ_INIT(&eng->pds);
 	TAILQ_INIT(&eng->cqs);
 	TAILQ_INIT(&eng->srqs);
-	TAILQ_INIT(&eng->ahs);
 	return eng;
 }
 
@@ -65,12 +110,7 @@ uroce_eng_destroy(struct uroce_eng *eng)
 	for (i = 0; i < UROCE_MAX_QP; i++)
 		if (eng->qps[i] != NULL)
 			uroce_eng_qp_destroy(eng->qps[i]);
-	for (i = 0; i < UROCE_MAX_MR; i++)
-		if (eng->mrs[i] != NULL)
-			uroce_eng_mr_dereg(eng->mrs[i]);
-	/* Then everything the QPs and MRs referenced. */
-	while (!TAILQ_EMPTY(&eng->ahs))
-		uroce_eng_ah_destroy(TAILQ_FIRST(&eng->ahs));
+	/* Then what the QPs referenced. */
 	while (!TAILQ_EMPTY(&eng->srqs)) {
 		TAILQ_FIRST(&eng->srqs)->refs = 0;
 		uroce_eng_srq_destroy(TAILQ_FIRST(&eng->srqs));
@@ -79,10 +119,8 @@ uroce_eng_destroy(struct uroce_eng *eng)
 		TAILQ_FIRST(&eng->cqs)->refs = 0;
 		uroce_eng_cq_destroy(TAILQ_FIRST(&eng->cqs));
 	}
-	while (!TAILQ_EMPTY(&eng->pds)) {
-		TAILQ_FIRST(&eng->pds)->refs = 0;
-		uroce_eng_pd_dealloc(TAILQ_FIRST(&eng->pds));
-	}
+	if (eng->own_dev)
+		uroce_eng_dev_destroy(eng->dev);
 	free(eng);
 }
 

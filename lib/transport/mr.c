@@ -10,22 +10,28 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "transport_internal.h"
 
-/* A small PRNG for the first variant of each MR slot, so keys are not
- * trivially guessable; afterwards the variant is incremented on every
- * registration that reuses the slot, so a stale key never matches. */
+/*
+ * The variant byte of a new key (IBA 10.6.3.4: the CI chooses key values).
+ * It comes from the kernel's CSPRNG, so a peer cannot predict the key of an
+ * MR from its index, the time or an address, and it always differs from the
+ * slot's previous variant, so a stale key never matches its successor.
+ * getrandom() of one byte from an initialised pool does not block or fail
+ * short; should it fail, the old variant + 1 still keeps keys distinct.
+ */
 static uint8_t
-variant_seed(struct uroce_eng *eng, uint32_t idx)
+next_variant(uint8_t prev)
 {
-	uint64_t x = (uint64_t)(uintptr_t)eng ^ ((uint64_t)idx * 0x9E3779B97F4A7C15ull) ^
-		     eng_now(eng);
+	uint8_t v;
 
-	x ^= x >> 33;
-	x *= 0xFF51AFD7ED558CCDull;
-	x ^= x >> 33;
-	return (uint8_t)x;
+	do {
+		if (getrandom(&v, 1, 0) != 1)
+			v = (uint8_t)(prev + 1);
+	} while (v == prev);
+	return v;
 }
 
 struct uroce_eng_mr *
@@ -33,7 +39,7 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 {
 	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
-	struct uroce_eng *eng;
+	struct uroce_eng_dev *dev;
 	struct uroce_eng_mr *mr;
 	uint32_t i, idx;
 
@@ -48,13 +54,13 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = EINVAL;
 		return NULL;
 	}
-	eng = pd->eng;
+	dev = pd->dev;
 	/* Round-robin over slots (index 0 is never used, so key 0 is invalid). */
 	idx = 0;
 	for (i = 0; i < UROCE_MAX_MR; i++) {
-		uint32_t c = (eng->mr_next + i) % UROCE_MAX_MR;
+		uint32_t c = (dev->mr_next + i) % UROCE_MAX_MR;
 
-		if (c != 0 && eng->mrs[c] == NULL) {
+		if (c != 0 && dev->mrs[c] == NULL) {
 			idx = c;
 			break;
 		}
@@ -68,21 +74,28 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = ENOMEM;
 		return NULL;
 	}
-	eng->mr_next = idx + 1;
-	eng->mr_variant[idx]++;
-	if (eng->mr_variant[idx] == 1)
-		eng->mr_variant[idx] = variant_seed(eng, idx) | 1;
-	mr->eng = eng;
+	dev->mr_next = idx + 1;
+	dev->mr_variant[idx] = next_variant(dev->mr_variant[idx]);
+	mr->dev = dev;
 	mr->pd = pd;
 	mr->addr = addr;
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	mr->key = idx << 8 | eng->mr_variant[idx];
-	mr->valid = true;
-	eng->mrs[idx] = mr;
-	pd->refs++;
+	mr->key = idx << 8 | dev->mr_variant[idx];
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	/* Publish the filled-in MR to every engine (mr_lookup()'s acquire). */
+	__atomic_store_n(&dev->mrs[idx], mr, __ATOMIC_RELEASE);
 	return mr;
+}
+
+void
+uroce_eng_mr_revoke(struct uroce_eng_mr *mr)
+{
+	uint32_t idx = KEY_INDEX(mr->key);
+
+	if (mr->dev->mrs[idx] == mr)
+		__atomic_store_n(&mr->dev->mrs[idx], NULL, __ATOMIC_RELEASE);
 }
 
 int
@@ -90,8 +103,8 @@ uroce_eng_mr_dereg(struct uroce_eng_mr *mr)
 {
 	if (mr == NULL)
 		return -EINVAL;
-	mr->eng->mrs[KEY_INDEX(mr->key)] = NULL;
-	mr->pd->refs--;
+	uroce_eng_mr_revoke(mr);
+	__atomic_fetch_sub(&mr->pd->refs, 1, __ATOMIC_RELAXED);
 	free(mr);
 	return 0;
 }
@@ -106,26 +119,6 @@ uint32_t
 uroce_eng_mr_rkey(const struct uroce_eng_mr *mr)
 {
 	return mr->key;
-}
-
-bool
-uroce_eng_mr_valid(const struct uroce_eng_mr *mr)
-{
-	return mr->valid;
-}
-
-struct uroce_eng_mr *
-mr_lookup(struct uroce_eng *eng, uint32_t key)
-{
-	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mr;
-
-	if (idx == 0 || idx >= UROCE_MAX_MR)
-		return NULL;
-	mr = eng->mrs[idx];
-	if (mr == NULL || mr->key != key || !mr->valid)
-		return NULL;
-	return mr;
 }
 
 /* IBA 10.6.3.3 (bounds): [va, va + len) inside [iova, iova + length),
@@ -146,7 +139,7 @@ mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len)
 bool
 uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len, int access)
 {
-	if (mr == NULL || !mr->valid)
+	if (mr == NULL)
 		return false;
 	if ((mr->access & access) != access)
 		return false;

@@ -51,8 +51,9 @@ uroce_eng_pd_alloc(struct uroce_eng *eng)
 		errno = ENOMEM;
 		return NULL;
 	}
-	pd->eng = eng;
-	TAILQ_INSERT_TAIL(&eng->pds, pd, link);
+	pd->dev = eng->dev;
+	pd->home = eng;
+	TAILQ_INSERT_TAIL(&pd->dev->pds, pd, link);
 	return pd;
 }
 
@@ -61,9 +62,9 @@ uroce_eng_pd_dealloc(struct uroce_eng_pd *pd)
 {
 	if (pd == NULL)
 		return -EINVAL;
-	if (pd->refs != 0)
+	if (__atomic_load_n(&pd->refs, __ATOMIC_RELAXED) != 0)
 		return -EBUSY;
-	TAILQ_REMOVE(&pd->eng->pds, pd, link);
+	TAILQ_REMOVE(&pd->dev->pds, pd, link);
 	free(pd);
 	return 0;
 }
@@ -84,8 +85,8 @@ uroce_eng_ah_create(struct uroce_eng_pd *pd, const struct uroce_eng_ah_attr *att
 	}
 	ah->pd = pd;
 	ah->attr = *attr;
-	pd->refs++;
-	TAILQ_INSERT_TAIL(&pd->eng->ahs, ah, link);
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	TAILQ_INSERT_TAIL(&pd->dev->ahs, ah, link);
 	return ah;
 }
 
@@ -94,10 +95,22 @@ uroce_eng_ah_destroy(struct uroce_eng_ah *ah)
 {
 	if (ah == NULL)
 		return -EINVAL;
-	ah->pd->refs--;
-	TAILQ_REMOVE(&ah->pd->eng->ahs, ah, link);
+	__atomic_fetch_sub(&ah->pd->refs, 1, __ATOMIC_RELAXED);
+	TAILQ_REMOVE(&ah->pd->dev->ahs, ah, link);
 	free(ah);
 	return 0;
+}
+
+const struct uroce_eng_ah_attr *
+uroce_eng_ah_attr(const struct uroce_eng_ah *ah)
+{
+	return &ah->attr;
+}
+
+struct uroce_eng_pd *
+uroce_eng_ah_pd(const struct uroce_eng_ah *ah)
+{
+	return ah->pd;
 }
 
 const char *

@@ -264,36 +264,40 @@ uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr
 {
 	struct uroce_eng *eng;
 	struct uroce_eng_qp *qp;
-	uint32_t i, qpn = 0;
+	uint32_t i, idx = 0;
 
+	/* The QP lives on its CQs' engine (worker); its SRQ must be there too. */
 	if (pd == NULL || attr == NULL || type_index(attr->qp_type) < 0 ||
 	    attr->send_cq == NULL || attr->recv_cq == NULL ||
-	    attr->send_cq->eng != pd->eng || attr->recv_cq->eng != pd->eng ||
+	    attr->recv_cq->eng != attr->send_cq->eng || attr->send_cq->eng->dev != pd->dev ||
 	    attr->cap.max_send_wr > UROCE_MAX_QP_WR || attr->cap.max_recv_wr > UROCE_MAX_QP_WR ||
 	    attr->cap.max_send_sge > UROCE_MAX_SGE || attr->cap.max_recv_sge > UROCE_MAX_SGE ||
 	    attr->cap.max_inline_data > UROCE_MAX_INLINE ||
-	    (attr->srq != NULL && attr->srq->pd->eng != pd->eng)) {
+	    (attr->srq != NULL && attr->srq->eng != attr->send_cq->eng)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	eng = pd->eng;
+	eng = attr->send_cq->eng;
 	for (i = 0; i < UROCE_MAX_QP - UROCE_FIRST_USER_QPN; i++) {
 		uint32_t c = UROCE_FIRST_USER_QPN +
 			     (eng->qpn_next + i) % (UROCE_MAX_QP - UROCE_FIRST_USER_QPN);
 
 		if (eng->qps[c] == NULL) {
-			qpn = c;
+			idx = c;
 			break;
 		}
 	}
-	if (qpn == 0) {
+	if (idx == 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		goto nomem;
-	qp->sq_size = attr->cap.max_send_wr > 0 ? attr->cap.max_send_wr : 1;
+	/* Queues are powers of two (indexes are masks, never divisions); the
+	 * capacities reported back are what was allocated, as verbs allows. */
+	qp->sq_size = pow2_ceil(attr->cap.max_send_wr);
+	qp->sq_mask = qp->sq_size - 1;
 	qp->sq = calloc(qp->sq_size, sizeof(*qp->sq));
 	if (qp->sq == NULL)
 		goto free_qp;
@@ -308,18 +312,21 @@ uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr
 	qp->eng = eng;
 	qp->pd = pd;
 	qp->init = *attr;
-	qp->qpn = qpn;
+	qp->init.cap.max_send_wr = qp->sq_size;
+	if (attr->srq == NULL)
+		qp->init.cap.max_recv_wr = qp->rq.size;
+	qp->qpn = eng->qpn_base | idx;
 	qp->attr.qp_state = UROCE_QPS_RESET;
-	qp->attr.cap = attr->cap;
+	qp->attr.cap = qp->init.cap;
 	qp->attr.path_mtu = UROCE_MTU_1024;
 	qp->attr.port_num = eng->port;
 	qp->mtu = uroce_mtu_bytes(UROCE_MTU_1024);
 	if (attr->qp_type == UROCE_QPT_UD)
 		qp->mtu = eng->ud_mtu;
 	qp_reset(qp);
-	eng->qps[qpn] = qp;
-	eng->qpn_next = qpn - UROCE_FIRST_USER_QPN + 1;
-	pd->refs++;
+	eng->qps[idx] = qp;
+	eng->qpn_next = idx - UROCE_FIRST_USER_QPN + 1;
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	attr->send_cq->refs++;
 	attr->recv_cq->refs++;
 	if (attr->srq != NULL)
@@ -344,11 +351,11 @@ uroce_eng_qp_destroy(struct uroce_eng_qp *qp)
 	if (qp == NULL)
 		return -EINVAL;
 	eng_unlink_qp(qp);
-	qp->eng->qps[qp->qpn] = NULL;
+	qp->eng->qps[qp->qpn & UROCE_QPN_INDEX_MASK] = NULL;
 	/* Engine-wide totals keep what a QP counted after it is gone. */
 	for (c = 0; c < UROCE_CNT_MAX; c++)
 		qp->eng->cnt[c] += qp->cnt[c];
-	qp->pd->refs--;
+	__atomic_fetch_sub(&qp->pd->refs, 1, __ATOMIC_RELAXED);
 	qp->init.send_cq->refs--;
 	qp->init.recv_cq->refs--;
 	if (qp->init.srq != NULL)
@@ -369,7 +376,7 @@ uroce_eng_qp_num(const struct uroce_eng_qp *qp)
 struct uroce_eng_qp *
 uroce_eng_qp(const struct uroce_eng *eng, uint32_t qpn)
 {
-	return qpn < UROCE_MAX_QP ? eng->qps[qpn] : NULL;
+	return eng_qp_of(eng, qpn);
 }
 
 void *
@@ -508,6 +515,42 @@ uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *attr
 	return 0;
 }
 
+/* IBA 10.8.3.2: a receive posted in ERR completes at once with a flush error. */
+static void
+recv_flushed(struct uroce_eng_qp *qp, uint64_t wr_id)
+{
+	struct uroce_eng_wc wc = {
+		.wr_id = wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
+		.opcode = UROCE_WC_RECV, .qp_num = qp->qpn,
+	};
+
+	cq_push(qp->init.recv_cq, &wc);
+}
+
+struct uroce_eng_recv_wqe *
+uroce_eng_rq_reserve(struct uroce_eng_qp *qp)
+{
+	if (qp->init.srq != NULL || qp->rq.size == 0)
+		return NULL;
+	return rq_reserve(&qp->rq);
+}
+
+int
+uroce_eng_rq_commit(struct uroce_eng_qp *qp)
+{
+	struct rwqe *w = &qp->rq.ring[(qp->rq.head + qp->rq.count) & qp->rq.mask];
+
+	if (qp->attr.qp_state == UROCE_QPS_RESET)
+		return -EINVAL;
+	if (qp->attr.qp_state == UROCE_QPS_ERR) {
+		if (w->num_sge > qp->rq.max_sge)
+			return -EINVAL;
+		recv_flushed(qp, w->wr_id);
+		return 0;
+	}
+	return rq_commit(&qp->rq);
+}
+
 int
 uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
 		    struct uroce_eng_recv_wr **bad_wr)
@@ -520,16 +563,10 @@ uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
 		if (qp->init.srq != NULL || qp->attr.qp_state == UROCE_QPS_RESET) {
 			rc = -EINVAL;
 		} else if (qp->attr.qp_state == UROCE_QPS_ERR) {
-			/* IBA 10.8.3.2: posted in ERR, completed with a flush error. */
-			struct uroce_eng_wc wc = {
-				.wr_id = wr->wr_id, .status = UROCE_WC_WR_FLUSH_ERR,
-				.opcode = UROCE_WC_RECV, .qp_num = qp->qpn,
-			};
-
 			if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge)
 				rc = -EINVAL;
 			else
-				cq_push(qp->init.recv_cq, &wc);
+				recv_flushed(qp, wr->wr_id);
 		} else {
 			rc = rq_post(&qp->rq, wr);
 		}

@@ -4,10 +4,12 @@
 
 /*
  * Receive demultiplexing and the checks common to every packet (IBA 9.6):
- * destination QP exists, QP state accepts packets, service type matches the
- * QP, P_Key matches. Then the packet goes to the responder (requests) or
- * the completer (responses).
+ * destination QP exists, service type matches the QP, P_Key matches, a
+ * connected QP hears only its peer, QP state accepts packets. Then the
+ * packet goes to the responder (requests) or the completer (responses).
  */
+
+#include <string.h>
 
 #include "transport_internal.h"
 
@@ -34,7 +36,7 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	struct uroce_eng_qp *qp;
 	uint32_t mask;
 
-	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL))
+	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL || frame == NULL))
 		return;
 	mask = pkt->info->mask;
 	/* RoCEv2 A17.9.3: a CNP is congestion feedback, never an error. */
@@ -46,7 +48,8 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		return;
 	}
 	/* IBA 9.6.1: the destination QP must exist. */
-	if (pkt->dqpn >= UROCE_MAX_QP || (qp = eng->qps[pkt->dqpn]) == NULL) {
+	qp = eng_qp_of(eng, pkt->dqpn);
+	if (qp == NULL) {
 		ENG_CNT(eng, RX_PACKETS);
 		ENG_CNT(eng, RX_BAD_QPN);
 		return;
@@ -64,6 +67,16 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		return;
 	}
 	st = qp->attr.qp_state;
+	/* IBA 9.6 (validation, connected services): a packet for an RC or UC
+	 * QP must come from that QP's destination. In RoCEv2 the source GID is
+	 * the IP source address, so a spoofed or stray source is dropped before
+	 * any check that could move state, and counted. A QP before RTR has no
+	 * peer yet; the state check below drops for it. */
+	if (qp->init.qp_type != UROCE_QPT_UD && st >= UROCE_QPS_RTR &&
+	    memcmp(frame->sgid, qp->attr.ah_attr.dgid, 16) != 0) {
+		QP_CNT(qp, RX_BAD_SRC_ADDR);
+		return;
+	}
 	if (mask & UROCE_F_REQ) {
 		/* IBA 10.3.1: RTR, RTS, SQD and SQE receive; RESET/INIT/ERR drop. */
 		if (st != UROCE_QPS_RTR && st != UROCE_QPS_RTS && st != UROCE_QPS_SQD &&

@@ -20,14 +20,14 @@
 #include "transport_internal.h"
 
 static bool
-is_rd_atomic(enum uroce_wr_opcode op)
+is_rd_atomic(uint32_t op)
 {
 	return op == UROCE_WR_RDMA_READ || op == UROCE_WR_ATOMIC_CMP_AND_SWP ||
 	       op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 static bool
-is_atomic(enum uroce_wr_opcode op)
+is_atomic(uint32_t op)
 {
 	return op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
@@ -54,7 +54,7 @@ opcode_allowed(enum uroce_qp_type t, enum uroce_wr_opcode op)
 void
 req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st)
 {
-	bool signaled = (w->flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all;
+	bool signaled = (w->wr.flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all;
 
 	assert(w == sq_at(qp, qp->sq_head));
 	/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
@@ -62,9 +62,9 @@ req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status s
 		struct uroce_eng_wc wc;
 
 		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = w->wr_id;
+		wc.wr_id = w->wr.wr_id;
 		wc.status = st;
-		wc.opcode = uroce_wc_opcode_of(w->opcode);
+		wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->wr.opcode);
 		wc.qp_num = qp->qpn;
 		wc.byte_len = w->length;
 		cq_push(qp->init.send_cq, &wc);
@@ -85,111 +85,161 @@ req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status s
 	}
 }
 
-/* Post-time validation of one WR (IBA 10.8.2 / 11.4.1.1 checks that are the
- * caller's fault return -EINVAL; key problems complete in error later). */
-static int
-post_one(struct uroce_eng_qp *qp, const struct uroce_eng_send_wr *wr)
+struct uroce_eng_send_wqe *
+uroce_eng_sq_reserve(struct uroce_eng_qp *qp)
 {
+	struct swqe *w;
+
+	if (qp->sq_tail - qp->sq_head >= qp->sq_size)
+		return NULL;
+	w = sq_at(qp, qp->sq_tail);
+	w->wr.inline_data = qp->sq_inline != NULL ?
+			    qp->sq_inline + (size_t)(qp->sq_tail & qp->sq_mask) * UROCE_MAX_INLINE :
+			    NULL;
+	return &w->wr;
+}
+
+/* Post-time validation of the reserved slot (IBA 10.8.2 / 11.4.1.1 checks
+ * that are the poster's fault fail the post; key problems complete in error
+ * later). */
+static int
+sq_check(struct uroce_eng_qp *qp, struct swqe *w)
+{
+	const struct uroce_eng_send_wqe *r = &w->wr;
 	enum uroce_qp_type t = qp->init.qp_type;
 	uint64_t total = 0;
-	struct swqe *w;
-	int i;
+	uint32_t i;
 
-	if (!opcode_allowed(t, wr->opcode) || wr->num_sge < 0 ||
-	    (uint32_t)wr->num_sge > qp->init.cap.max_send_sge ||
-	    (wr->num_sge > 0 && wr->sg_list == NULL))
+	if (!opcode_allowed(t, (enum uroce_wr_opcode)r->opcode) ||
+	    (r->flags & ~(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED |
+			  UROCE_SEND_INLINE)) != 0)
 		return -EINVAL;
-	for (i = 0; i < wr->num_sge; i++)
-		total += wr->sg_list[i].length;
+	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
+	if (w->is_inline) {
+		if (is_rd_atomic((enum uroce_wr_opcode)r->opcode) || r->inline_data == NULL)
+			return -EINVAL;
+		if (r->inline_len > qp->init.cap.max_inline_data)
+			return -EMSGSIZE;
+		total = r->inline_len;
+	} else {
+		if (r->num_sge > qp->init.cap.max_send_sge)
+			return -EINVAL;
+		for (i = 0; i < r->num_sge; i++)
+			total += r->sge[i].length;
+	}
 	if (total > UROCE_MAX_MSG_SIZE)
-		return -EINVAL;
-	if ((wr->send_flags & UROCE_SEND_INLINE) &&
-	    (total > qp->init.cap.max_inline_data || is_rd_atomic(wr->opcode)))
-		return -EINVAL;
+		return -EMSGSIZE;
 	/* IBA 9.4.5: atomics are 8 bytes. */
-	if (is_atomic(wr->opcode) && total != 8)
-		return -EINVAL;
-	if (t == UROCE_QPT_UD && (wr->wr.ud.ah == NULL || total > qp->mtu))
-		return -EINVAL;
+	if (is_atomic((enum uroce_wr_opcode)r->opcode) && total != 8)
+		return -EMSGSIZE;
+	if (t == UROCE_QPT_UD && total > qp->mtu)
+		return -EMSGSIZE;
 	/* Keep one message within a quarter of the PSN space, so modular PSN
 	 * comparisons over it stay unambiguous (IBA 9.7.1: 2^23 window). This
 	 * only bites 2 GB messages at a 256-byte path MTU. */
 	if (t != UROCE_QPT_UD && uroce_num_pkts(total, qp->mtu) > (1u << 22))
-		return -EINVAL;
-	if (qp->sq_tail - qp->sq_head >= qp->sq_size)
-		return -ENOMEM;
-
-	w = sq_at(qp, qp->sq_tail);
-	memset(w, 0, sizeof(*w));
-	w->wr_id = wr->wr_id;
-	w->opcode = wr->opcode;
-	w->flags = wr->send_flags;
-	w->imm = wr->imm_data;
-	w->inv_rkey = wr->invalidate_rkey;
+		return -EMSGSIZE;
 	w->length = (uint32_t)total;
+	return 0;
+}
+
+int
+uroce_eng_sq_commit(struct uroce_eng_qp *qp)
+{
+	enum uroce_qp_state st = qp->attr.qp_state;
+	struct swqe *w = sq_at(qp, qp->sq_tail);
+	int rc;
+
+	/* IBA 10.8.2: the SQ takes WRs from RTS on. */
+	if (st == UROCE_QPS_RESET || st == UROCE_QPS_INIT || st == UROCE_QPS_RTR)
+		return -EINVAL;
+	rc = sq_check(qp, w);
+	if (rc != 0)
+		return rc;
+	w->state = SWQE_POSTED;
+	w->rd_counted = false;
+	qp->sq_tail++;
+	/* IBA 10.3.1: WRs posted in ERR/SQE complete with a flush error. */
+	if (st == UROCE_QPS_ERR || st == UROCE_QPS_SQE) {
+		qp->req.cur = qp->sq_tail;
+		req_complete_wqe(qp, sq_at(qp, qp->sq_head), UROCE_WC_WR_FLUSH_ERR);
+	} else if (!qp->req.on_list) {
+		eng_req_kick(qp);
+	}
+	return 0;
+}
+
+/* The legacy chain API: each WR copied into its slot, then committed. */
+static int
+post_one(struct uroce_eng_qp *qp, const struct uroce_eng_send_wr *wr)
+{
+	struct uroce_eng_send_wqe *r;
+	uint64_t total = 0;
+	int i, rc;
+
+	if (wr->num_sge < 0 || wr->num_sge > UROCE_MAX_SGE || (wr->num_sge > 0 && wr->sg_list == NULL))
+		return -EINVAL;
+	if (qp->init.qp_type == UROCE_QPT_UD && wr->wr.ud.ah == NULL)
+		return -EINVAL;
+	r = uroce_eng_sq_reserve(qp);
+	if (r == NULL)
+		return -ENOMEM;
+	r->wr_id = wr->wr_id;
+	r->opcode = (uint32_t)wr->opcode;
+	r->flags = wr->send_flags;
+	r->imm = wr->opcode == UROCE_WR_SEND_WITH_INV ? wr->invalidate_rkey : wr->imm_data;
 	if (is_atomic(wr->opcode)) {
-		w->remote_addr = wr->wr.atomic.remote_addr;
-		w->rkey = wr->wr.atomic.rkey;
-		w->compare_add = wr->wr.atomic.compare_add;
-		w->swap = wr->wr.atomic.swap;
-	} else if (t == UROCE_QPT_UD) {
-		w->ah = wr->wr.ud.ah->attr;
-		w->remote_qpn = wr->wr.ud.remote_qpn;
-		w->remote_qkey = wr->wr.ud.remote_qkey;
+		r->remote_addr = wr->wr.atomic.remote_addr;
+		r->rkey = wr->wr.atomic.rkey;
+		r->compare_add = wr->wr.atomic.compare_add;
+		r->swap = wr->wr.atomic.swap;
+	} else if (qp->init.qp_type == UROCE_QPT_UD) {
+		r->ah = wr->wr.ud.ah->attr;
+		r->remote_qpn = wr->wr.ud.remote_qpn;
+		r->remote_qkey = wr->wr.ud.remote_qkey;
 	} else {
-		w->remote_addr = wr->wr.rdma.remote_addr;
-		w->rkey = wr->wr.rdma.rkey;
+		r->remote_addr = wr->wr.rdma.remote_addr;
+		r->rkey = wr->wr.rdma.rkey;
 	}
 	if (wr->send_flags & UROCE_SEND_INLINE) {
-		uint8_t *p = qp->sq_inline + (size_t)(qp->sq_tail % qp->sq_size) * UROCE_MAX_INLINE;
+		uint8_t *p = r->inline_data;
 
-		w->inline_data = p;
+		for (i = 0; i < wr->num_sge; i++)
+			total += wr->sg_list[i].length;
+		if (p == NULL || total > qp->init.cap.max_inline_data)
+			return -EINVAL;
 		/* Inline SGE addresses are pointers in this process (copied now). */
 		for (i = 0; i < wr->num_sge; i++) {
 			memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
 			p += wr->sg_list[i].length;
 		}
+		r->inline_len = (uint32_t)total;
 	} else {
-		w->num_sge = (uint32_t)wr->num_sge;
+		r->num_sge = (uint32_t)wr->num_sge;
 		for (i = 0; i < wr->num_sge; i++)
-			w->sge[i] = wr->sg_list[i];
+			r->sge[i] = wr->sg_list[i];
 	}
-	w->state = SWQE_POSTED;
-	qp->sq_tail++;
-	return 0;
+	rc = uroce_eng_sq_commit(qp);
+	return rc == -EMSGSIZE ? -EINVAL : rc;
 }
 
 int
 uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr,
 		    struct uroce_eng_send_wr **bad_wr)
 {
-	enum uroce_qp_state st;
 	int rc = 0;
 
 	if (qp == NULL)
 		return -EINVAL;
-	st = qp->attr.qp_state;
 	for (; wr != NULL; wr = wr->next) {
-		if (st == UROCE_QPS_RESET || st == UROCE_QPS_INIT || st == UROCE_QPS_RTR) {
-			rc = -EINVAL; /* IBA 10.8.2: SQ not ready */
-		} else {
-			rc = post_one(qp, wr);
-			/* IBA 10.3.1: WRs posted in ERR/SQE complete with a flush error. */
-			if (rc == 0 && (st == UROCE_QPS_ERR || st == UROCE_QPS_SQE)) {
-				qp->req.cur = qp->sq_tail;
-				req_complete_wqe(qp, sq_at(qp, qp->sq_head),
-						 UROCE_WC_WR_FLUSH_ERR);
-			}
-		}
+		rc = post_one(qp, wr);
 		if (rc != 0) {
 			if (bad_wr != NULL)
 				*bad_wr = wr;
 			break;
 		}
 	}
-	if (qp_can_send(qp))
-		eng_req_kick(qp);
 	return rc;
 }
 
@@ -245,8 +295,8 @@ seg_opcode(const struct uroce_eng_qp *qp, const struct swqe *w, bool first, bool
 	enum seg_pos pos = first ? (last ? SEG_ONLY : SEG_FIRST) : (last ? SEG_LAST : SEG_MIDDLE);
 
 	/* post_one() admits only the opcodes with a row here. */
-	assert(w->opcode < UROCE_ARRAY_SIZE(seg_ops));
-	return UROCE_OPCODE(svc, seg_ops[w->opcode][pos]);
+	assert(w->wr.opcode < UROCE_ARRAY_SIZE(seg_ops));
+	return UROCE_OPCODE(svc, seg_ops[w->wr.opcode][pos]);
 }
 
 static void
@@ -281,47 +331,47 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		/* IBA 9.8.2: UD is one SEND_ONLY packet with a DETH. */
-		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->opcode == UROCE_WR_SEND_WITH_IMM ?
+		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->wr.opcode == UROCE_WR_SEND_WITH_IMM ?
 					  UROCE_OP_SEND_ONLY_WITH_IMMEDIATE : UROCE_OP_SEND_ONLY);
-		bth.dqpn = w->remote_qpn;
-		bth.se = w->flags & UROCE_SEND_SOLICITED;
+		bth.dqpn = w->wr.remote_qpn;
+		bth.se = w->wr.flags & UROCE_SEND_SOLICITED;
 		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
-		ext.qkey = (w->remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
-								     w->remote_qkey;
+		ext.qkey = (w->wr.remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
+								     w->wr.remote_qkey;
 		ext.src_qp = qp->qpn;
-		ext.imm = w->imm;
+		ext.imm = w->wr.imm;
 		paylen = w->length;
 		first = true;
-		ah = &w->ah;
-	} else if (w->opcode == UROCE_WR_RDMA_READ) {
+		ah = &w->wr.ah;
+	} else if (w->wr.opcode == UROCE_WR_RDMA_READ) {
 		/* IBA 9.7.4.1.3: a READ request consumes one PSN per response
 		 * packet; a restart asks for the remaining sub-range. */
 		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_REQUEST);
 		bth.ackreq = true;
-		ext.va = w->remote_addr + qp->req.off;
-		ext.rkey = w->rkey;
+		ext.va = w->wr.remote_addr + qp->req.off;
+		ext.rkey = w->wr.rkey;
 		ext.dma_len = w->length - qp->req.off;
 		consumed = uroce_num_pkts(ext.dma_len, qp->mtu);
-	} else if (is_atomic(w->opcode)) {
+	} else if (is_atomic(w->wr.opcode)) {
 		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC,
-					  w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
+					  w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
 					  UROCE_OP_COMPARE_SWAP : UROCE_OP_FETCH_ADD);
 		bth.ackreq = true;
-		ext.va = w->remote_addr;
-		ext.rkey = w->rkey;
-		ext.swap_add = w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->swap : w->compare_add;
-		ext.compare = w->compare_add;
+		ext.va = w->wr.remote_addr;
+		ext.rkey = w->wr.rkey;
+		ext.swap_add = w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->wr.swap : w->wr.compare_add;
+		ext.compare = w->wr.compare_add;
 	} else {
 		first = qp->req.off == 0;
 		paylen = UROCE_MIN(qp->mtu, w->length - qp->req.off);
 		last = qp->req.off + paylen == w->length;
 		bth.opcode = seg_opcode(qp, w, first, last);
-		ext.va = w->remote_addr;
-		ext.rkey = w->rkey;
+		ext.va = w->wr.remote_addr;
+		ext.rkey = w->wr.rkey;
 		ext.dma_len = w->length;
-		ext.imm = w->imm;
-		ext.inv_rkey = w->inv_rkey;
-		bth.se = last && (w->flags & UROCE_SEND_SOLICITED);
+		ext.imm = w->wr.imm;
+		ext.inv_rkey = w->wr.imm;
+		bth.se = last && (w->wr.flags & UROCE_SEND_SOLICITED);
 		/* IBA 9.7.2: AckReq on the last packet and periodically. */
 		bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
 			     (last || (uroce_psn_diff(psn, w->first_psn) + 1) %
@@ -334,9 +384,9 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 	if (paylen > 0) {
 		uint32_t off = qp->init.qp_type == UROCE_QPT_UD ? 0 : qp->req.off;
 
-		if (w->inline_data != NULL) {
-			memcpy(buf + hdr_len, w->inline_data + off, paylen);
-		} else if (sge_copy(qp->eng, qp->pd, w->sge, w->num_sge, off, buf + hdr_len,
+		if (w->is_inline) {
+			memcpy(buf + hdr_len, w->wr.inline_data + off, paylen);
+		} else if (sge_copy(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, off, buf + hdr_len,
 				    paylen, false) != 0) {
 			/* The MR went away under a message in progress. */
 			qp->eng->ops.tx_free(qp->eng->ctx, buf);
@@ -354,7 +404,7 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 	if (qp->init.qp_type == UROCE_QPT_RC)
 		arm_rto(qp);
 
-	if (w->opcode == UROCE_WR_RDMA_READ || is_atomic(w->opcode) || last) {
+	if (w->wr.opcode == UROCE_WR_RDMA_READ || is_atomic(w->wr.opcode) || last) {
 		qp->req.cur++;
 		qp->req.off = 0;
 		/* UC and UD have no ACK: a WQE is complete once sent (IBA 9.8). */
@@ -392,26 +442,26 @@ req_start_wqe(struct uroce_eng_qp *qp, struct swqe *w)
 	if (qp->attr.qp_state == UROCE_QPS_SQD)
 		return REQ_BLOCKED;
 	/* IBA 10.8.3.3 (fence): wait for every prior READ/ATOMIC. */
-	if ((w->flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
+	if ((w->wr.flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
 		return REQ_BLOCKED;
 	/* IBA 9.7.4.1.x: never more than max_rd_atomic READ/ATOMIC outstanding. */
-	if (is_rd_atomic(w->opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
+	if (is_rd_atomic(w->wr.opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
 		return REQ_BLOCKED;
-	if (is_rd_atomic(w->opcode))
+	if (is_rd_atomic(w->wr.opcode))
 		access = UROCE_ACCESS_LOCAL_WRITE;
-	if (w->inline_data == NULL &&
-	    !sge_list_ok(qp->eng, qp->pd, w->sge, w->num_sge, access))
+	if (!w->is_inline &&
+	    !sge_list_ok(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, access))
 		return REQ_WQE_ERROR;
 	w->first_psn = qp->req.psn;
-	if (w->opcode == UROCE_WR_RDMA_READ)
+	if (w->wr.opcode == UROCE_WR_RDMA_READ)
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);
-	else if (is_atomic(w->opcode) || qp->init.qp_type == UROCE_QPT_UD)
+	else if (is_atomic(w->wr.opcode) || qp->init.qp_type == UROCE_QPT_UD)
 		w->npkts = 1;
 	else
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);
 	w->last_psn = uroce_psn_add(w->first_psn, w->npkts - 1);
 	w->state = SWQE_SENT;
-	if (is_rd_atomic(w->opcode)) {
+	if (is_rd_atomic(w->wr.opcode)) {
 		w->rd_counted = true;
 		qp->req.rd_outstanding++;
 	}
@@ -495,7 +545,7 @@ req_rewind(struct uroce_eng_qp *qp, uint32_t psn)
 				d = 0;
 				qp->req.psn = w->first_psn;
 			}
-			if (!is_atomic(w->opcode))
+			if (!is_atomic(w->wr.opcode))
 				qp->req.off = (uint32_t)d * qp->mtu;
 			break;
 		}

@@ -21,37 +21,60 @@
 
 #include "transport_internal.h"
 
+/*
+ * Responder states: one check or one action each, of IBA 9.7.5.1 (RC) and
+ * 9.8.3 (UC), done by the function of the same name in resp_steps[]. A
+ * step returns the next state; RESP_EXIT ends the packet.
+ *
+ *   CHECK_PSN ─┬─ OUT_OF_SEQ / DUPLICATE (RC) ─────────────────────────── EXIT
+ *              └─ CHECK_OP_SEQ → CHECK_LENGTH → CHECK_QP_ACCESS → CHECK_RKEY
+ *   SEND:   GET_WQE → CHECK_RECV_LENGTH → CHECK_INVALIDATE → PLACE_SEND
+ *   WRITE:  CHECK_DMA_LENGTH → [GET_WQE with immediate] → PLACE_WRITE
+ *   READ:   EXEC_READ        ATOMIC: EXEC_ATOMIC
+ *   last packet of a SEND/WRITE: COMPLETE → ACK; other packets: ACK
+ *   errors: ERROR (NAK), RNR (RNR NAK), DROP (silent)
+ */
 enum resp_st {
 	RESP_CHECK_PSN,
-	RESP_DUPLICATE,
 	RESP_OUT_OF_SEQ,
+	RESP_DUPLICATE,
 	RESP_CHECK_OP_SEQ,
 	RESP_CHECK_LENGTH,
-	RESP_CHECK_ACCESS,
-	RESP_SEND,
-	RESP_WRITE,
-	RESP_READ,
-	RESP_ATOMIC,
+	RESP_CHECK_QP_ACCESS,
+	RESP_CHECK_RKEY,
+	RESP_CHECK_DMA_LENGTH,
+	RESP_GET_WQE,
+	RESP_CHECK_RECV_LENGTH,
+	RESP_CHECK_INVALIDATE,
+	RESP_PLACE_SEND,
+	RESP_PLACE_WRITE,
+	RESP_EXEC_READ,
+	RESP_EXEC_ATOMIC,
+	RESP_COMPLETE,
 	RESP_ACK,
 	RESP_RNR,
 	RESP_ERROR,
 	RESP_DROP,
 	RESP_EXIT,
+	RESP_NUM_STATES,
 };
 
-static const char *const resp_st_names[] __attribute__((unused)) = {
-	[RESP_CHECK_PSN] = "CHECK_PSN", [RESP_DUPLICATE] = "DUPLICATE",
-	[RESP_OUT_OF_SEQ] = "OUT_OF_SEQ", [RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
-	[RESP_CHECK_LENGTH] = "CHECK_LENGTH", [RESP_CHECK_ACCESS] = "CHECK_ACCESS",
-	[RESP_SEND] = "SEND", [RESP_WRITE] = "WRITE", [RESP_READ] = "READ",
-	[RESP_ATOMIC] = "ATOMIC", [RESP_ACK] = "ACK", [RESP_RNR] = "RNR",
-	[RESP_ERROR] = "ERROR", [RESP_DROP] = "DROP", [RESP_EXIT] = "EXIT",
+static const char *const resp_st_names[RESP_NUM_STATES] __attribute__((unused)) = {
+	[RESP_CHECK_PSN] = "CHECK_PSN", [RESP_OUT_OF_SEQ] = "OUT_OF_SEQ",
+	[RESP_DUPLICATE] = "DUPLICATE", [RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
+	[RESP_CHECK_LENGTH] = "CHECK_LENGTH", [RESP_CHECK_QP_ACCESS] = "CHECK_QP_ACCESS",
+	[RESP_CHECK_RKEY] = "CHECK_RKEY", [RESP_CHECK_DMA_LENGTH] = "CHECK_DMA_LENGTH",
+	[RESP_GET_WQE] = "GET_WQE", [RESP_CHECK_RECV_LENGTH] = "CHECK_RECV_LENGTH",
+	[RESP_CHECK_INVALIDATE] = "CHECK_INVALIDATE", [RESP_PLACE_SEND] = "PLACE_SEND",
+	[RESP_PLACE_WRITE] = "PLACE_WRITE", [RESP_EXEC_READ] = "EXEC_READ",
+	[RESP_EXEC_ATOMIC] = "EXEC_ATOMIC", [RESP_COMPLETE] = "COMPLETE", [RESP_ACK] = "ACK",
+	[RESP_RNR] = "RNR", [RESP_ERROR] = "ERROR", [RESP_DROP] = "DROP", [RESP_EXIT] = "EXIT",
 };
 
 /* Responder protocol errors. */
 enum resp_err {
 	RERR_NONE = 0,
-	RERR_INVALID_REQUEST,   /* opcode sequence, lengths (IBA 9.7.5.1) */
+	RERR_INVALID_REQUEST,   /* opcode sequence, lengths, invalidate (IBA 9.7.5.1) */
 	RERR_REMOTE_ACCESS,     /* R_Key, bounds, rights, alignment (IBA 9.7.5.1) */
 	RERR_LENGTH,            /* SEND longer than the receive WQE (IBA 9.7.5.1) */
 	RERR_LOCAL_PROT,        /* receive WQE SGE fails its L_Key check */
@@ -76,6 +99,18 @@ static const struct {
 	[RERR_RD_ATOMIC] = { UROCE_NAK_INVALID_REQUEST, UROCE_WC_SUCCESS,
 			     UROCE_CNT_RESP_RD_ATOMIC_EXCEEDED },
 };
+
+/* One request packet on its way through the steps. */
+struct resp_ctx {
+	struct uroce_eng_qp *qp;
+	const struct uroce_pkt *pkt;
+	uint32_t mask;          /* the opcode's UROCE_F_* and header bits */
+	bool rc;                /* RC (NAKs, duplicates) or UC (silent drops) */
+	enum resp_err err;      /* set by a step that returns RESP_ERROR */
+	struct uroce_eng_mr *mr; /* ATOMIC: the MR resp_check_rkey() found */
+};
+
+typedef enum resp_st (*resp_step_fn)(struct resp_ctx *c);
 
 void
 resp_reset(struct uroce_eng_qp *qp)
@@ -106,6 +141,12 @@ take_wqe(struct uroce_eng_qp *qp)
 	if (qp->resp.has_wqe)
 		return true;
 	r = rq_peek(rq);
+	if (r == NULL && qp->eng->ops.rq_refill != NULL) {
+		/* The shell may hold receives posted before this packet came
+		 * (IBA 10.8.3: a posted receive is available at once). */
+		qp->eng->ops.rq_refill(qp->eng->ctx, qp);
+		r = rq_peek(rq);
+	}
 	if (r == NULL)
 		return false;
 	qp->resp.wqe = *r;
@@ -142,12 +183,15 @@ rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, in
 	return mr;
 }
 
+/* The MSN of an ACK or NAK is the one reached when it was queued (IBA
+ * 9.7.5.1.5: the MSN of the last message completed before it). */
 static void
 queue_nak(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn)
 {
 	qp->resp.nak_pending = true;
 	qp->resp.nak_syn = syn;
 	qp->resp.nak_psn = psn;
+	qp->resp.nak_msn = qp->resp.msn;
 	eng_resp_kick(qp);
 }
 
@@ -158,6 +202,7 @@ queue_ack(struct uroce_eng_qp *qp, uint32_t psn)
 		QP_CNT(qp, RESP_ACKS_COALESCED);
 	qp->resp.ack_pending = true;
 	qp->resp.ack_psn = psn;
+	qp->resp.ack_msn = qp->resp.msn;
 	eng_resp_kick(qp);
 }
 
@@ -255,18 +300,97 @@ find_res(struct uroce_eng_qp *qp, enum res_type type, uint32_t psn, uint32_t *sl
 	return NULL;
 }
 
+/* A READ/ATOMIC was accepted: its response acknowledges everything before
+ * it, so an ACK still owed is folded into it; the message is counted. */
+static void
+rd_atomic_accepted(struct uroce_eng_qp *qp, struct rd_res *res, uint32_t next_epsn)
+{
+	struct resp_state *r = &qp->resp;
+
+	if (r->ack_pending) {
+		r->ack_pending = false;
+		QP_CNT(qp, RESP_ACKS_COALESCED);
+	}
+	r->nak_state = NAK_NONE;
+	r->epsn = next_epsn;
+	/* IBA 9.7.5.1.5: a READ or ATOMIC is a message of its own; its
+	 * responses carry the MSN it completed, even when other requests
+	 * arrive before they are sent, and a replay carries it again. */
+	r->msn = (r->msn + 1) & UROCE_PSN_MASK;
+	res->msn = r->msn;
+}
+
+/* IBA 9.7.5.1.1 (RC): behind ePSN is a duplicate, ahead is out of sequence,
+ * ePSN itself is processed. */
+static enum resp_st
+check_psn_rc(struct resp_ctx *c)
+{
+	int32_t d = uroce_psn_diff(c->pkt->psn, c->qp->resp.epsn);
+
+	return d > 0 ? RESP_OUT_OF_SEQ : d < 0 ? RESP_DUPLICATE : RESP_CHECK_OP_SEQ;
+}
+
+/* IBA 9.8.3 (UC): a PSN gap loses the message in progress; the responder
+ * resynchronises on the next FIRST or ONLY, whatever its PSN. */
+static enum resp_st
+check_psn_uc(struct resp_ctx *c)
+{
+	struct resp_state *r = &c->qp->resp;
+	uint32_t psn = c->pkt->psn;
+	int32_t d = uroce_psn_diff(psn, r->epsn);
+
+	if (d == 0 && !r->uc_drop)
+		return RESP_CHECK_OP_SEQ;
+	if (d != 0)
+		QP_CNT(c->qp, OUT_OF_SEQUENCE);
+	r->in_msg = 0;
+	r->offset = 0;
+	if (c->mask & UROCE_F_START) {
+		r->uc_drop = false;
+		r->epsn = psn;
+		return RESP_CHECK_OP_SEQ;
+	}
+	r->uc_drop = true;
+	r->epsn = uroce_psn_add(psn, 1);
+	return RESP_DROP;
+}
+
+static enum resp_st
+resp_check_psn(struct resp_ctx *c)
+{
+	return c->rc ? check_psn_rc(c) : check_psn_uc(c);
+}
+
+/* IBA 9.7.5.1.3: one PSN sequence error NAK per gap, then silent drops
+ * until ePSN arrives. After an RNR NAK the requester is waiting: silent too. */
+static enum resp_st
+resp_out_of_seq(struct resp_ctx *c)
+{
+	struct resp_state *r = &c->qp->resp;
+
+	QP_CNT(c->qp, OUT_OF_SEQUENCE);
+	if (r->nak_state != NAK_NONE)
+		return RESP_DROP;
+	QP_CNT(c->qp, RESP_SEQ_NAK_SENT);
+	r->nak_state = NAK_SEQ_SENT;
+	queue_nak(c->qp, uroce_aeth_nak(UROCE_NAK_PSN_SEQ_ERR), r->epsn);
+	return RESP_EXIT;
+}
+
 /* IBA 9.7.5.1.2: duplicate requests. SEND/WRITE are ACKed again without
  * executing; a READ is replayed from the saved resource (possibly from a
  * PSN inside it); an ATOMIC is answered with the saved original value. */
 static enum resp_st
-resp_duplicate(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
+resp_duplicate(struct resp_ctx *c)
 {
+	struct uroce_eng_qp *qp = c->qp;
+	const struct uroce_pkt *pkt = c->pkt;
 	const struct uroce_opcode_info *oi = pkt->info;
 	struct rd_res *res;
 	uint32_t slot;
 
 	QP_CNT(qp, DUPLICATE_REQUEST);
-	if (oi->mask & UROCE_F_READ) {
+	if (c->mask & UROCE_F_READ) {
 		const uint8_t *reth = pkt->bth + oi->off_reth;
 		uint64_t va = uroce_reth_va(reth);
 		uint32_t len = uroce_reth_dma_len(reth), skip;
@@ -294,7 +418,7 @@ resp_duplicate(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 		queue_res(qp, slot);
 		return RESP_EXIT;
 	}
-	if (oi->mask & UROCE_F_ATOMIC) {
+	if (c->mask & UROCE_F_ATOMIC) {
 		res = find_res(qp, RES_ATOMIC, pkt->psn, &slot);
 		if (res == NULL) {
 			QP_CNT(qp, RESP_REPLAY_MISS);
@@ -310,28 +434,420 @@ resp_duplicate(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 	return RESP_EXIT;
 }
 
+/* IBA 9.7.5.1 (opcode sequence, C9-85): inside a message only its MIDDLE or
+ * LAST may follow; outside one, only a FIRST or ONLY (or a READ/ATOMIC). */
 static enum resp_st
-resp_check_op_seq(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
+resp_check_op_seq(struct resp_ctx *c)
 {
-	uint32_t mask = pkt->info->mask;
+	uint32_t in_msg = c->qp->resp.in_msg;
 
-	/* IBA 9.7.5.1 (opcode sequence): inside a message only its
-	 * MIDDLE/LAST may follow; outside, only a FIRST/ONLY (or READ/ATOMIC). */
-	if (qp->resp.in_msg != 0) {
-		if ((mask & UROCE_F_START) || !(mask & qp->resp.in_msg))
-			return RESP_ERROR;
-	} else if (!(mask & UROCE_F_START)) {
+	if (in_msg != 0 ? (c->mask & UROCE_F_START) || !(c->mask & in_msg) :
+			  !(c->mask & UROCE_F_START)) {
+		c->err = RERR_INVALID_REQUEST;
 		return RESP_ERROR;
 	}
 	return RESP_CHECK_LENGTH;
 }
 
+/* IBA C9-92: FIRST and MIDDLE carry exactly the path MTU, LAST and ONLY at
+ * most the path MTU. */
+static enum resp_st
+resp_check_length(struct resp_ctx *c)
+{
+	uint32_t paylen = c->pkt->paylen, mtu = c->qp->mtu;
+
+	if (((c->mask & UROCE_F_FULL_PMTU) && paylen != mtu) || paylen > mtu) {
+		c->err = RERR_INVALID_REQUEST;
+		return RESP_ERROR;
+	}
+	return RESP_CHECK_QP_ACCESS;
+}
+
+/* IBA 9.7.5.1, 10.2.4: the QP must enable the remote operation
+ * (qp_access_flags); UC carries no READ or ATOMIC (IBA 9.8.1). */
+static enum resp_st
+resp_check_qp_access(struct resp_ctx *c)
+{
+	int need = (c->mask & UROCE_F_WRITE) ? UROCE_ACCESS_REMOTE_WRITE :
+		   (c->mask & UROCE_F_READ) ? UROCE_ACCESS_REMOTE_READ :
+		   (c->mask & UROCE_F_ATOMIC) ? UROCE_ACCESS_REMOTE_ATOMIC : 0;
+
+	if ((c->mask & (UROCE_F_READ | UROCE_F_ATOMIC)) && !c->rc)
+		return RESP_DROP;
+	if ((c->qp->attr.qp_access_flags & need) != need) {
+		c->err = RERR_REMOTE_ACCESS;
+		return RESP_ERROR;
+	}
+	if (c->mask & UROCE_F_SEND)
+		return (c->mask & UROCE_F_START) ? RESP_GET_WQE : RESP_CHECK_RECV_LENGTH;
+	return RESP_CHECK_RKEY;
+}
+
+/*
+ * IBA 9.7.5.1, 10.6.3 (C9-88): the R_Key names an MR of the QP's PD that
+ * grants the operation and holds the whole range, computed overflow-safe.
+ * A zero-length WRITE or READ checks no R_Key. An ATOMIC must also be
+ * 8-byte aligned (IBA 9.4.5). A WRITE's RETH is in its first packet; the
+ * later packets are checked against the same MR as they are placed.
+ */
+static enum resp_st
+resp_check_rkey(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct resp_state *r = &qp->resp;
+	const uint8_t *h;
+
+	if (c->mask & UROCE_F_WRITE) {
+		if (!(c->mask & UROCE_F_START))
+			return RESP_CHECK_DMA_LENGTH;
+		h = c->pkt->bth + c->pkt->info->off_reth;
+		r->w_va = uroce_reth_va(h);
+		r->w_rkey = uroce_reth_rkey(h);
+		r->w_len = r->w_resid = uroce_reth_dma_len(h);
+		if (r->w_len > UROCE_MAX_MSG_SIZE ||
+		    (r->w_len > 0 && rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
+						UROCE_ACCESS_REMOTE_WRITE) == NULL)) {
+			c->err = RERR_REMOTE_ACCESS;
+			return RESP_ERROR;
+		}
+		return RESP_CHECK_DMA_LENGTH;
+	}
+	if (c->mask & UROCE_F_READ) {
+		uint32_t len;
+
+		h = c->pkt->bth + c->pkt->info->off_reth;
+		len = uroce_reth_dma_len(h);
+		if (len > UROCE_MAX_MSG_SIZE) {
+			c->err = RERR_INVALID_REQUEST;
+			return RESP_ERROR;
+		}
+		if (len > 0 && rkey_check(qp, uroce_reth_rkey(h), uroce_reth_va(h), len,
+					  UROCE_ACCESS_REMOTE_READ) == NULL) {
+			c->err = RERR_REMOTE_ACCESS;
+			return RESP_ERROR;
+		}
+		return RESP_EXEC_READ;
+	}
+	h = c->pkt->bth + c->pkt->info->off_atmeth;
+	c->mr = rkey_check(qp, uroce_atmeth_rkey(h), uroce_atmeth_va(h), 8,
+			   UROCE_ACCESS_REMOTE_ATOMIC);
+	if (c->mr == NULL || (uroce_atmeth_va(h) & 7) != 0) {
+		c->err = RERR_REMOTE_ACCESS;
+		return RESP_ERROR;
+	}
+	return RESP_EXEC_ATOMIC;
+}
+
+/* IBA 9.7.5.1 (C9-89): the payload of a WRITE never goes past the DMA
+ * length of its RETH, and its last packet ends exactly there. */
+static enum resp_st
+resp_check_dma_length(struct resp_ctx *c)
+{
+	uint32_t resid = c->qp->resp.w_resid, paylen = c->pkt->paylen;
+
+	if (paylen > resid || ((c->mask & UROCE_F_END) && paylen != resid)) {
+		c->err = RERR_INVALID_REQUEST;
+		return RESP_ERROR;
+	}
+	/* WRITE with immediate consumes a receive WQE: take it before placing,
+	 * so an RNR retry places the same bytes again. */
+	return (c->mask & UROCE_HDR_IMMDT) ? RESP_GET_WQE : RESP_PLACE_WRITE;
+}
+
+/* IBA 9.7.4.1.4, 9.7.5.1.4: a message that consumes a receive WQE needs
+ * one; without it RC answers RNR, UC drops the message (IBA 9.8.3). On UC
+ * a later packet of a message whose WQE was lost is dropped too. */
+static enum resp_st
+resp_get_wqe(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+
+	if (!take_wqe(qp)) {
+		if (c->rc)
+			return RESP_RNR;
+		qp->resp.uc_drop = true;
+		return RESP_DROP;
+	}
+	return (c->mask & UROCE_F_SEND) ? RESP_CHECK_RECV_LENGTH : RESP_PLACE_WRITE;
+}
+
+/* IBA 9.7.5.1: a SEND longer than its receive WQE is a local length error
+ * at the responder and a NAK invalid request to the requester. */
+static enum resp_st
+resp_check_recv_length(struct resp_ctx *c)
+{
+	struct resp_state *r = &c->qp->resp;
+
+	if (!r->has_wqe)
+		return RESP_DROP; /* UC: the WQE was lost with a dropped message */
+	if (c->pkt->paylen > r->wqe.length - r->offset) {
+		c->err = RERR_LENGTH;
+		return RESP_ERROR;
+	}
+	return (c->mask & UROCE_HDR_IETH) ? RESP_CHECK_INVALIDATE : RESP_PLACE_SEND;
+}
+
+/*
+ * IBA 10.6.7.2.2 (Send with Invalidate): only what may be invalidated
+ * remotely is invalidated: a type 2 memory window or a fast-registration
+ * MR. uroce has neither, so no R_Key can be, and an MR registered with
+ * reg_mr never is: the request is invalid (NAK invalid request, the receive
+ * WQE completes with REM_INV_REQ_ERR, as verbs providers report it) and
+ * the named MR stays valid.
+ */
+static enum resp_st
+resp_check_invalidate(struct resp_ctx *c)
+{
+	c->err = RERR_INVALID_REQUEST;
+	return RESP_ERROR;
+}
+
+/* IBA 9.7.4.1: SEND data lands in the receive WQE's SGEs, in order. */
+static enum resp_st
+resp_place_send(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct resp_state *r = &qp->resp;
+	uint32_t paylen = c->pkt->paylen;
+
+	if (paylen > 0 && sge_copy(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
+				   (void *)(uintptr_t)c->pkt->payload, paylen, true) != 0) {
+		c->err = RERR_LOCAL_PROT;
+		return RESP_ERROR;
+	}
+	QP_CNT(qp, RX_SEND_REQUESTS);
+	r->offset += paylen;
+	if (!(c->mask & UROCE_F_END)) {
+		r->in_msg = UROCE_F_SEND;
+		return RESP_ACK;
+	}
+	return RESP_COMPLETE;
+}
+
+/* IBA 9.7.4.1.5: WRITE data lands at the RETH's VA, packet by packet, each
+ * packet checked against the MR again (it may have been deregistered). */
+static enum resp_st
+resp_place_write(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct resp_state *r = &qp->resp;
+	uint32_t paylen = c->pkt->paylen;
+
+	if (paylen > 0) {
+		struct uroce_eng_mr *mr = rkey_check(qp, r->w_rkey, r->w_va, paylen,
+						     UROCE_ACCESS_REMOTE_WRITE);
+
+		if (mr == NULL) {
+			c->err = RERR_REMOTE_ACCESS;
+			return RESP_ERROR;
+		}
+		memcpy(mr->addr + (r->w_va - mr->iova), c->pkt->payload, paylen);
+	}
+	QP_CNT(qp, RX_WRITE_REQUESTS);
+	r->w_va += paylen;
+	r->w_resid -= paylen;
+	if (!(c->mask & UROCE_F_END)) {
+		r->in_msg = UROCE_F_WRITE;
+		return RESP_ACK;
+	}
+	return RESP_COMPLETE;
+}
+
+/* IBA 9.7.4.1.3: a READ is answered from a saved resource (IBA 9.7.5.1.2),
+ * queued in request order; it consumes one PSN per response packet. */
+static enum resp_st
+resp_exec_read(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const uint8_t *reth = c->pkt->bth + c->pkt->info->off_reth;
+	uint32_t psn = c->pkt->psn, len = uroce_reth_dma_len(reth);
+	struct rd_res *res;
+	int slot = alloc_res(qp);
+
+	if (slot < 0) {
+		c->err = RERR_RD_ATOMIC;
+		return RESP_ERROR;
+	}
+	res = &qp->resp.res[slot];
+	res->type = RES_READ;
+	res->replay = false;
+	res->first_psn = psn;
+	res->last_psn = uroce_psn_add(psn, uroce_num_pkts(len, qp->mtu) - 1);
+	res->va = uroce_reth_va(reth);
+	res->rkey = uroce_reth_rkey(reth);
+	res->len = len;
+	res->start_psn = psn;
+	res->cur_psn = psn;
+	res->cur_va = res->va;
+	res->resid = len;
+	res->sub_len = len;
+	queue_res(qp, (uint32_t)slot);
+	QP_CNT(qp, RX_READ_REQUESTS);
+	rd_atomic_accepted(qp, res, uroce_psn_add(res->last_psn, 1));
+	return RESP_EXIT;
+}
+
+/* IBA 9.4.5, 9.7.5.1.2: an ATOMIC executes exactly once; its original value
+ * is saved so a duplicate is answered without executing again. The engine
+ * is the only writer on this worker, so the read-modify-write is plain. */
+static enum resp_st
+resp_exec_atomic(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const uint8_t *ae = c->pkt->bth + c->pkt->info->off_atmeth;
+	uint64_t va = uroce_atmeth_va(ae), orig, val;
+	struct uroce_eng_mr *mr = c->mr;
+	struct rd_res *res;
+	int slot = alloc_res(qp);
+	uint8_t *p;
+
+	if (slot < 0) {
+		c->err = RERR_RD_ATOMIC;
+		return RESP_ERROR;
+	}
+	p = mr->addr + (va - mr->iova);
+	memcpy(&orig, p, 8);
+	if ((c->pkt->opcode & 0x1F) == UROCE_OP_COMPARE_SWAP)
+		val = orig == uroce_atmeth_compare(ae) ? uroce_atmeth_swap_add(ae) : orig;
+	else
+		val = orig + uroce_atmeth_swap_add(ae);
+	memcpy(p, &val, 8);
+	res = &qp->resp.res[slot];
+	memset(res, 0, sizeof(*res));
+	res->type = RES_ATOMIC;
+	res->first_psn = res->last_psn = res->start_psn = res->cur_psn = c->pkt->psn;
+	res->va = va;
+	res->rkey = uroce_atmeth_rkey(ae);
+	res->orig = orig;
+	queue_res(qp, (uint32_t)slot);
+	QP_CNT(qp, RX_ATOMIC_REQUESTS);
+	rd_atomic_accepted(qp, res, uroce_psn_add(c->pkt->psn, 1));
+	return RESP_EXIT;
+}
+
+/* IBA 9.7.4.1, 9.7.5.1.5: the last packet of a SEND or WRITE ends the
+ * message: the MSN moves on, and a message that consumed a receive WQE
+ * (SEND, WRITE with immediate) completes it. */
+static enum resp_st
+resp_complete(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const struct uroce_pkt *pkt = c->pkt;
+	struct resp_state *r = &qp->resp;
+	struct uroce_eng_wc wc;
+
+	if ((c->mask & UROCE_F_SEND) || (c->mask & UROCE_HDR_IMMDT)) {
+		memset(&wc, 0, sizeof(wc));
+		if (c->mask & UROCE_F_SEND) {
+			wc.opcode = UROCE_WC_RECV;
+			wc.byte_len = r->offset;
+		} else {
+			wc.opcode = UROCE_WC_RECV_RDMA_WITH_IMM;
+			wc.byte_len = r->w_len;
+		}
+		if (c->mask & UROCE_HDR_IMMDT) {
+			wc.wc_flags |= UROCE_WC_WITH_IMM;
+			wc.imm_data = uroce_immdt_imm(pkt->bth + pkt->info->off_immdt);
+		}
+		recv_complete(qp, &wc);
+	}
+	r->in_msg = 0;
+	r->msn = (r->msn + 1) & UROCE_PSN_MASK;
+	return RESP_ACK;
+}
+
+/* IBA 9.7.5.1: the packet was accepted; ACK when the requester asked
+ * (AckReq, IBA 9.7.2), coalesced in resp_run(). */
+static enum resp_st
+resp_ack(struct resp_ctx *c)
+{
+	struct resp_state *r = &c->qp->resp;
+
+	r->nak_state = NAK_NONE;
+	r->epsn = uroce_psn_add(c->pkt->psn, 1);
+	if (c->rc && uroce_bth_ackreq(c->pkt->bth))
+		queue_ack(c->qp, c->pkt->psn);
+	return RESP_EXIT;
+}
+
+/* IBA 9.7.5.1.4: no receive WQE: RNR NAK with our min_rnr_timer; ePSN stays
+ * so the retry is processed. */
+static enum resp_st
+resp_rnr(struct resp_ctx *c)
+{
+	QP_CNT(c->qp, RESP_RNR_NAK_SENT);
+	c->qp->resp.nak_state = NAK_RNR_SENT;
+	queue_nak(c->qp, uroce_aeth_rnr(c->qp->attr.min_rnr_timer), c->pkt->psn);
+	return RESP_EXIT;
+}
+
+/*
+ * IBA 9.7.5.1 (RC): a protocol error is NAKed with the code of resp_err_tab,
+ * a receive WQE in use completes with its status, and the responder QP goes
+ * to ERR (the requester does too when it gets the NAK); an rd_atomic excess
+ * NAK is not fatal for the responder. IBA 9.8.3 (UC): no NAK, the message
+ * is dropped and the responder resynchronises on the next FIRST/ONLY.
+ */
+static enum resp_st
+resp_error(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct resp_state *r = &qp->resp;
+	struct uroce_eng_wc wc;
+
+	qp->cnt[resp_err_tab[c->err].cnt]++;
+	if (!c->rc) {
+		r->in_msg = 0;
+		r->offset = 0;
+		r->uc_drop = true;
+		return RESP_DROP;
+	}
+	if (r->has_wqe && resp_err_tab[c->err].wc != UROCE_WC_SUCCESS) {
+		memset(&wc, 0, sizeof(wc));
+		wc.opcode = UROCE_WC_RECV;
+		wc.status = resp_err_tab[c->err].wc;
+		recv_complete(qp, &wc);
+	}
+	queue_nak(qp, uroce_aeth_nak(resp_err_tab[c->err].nak), c->pkt->psn);
+	if (c->err != RERR_RD_ATOMIC)
+		qp_to_err(qp);
+	return RESP_EXIT;
+}
+
+static enum resp_st
+resp_drop(struct resp_ctx *c)
+{
+	QP_CNT(c->qp, RESP_SILENT_DROP);
+	return RESP_EXIT;
+}
+
+static const resp_step_fn resp_steps[RESP_NUM_STATES] = {
+	[RESP_CHECK_PSN] = resp_check_psn,
+	[RESP_OUT_OF_SEQ] = resp_out_of_seq,
+	[RESP_DUPLICATE] = resp_duplicate,
+	[RESP_CHECK_OP_SEQ] = resp_check_op_seq,
+	[RESP_CHECK_LENGTH] = resp_check_length,
+	[RESP_CHECK_QP_ACCESS] = resp_check_qp_access,
+	[RESP_CHECK_RKEY] = resp_check_rkey,
+	[RESP_CHECK_DMA_LENGTH] = resp_check_dma_length,
+	[RESP_GET_WQE] = resp_get_wqe,
+	[RESP_CHECK_RECV_LENGTH] = resp_check_recv_length,
+	[RESP_CHECK_INVALIDATE] = resp_check_invalidate,
+	[RESP_PLACE_SEND] = resp_place_send,
+	[RESP_PLACE_WRITE] = resp_place_write,
+	[RESP_EXEC_READ] = resp_exec_read,
+	[RESP_EXEC_ATOMIC] = resp_exec_atomic,
+	[RESP_COMPLETE] = resp_complete,
+	[RESP_ACK] = resp_ack,
+	[RESP_RNR] = resp_rnr,
+	[RESP_ERROR] = resp_error,
+	[RESP_DROP] = resp_drop,
+};
+
 static void
 write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 {
 	memset(grh, 0, UROCE_GRH_LEN);
-	if (f == NULL)
-		return;
 	if (f->family == UROCE_IP_V6) {
 		uint32_t w = 6u << 28 | (uint32_t)f->tclass << 20 | (f->flow_label & 0xFFFFF);
 
@@ -357,7 +873,7 @@ write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 }
 
 /* IBA 9.8.2 / 10.2.5: UD receive: Q_Key check, one packet, GRH space. */
-static unsigned int
+static void
 resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
@@ -367,16 +883,16 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 
 	if (!(oi->mask & UROCE_HDR_DETH) || !(oi->mask & UROCE_F_SEND)) {
 		QP_CNT(qp, RX_BAD_SERVICE);
-		return 0;
+		return;
 	}
 	/* IBA C10-15: a Q_Key mismatch is silently dropped. */
 	if (uroce_deth_qkey(deth) != qp->attr.qkey) {
 		QP_CNT(qp, RESP_UD_QKEY_ERR);
-		return 0;
+		return;
 	}
 	if (pkt->paylen > qp->mtu || !take_wqe(qp)) {
 		QP_CNT(qp, RESP_UD_DROP);
-		return 0;
+		return;
 	}
 	memset(&wc, 0, sizeof(wc));
 	wc.opcode = UROCE_WC_RECV;
@@ -386,7 +902,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		QP_CNT(qp, RESP_LOCAL_LENGTH_ERROR);
 		wc.status = UROCE_WC_LOC_LEN_ERR;
 		recv_complete(qp, &wc);
-		return 0;
+		return;
 	}
 	write_grh(grh, frame, pkt->ib_len);
 	if (sge_copy(qp->eng, wqe_pd(qp), qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh,
@@ -396,7 +912,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		QP_CNT(qp, RX_LOCAL_PROT_ERR);
 		wc.status = UROCE_WC_LOC_PROT_ERR;
 		recv_complete(qp, &wc);
-		return 0;
+		return;
 	}
 	if (oi->mask & UROCE_HDR_IMMDT) {
 		wc.wc_flags |= UROCE_WC_WITH_IMM;
@@ -405,408 +921,30 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	wc.byte_len = pkt->paylen + UROCE_GRH_LEN;
 	QP_CNT(qp, RX_SEND_REQUESTS);
 	recv_complete(qp, &wc);
-	return 1;
 }
 
 void
 resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
-	const struct uroce_opcode_info *oi = pkt->info;
-	const uint32_t mask = oi->mask;
-	const bool rc = qp->init.qp_type == UROCE_QPT_RC;
-	struct resp_state *r = &qp->resp;
+	struct resp_ctx c = {
+		.qp = qp,
+		.pkt = pkt,
+		.mask = pkt->info->mask,
+		.rc = qp->init.qp_type == UROCE_QPT_RC,
+		.err = RERR_NONE,
+	};
 	enum resp_st st = RESP_CHECK_PSN;
-	enum resp_err err = RERR_NONE;
-	uint32_t psn = pkt->psn;
-	struct uroce_eng_wc wc;
-	int32_t d;
 
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		resp_ud(qp, pkt, frame);
 		return;
 	}
-	for (;;) {
-		switch (st) {
-		case RESP_CHECK_PSN:
-			d = uroce_psn_diff(psn, r->epsn);
-			if (rc) {
-				/* IBA 9.7.5.1.1: ahead → NAK once; behind →
-				 * duplicate; equal → process. */
-				st = d > 0 ? RESP_OUT_OF_SEQ : d < 0 ? RESP_DUPLICATE :
-								       RESP_CHECK_OP_SEQ;
-				break;
-			}
-			/* UC (IBA 9.8.3): a gap loses the message in progress;
-			 * resynchronise on the next FIRST/ONLY. */
-			if (d != 0 || r->uc_drop) {
-				if (d != 0)
-					QP_CNT(qp, OUT_OF_SEQUENCE);
-				r->in_msg = 0;
-				r->offset = 0;
-				if (mask & UROCE_F_START) {
-					r->uc_drop = false;
-					r->epsn = psn;
-				} else {
-					r->uc_drop = true;
-					r->epsn = uroce_psn_add(psn, 1);
-					st = RESP_DROP;
-					break;
-				}
-			}
-			st = RESP_CHECK_OP_SEQ;
-			break;
-
-		case RESP_OUT_OF_SEQ:
-			QP_CNT(qp, OUT_OF_SEQUENCE);
-			/* IBA 9.7.5.1.3: one PSN sequence error NAK per gap, then
-			 * silent drops until ePSN arrives. After an RNR NAK the
-			 * requester is waiting: stay silent too. */
-			if (r->nak_state == NAK_NONE) {
-				QP_CNT(qp, RESP_SEQ_NAK_SENT);
-				r->nak_state = NAK_SEQ_SENT;
-				queue_nak(qp, uroce_aeth_nak(UROCE_NAK_PSN_SEQ_ERR), r->epsn);
-				st = RESP_EXIT;
-			} else {
-				st = RESP_DROP;
-			}
-			break;
-
-		case RESP_DUPLICATE:
-			st = resp_duplicate(qp, pkt);
-			break;
-
-		case RESP_CHECK_OP_SEQ:
-			st = resp_check_op_seq(qp, pkt);
-			if (st == RESP_ERROR)
-				err = RERR_INVALID_REQUEST;
-			break;
-
-		case RESP_CHECK_LENGTH:
-			/* IBA C9-92: FIRST/MIDDLE carry exactly the path
-			 * MTU, LAST/ONLY at most the path MTU. */
-			if (((mask & UROCE_F_FULL_PMTU) && pkt->paylen != qp->mtu) ||
-			    pkt->paylen > qp->mtu) {
-				err = RERR_INVALID_REQUEST;
-				st = RESP_ERROR;
-				break;
-			}
-			st = RESP_CHECK_ACCESS;
-			break;
-
-		case RESP_CHECK_ACCESS: {
-			/* IBA 9.7.5.1 / 10.2: the QP must enable the remote
-			 * operation (qp_access_flags). */
-			int need = (mask & UROCE_F_WRITE) ? UROCE_ACCESS_REMOTE_WRITE :
-				   (mask & UROCE_F_READ) ? UROCE_ACCESS_REMOTE_READ :
-				   (mask & UROCE_F_ATOMIC) ? UROCE_ACCESS_REMOTE_ATOMIC : 0;
-
-			if ((mask & (UROCE_F_READ | UROCE_F_ATOMIC)) && !rc) {
-				st = RESP_DROP; /* not a UC operation */
-				break;
-			}
-			if ((qp->attr.qp_access_flags & need) != need) {
-				err = RERR_REMOTE_ACCESS;
-				st = RESP_ERROR;
-				break;
-			}
-			st = (mask & UROCE_F_SEND) ? RESP_SEND :
-			     (mask & UROCE_F_WRITE) ? RESP_WRITE :
-			     (mask & UROCE_F_READ) ? RESP_READ : RESP_ATOMIC;
-			break;
-		}
-
-		case RESP_SEND:
-			if ((mask & UROCE_F_START) && !take_wqe(qp)) {
-				st = rc ? RESP_RNR : RESP_DROP;
-				if (!rc)
-					r->uc_drop = true;
-				break;
-			}
-			if (!r->has_wqe) {
-				/* UC: the WQE was lost with a dropped message. */
-				st = RESP_DROP;
-				break;
-			}
-			/* IBA 9.7.5.1: a SEND longer than the receive WQE is a
-			 * local length error at the responder, NAK invalid request. */
-			if (pkt->paylen > r->wqe.length - r->offset) {
-				err = RERR_LENGTH;
-				st = RESP_ERROR;
-				break;
-			}
-			if ((mask & UROCE_HDR_IETH) && (mask & UROCE_F_END)) {
-				uint32_t key = uroce_ieth_rkey(pkt->bth + oi->off_ieth);
-				struct uroce_eng_mr *mr = mr_lookup(qp->eng, key);
-
-				/* IBA 10.6.7.2.x: invalidate an R_Key of our PD. */
-				if (mr == NULL || mr->pd != qp->pd) {
-					err = RERR_INVALID_REQUEST;
-					st = RESP_ERROR;
-					break;
-				}
-			}
-			if (pkt->paylen > 0 &&
-			    sge_copy(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
-				     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
-				err = RERR_LOCAL_PROT;
-				st = RESP_ERROR;
-				break;
-			}
-			QP_CNT(qp, RX_SEND_REQUESTS);
-			r->offset += pkt->paylen;
-			if (!(mask & UROCE_F_END)) {
-				r->in_msg = UROCE_F_SEND;
-				st = RESP_ACK;
-				break;
-			}
-			memset(&wc, 0, sizeof(wc));
-			wc.opcode = UROCE_WC_RECV;
-			wc.byte_len = r->offset;
-			if (mask & UROCE_HDR_IMMDT) {
-				wc.wc_flags |= UROCE_WC_WITH_IMM;
-				wc.imm_data = uroce_immdt_imm(pkt->bth + oi->off_immdt);
-			}
-			if (mask & UROCE_HDR_IETH) {
-				uint32_t key = uroce_ieth_rkey(pkt->bth + oi->off_ieth);
-
-				mr_lookup(qp->eng, key)->valid = false;
-				wc.wc_flags |= UROCE_WC_WITH_INV;
-				wc.invalidated_rkey = key;
-			}
-			recv_complete(qp, &wc);
-			r->in_msg = 0;
-			r->msn = (r->msn + 1) & 0xFFFFFF;
-			st = RESP_ACK;
-			break;
-
-		case RESP_WRITE: {
-			struct uroce_eng_mr *mr;
-
-			if (mask & UROCE_F_START) {
-				const uint8_t *reth = pkt->bth + oi->off_reth;
-
-				r->w_va = uroce_reth_va(reth);
-				r->w_rkey = uroce_reth_rkey(reth);
-				r->w_len = r->w_resid = uroce_reth_dma_len(reth);
-				/* IBA C9-88: a zero-length WRITE does
-				 * not check the R_Key; others check key, PD,
-				 * REMOTE_WRITE and bounds, overflow-safe. */
-				if (r->w_len > UROCE_MAX_MSG_SIZE ||
-				    (r->w_len > 0 &&
-				     rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
-						UROCE_ACCESS_REMOTE_WRITE) == NULL)) {
-					err = RERR_REMOTE_ACCESS;
-					st = RESP_ERROR;
-					break;
-				}
-			}
-			/* Payload beyond the DMA length, or a short message. */
-			if (pkt->paylen > r->w_resid ||
-			    ((mask & UROCE_F_END) && pkt->paylen != r->w_resid)) {
-				err = RERR_INVALID_REQUEST;
-				st = RESP_ERROR;
-				break;
-			}
-			/* WRITE with immediate consumes a receive WQE: check it
-			 * before placing, so an RNR retry places the same bytes. */
-			if ((mask & UROCE_HDR_IMMDT) && !take_wqe(qp)) {
-				st = rc ? RESP_RNR : RESP_DROP;
-				if (!rc)
-					r->uc_drop = true;
-				break;
-			}
-			if (pkt->paylen > 0) {
-				mr = rkey_check(qp, r->w_rkey, r->w_va, pkt->paylen,
-						UROCE_ACCESS_REMOTE_WRITE);
-				if (mr == NULL) {
-					err = RERR_REMOTE_ACCESS;
-					st = RESP_ERROR;
-					break;
-				}
-				memcpy(mr->addr + (r->w_va - mr->iova), pkt->payload, pkt->paylen);
-			}
-			QP_CNT(qp, RX_WRITE_REQUESTS);
-			r->w_va += pkt->paylen;
-			r->w_resid -= pkt->paylen;
-			if (!(mask & UROCE_F_END)) {
-				r->in_msg = UROCE_F_WRITE;
-				st = RESP_ACK;
-				break;
-			}
-			if (mask & UROCE_HDR_IMMDT) {
-				memset(&wc, 0, sizeof(wc));
-				wc.opcode = UROCE_WC_RECV_RDMA_WITH_IMM;
-				wc.byte_len = r->w_len;
-				wc.wc_flags = UROCE_WC_WITH_IMM;
-				wc.imm_data = uroce_immdt_imm(pkt->bth + oi->off_immdt);
-				recv_complete(qp, &wc);
-			}
-			r->in_msg = 0;
-			r->msn = (r->msn + 1) & 0xFFFFFF;
-			st = RESP_ACK;
-			break;
-		}
-
-		case RESP_READ: {
-			const uint8_t *reth = pkt->bth + oi->off_reth;
-			uint64_t va = uroce_reth_va(reth);
-			uint32_t rkey = uroce_reth_rkey(reth), len = uroce_reth_dma_len(reth);
-			struct rd_res *res;
-			int slot;
-
-			if (len > UROCE_MAX_MSG_SIZE) {
-				err = RERR_INVALID_REQUEST;
-				st = RESP_ERROR;
-				break;
-			}
-			if (len > 0 &&
-			    rkey_check(qp, rkey, va, len, UROCE_ACCESS_REMOTE_READ) == NULL) {
-				err = RERR_REMOTE_ACCESS;
-				st = RESP_ERROR;
-				break;
-			}
-			slot = alloc_res(qp);
-			if (slot < 0) {
-				err = RERR_RD_ATOMIC;
-				st = RESP_ERROR;
-				break;
-			}
-			res = &r->res[slot];
-			res->type = RES_READ;
-			res->replay = false;
-			res->first_psn = psn;
-			res->last_psn = uroce_psn_add(psn, uroce_num_pkts(len, qp->mtu) - 1);
-			res->va = va;
-			res->rkey = rkey;
-			res->len = len;
-			res->start_psn = psn;
-			res->cur_psn = psn;
-			res->cur_va = va;
-			res->resid = len;
-			res->sub_len = len;
-			queue_res(qp, (uint32_t)slot);
-			/* Its response will acknowledge everything before it. */
-			if (r->ack_pending) {
-				r->ack_pending = false;
-				QP_CNT(qp, RESP_ACKS_COALESCED);
-			}
-			QP_CNT(qp, RX_READ_REQUESTS);
-			r->nak_state = NAK_NONE;
-			r->epsn = uroce_psn_add(res->last_psn, 1);
-			r->msn = (r->msn + 1) & 0xFFFFFF;
-			st = RESP_EXIT;
-			break;
-		}
-
-		case RESP_ATOMIC: {
-			const uint8_t *ae = pkt->bth + oi->off_atmeth;
-			uint64_t va = uroce_atmeth_va(ae), orig, val;
-			struct uroce_eng_mr *mr;
-			struct rd_res *res;
-			uint8_t *p;
-			int slot;
-
-			/* IBA 9.4.5: 8-byte aligned, inside the MR, with
-			 * REMOTE_ATOMIC; any failure is a remote access error. */
-			mr = rkey_check(qp, uroce_atmeth_rkey(ae), va, 8,
-					UROCE_ACCESS_REMOTE_ATOMIC);
-			if (mr == NULL || (va & 7) != 0) {
-				err = RERR_REMOTE_ACCESS;
-				st = RESP_ERROR;
-				break;
-			}
-			slot = alloc_res(qp);
-			if (slot < 0) {
-				err = RERR_RD_ATOMIC;
-				st = RESP_ERROR;
-				break;
-			}
-			/* Execute exactly once; duplicates use res->orig. The
-			 * engine is the only writer on this worker. */
-			p = mr->addr + (va - mr->iova);
-			memcpy(&orig, p, 8);
-			if ((pkt->opcode & 0x1F) == UROCE_OP_COMPARE_SWAP)
-				val = orig == uroce_atmeth_compare(ae) ?
-				      uroce_atmeth_swap_add(ae) : orig;
-			else
-				val = orig + uroce_atmeth_swap_add(ae);
-			memcpy(p, &val, 8);
-			res = &r->res[slot];
-			memset(res, 0, sizeof(*res));
-			res->type = RES_ATOMIC;
-			res->first_psn = res->last_psn = res->start_psn = res->cur_psn = psn;
-			res->va = va;
-			res->rkey = uroce_atmeth_rkey(ae);
-			res->orig = orig;
-			queue_res(qp, (uint32_t)slot);
-			if (r->ack_pending) {
-				r->ack_pending = false;
-				QP_CNT(qp, RESP_ACKS_COALESCED);
-			}
-			QP_CNT(qp, RX_ATOMIC_REQUESTS);
-			r->nak_state = NAK_NONE;
-			r->epsn = uroce_psn_add(psn, 1);
-			r->msn = (r->msn + 1) & 0xFFFFFF;
-			st = RESP_EXIT;
-			break;
-		}
-
-		case RESP_ACK:
-			r->nak_state = NAK_NONE;
-			r->epsn = uroce_psn_add(psn, 1);
-			/* IBA 9.7.5.1: ACK when asked (coalesced in resp_run). */
-			if (rc && uroce_bth_ackreq(pkt->bth))
-				queue_ack(qp, psn);
-			st = RESP_EXIT;
-			break;
-
-		case RESP_RNR:
-			/* IBA 9.7.5.1.4: no receive WQE: RNR NAK with our
-			 * min_rnr_timer; ePSN stays so the retry is processed. */
-			QP_CNT(qp, RESP_RNR_NAK_SENT);
-			r->nak_state = NAK_RNR_SENT;
-			queue_nak(qp, uroce_aeth_rnr(qp->attr.min_rnr_timer), psn);
-			st = RESP_EXIT;
-			break;
-
-		case RESP_ERROR:
-			qp->cnt[resp_err_tab[err].cnt]++;
-			if (!rc) {
-				/* UC has no NAK: drop the message (IBA 9.8.3). */
-				r->in_msg = 0;
-				r->offset = 0;
-				r->uc_drop = true;
-				st = RESP_DROP;
-				break;
-			}
-			/* A receive WQE in use completes with the error. */
-			if (r->has_wqe && resp_err_tab[err].wc != UROCE_WC_SUCCESS) {
-				memset(&wc, 0, sizeof(wc));
-				wc.opcode = UROCE_WC_RECV;
-				wc.status = resp_err_tab[err].wc;
-				recv_complete(qp, &wc);
-			}
-			/* IBA 9.7.5.1: NAK, then the responder QP goes to ERR
-			 * (the requester does too when it gets the NAK). The
-			 * rd_atomic excess NAK is not fatal for the responder. */
-			queue_nak(qp, uroce_aeth_nak(resp_err_tab[err].nak), psn);
-			if (err != RERR_RD_ATOMIC)
-				qp_to_err(qp);
-			st = RESP_EXIT;
-			break;
-
-		case RESP_DROP:
-			QP_CNT(qp, RESP_SILENT_DROP);
-			return;
-
-		case RESP_EXIT:
-			return;
-		}
-	}
+	while (st != RESP_EXIT)
+		st = resp_steps[st](&c);
 }
 
 static bool
-send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn)
+send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn)
 {
 	struct uroce_bth_fields bth;
 	struct uroce_ext_fields ext;
@@ -821,7 +959,7 @@ send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn)
 	bth.dqpn = qp->attr.dest_qp_num;
 	bth.psn = psn;
 	ext.syndrome = syn;
-	ext.msn = qp->resp.msn;
+	ext.msn = msn;
 	buf = eng_tx_prepare(qp, &bth, &ext, 0, &hdr_len);
 	if (buf == NULL)
 		return false;
@@ -847,7 +985,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 	bth.dqpn = qp->attr.dest_qp_num;
 	bth.psn = res->cur_psn;
 	ext.syndrome = UROCE_AETH_ACK_NO_CREDIT;
-	ext.msn = qp->resp.msn;
+	ext.msn = res->msn;
 	*done = true;
 	if (res->type == RES_ATOMIC) {
 		op = UROCE_OP_ATOMIC_ACKNOWLEDGE;
@@ -876,6 +1014,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 				qp->resp.nak_pending = true;
 				qp->resp.nak_syn = uroce_aeth_nak(UROCE_NAK_REMOTE_ACCESS_ERR);
 				qp->resp.nak_psn = res->cur_psn;
+				qp->resp.nak_msn = res->msn;
 				res->queued = false;
 				qp_to_err(qp);
 				return true;
@@ -946,7 +1085,7 @@ resp_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 		 * sent first: if the NAK is lost, the ACK alone lets the
 		 * requester make progress. */
 		if (r->ack_pending && uroce_psn_before(r->ack_psn, r->nak_psn)) {
-			if (!send_ack(qp, UROCE_AETH_ACK_NO_CREDIT, r->ack_psn)) {
+			if (!send_ack(qp, UROCE_AETH_ACK_NO_CREDIT, r->ack_psn, r->ack_msn)) {
 				*more = true;
 				return sent;
 			}
@@ -954,14 +1093,14 @@ resp_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 			sent++;
 		}
 		r->ack_pending = false;
-		if (!send_ack(qp, r->nak_syn, r->nak_psn)) {
+		if (!send_ack(qp, r->nak_syn, r->nak_psn, r->nak_msn)) {
 			*more = true;
 			return sent;
 		}
 		r->nak_pending = false;
 		sent++;
 	} else if (r->ack_pending) {
-		if (!send_ack(qp, UROCE_AETH_ACK_NO_CREDIT, r->ack_psn)) {
+		if (!send_ack(qp, UROCE_AETH_ACK_NO_CREDIT, r->ack_psn, r->ack_msn)) {
 			*more = true;
 			return sent;
 		}

@@ -12,17 +12,25 @@
 
 #include "transport_internal.h"
 
+uint32_t
+pow2_ceil(uint32_t v)
+{
+	return v <= 1 ? 1 : 1u << (32 - __builtin_clz(v - 1));
+}
+
 int
 rq_init(struct rq *rq, uint32_t size, uint32_t max_sge)
 {
 	rq->ring = NULL;
-	rq->size = size;
+	/* A power of two, so the ring index is a mask, never a division. */
+	rq->size = size == 0 ? 0 : pow2_ceil(size);
+	rq->mask = rq->size - 1;
 	rq->head = 0;
 	rq->count = 0;
 	rq->max_sge = max_sge;
 	if (size == 0)
 		return 0;
-	rq->ring = calloc(size, sizeof(*rq->ring));
+	rq->ring = calloc(rq->size, sizeof(*rq->ring));
 	return rq->ring == NULL ? -ENOMEM : 0;
 }
 
@@ -35,30 +43,51 @@ rq_fini(struct rq *rq)
 	rq->count = 0;
 }
 
+struct rwqe *
+rq_reserve(struct rq *rq)
+{
+	if (rq->count == rq->size)
+		return NULL;
+	return &rq->ring[(rq->head + rq->count) & rq->mask];
+}
+
+/* Check the reserved slot and post it. */
+int
+rq_commit(struct rq *rq)
+{
+	struct rwqe *w = &rq->ring[(rq->head + rq->count) & rq->mask];
+	uint64_t total = 0;
+	uint32_t i;
+
+	if (w->num_sge > rq->max_sge)
+		return -EINVAL;
+	for (i = 0; i < w->num_sge; i++)
+		total += w->sge[i].length;
+	if (total > UROCE_MAX_MSG_SIZE)
+		return -EMSGSIZE;
+	w->length = (uint32_t)total;
+	rq->count++;
+	return 0;
+}
+
 int
 rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr)
 {
 	struct rwqe *w;
-	uint64_t total = 0;
-	int i;
+	int i, rc;
 
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
-	if (rq->count == rq->size)
+	w = rq_reserve(rq);
+	if (w == NULL)
 		return -ENOMEM;
-	w = &rq->ring[(rq->head + rq->count) % rq->size];
 	w->wr_id = wr->wr_id;
 	w->num_sge = (uint32_t)wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
+	for (i = 0; i < wr->num_sge; i++)
 		w->sge[i] = wr->sg_list[i];
-		total += wr->sg_list[i].length;
-	}
-	if (total > UROCE_MAX_MSG_SIZE)
-		return -EINVAL;
-	w->length = (uint32_t)total;
-	rq->count++;
-	return 0;
+	rc = rq_commit(rq);
+	return rc == -EMSGSIZE ? -EINVAL : rc;
 }
 
 struct rwqe *
@@ -70,7 +99,7 @@ rq_peek(struct rq *rq)
 void
 rq_pop(struct rq *rq)
 {
-	rq->head = (rq->head + 1) % rq->size;
+	rq->head = (rq->head + 1) & rq->mask;
 	rq->count--;
 }
 
@@ -78,9 +107,15 @@ struct uroce_eng_srq *
 uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_attr *attr)
 {
 	struct uroce_eng_srq *srq;
+	struct uroce_eng *eng;
 
 	if (pd == NULL || attr == NULL || attr->max_wr == 0 || attr->max_wr > UROCE_MAX_QP_WR ||
 	    attr->max_sge > UROCE_MAX_SGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	eng = attr->eng != NULL ? attr->eng : pd->home;
+	if (eng->dev != pd->dev) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -94,10 +129,11 @@ uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_at
 		errno = ENOMEM;
 		return NULL;
 	}
+	srq->eng = eng;
 	srq->pd = pd;
 	srq->context = attr->srq_context;
-	pd->refs++;
-	TAILQ_INSERT_TAIL(&pd->eng->srqs, srq, link);
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	TAILQ_INSERT_TAIL(&eng->srqs, srq, link);
 	return srq;
 }
 
@@ -108,8 +144,8 @@ uroce_eng_srq_destroy(struct uroce_eng_srq *srq)
 		return -EINVAL;
 	if (srq->refs != 0)
 		return -EBUSY;
-	srq->pd->refs--;
-	TAILQ_REMOVE(&srq->pd->eng->srqs, srq, link);
+	__atomic_fetch_sub(&srq->pd->refs, 1, __ATOMIC_RELAXED);
+	TAILQ_REMOVE(&srq->eng->srqs, srq, link);
 	rq_fini(&srq->rq);
 	free(srq);
 	return 0;
@@ -132,4 +168,28 @@ uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
 		}
 	}
 	return 0;
+}
+
+void *
+uroce_eng_srq_context(const struct uroce_eng_srq *srq)
+{
+	return srq->context;
+}
+
+uint32_t
+uroce_eng_srq_count(const struct uroce_eng_srq *srq)
+{
+	return srq->rq.count;
+}
+
+struct uroce_eng_recv_wqe *
+uroce_eng_srq_reserve(struct uroce_eng_srq *srq)
+{
+	return rq_reserve(&srq->rq);
+}
+
+int
+uroce_eng_srq_commit(struct uroce_eng_srq *srq)
+{
+	return rq_commit(&srq->rq);
 }

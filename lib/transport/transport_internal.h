@@ -30,21 +30,39 @@
 #define KEY_INDEX(k) ((k) >> 8)
 #define KEY_VARIANT(k) ((k) & 0xFFu)
 
+/*
+ * What the engines of one daemon share: PDs, MRs, AHs. Written by one thread
+ * (the control thread); the MR table is read by every engine. An MR pointer
+ * is published with a release store after the MR is filled in, and read
+ * with an acquire load, so a worker sees either no MR or a whole one; the
+ * caller frees an unpublished MR only after every worker has passed a
+ * quiescent point (uroce_eng_dev_create()).
+ */
+struct uroce_eng_dev {
+	struct uroce_eng_mr *mrs[UROCE_MAX_MR];
+	uint8_t mr_variant[UROCE_MAX_MR];
+	uint32_t mr_next;
+	TAILQ_HEAD(, uroce_eng_pd) pds;
+	TAILQ_HEAD(, uroce_eng_ah) ahs;
+};
+
 struct uroce_eng_pd {
-	struct uroce_eng *eng;
+	struct uroce_eng_dev *dev;
+	struct uroce_eng *home;   /* engine it was allocated from (default for SRQs) */
 	TAILQ_ENTRY(uroce_eng_pd) link;
-	uint32_t refs; /* MRs, QPs, SRQs and AHs using it */
+	/* MRs, QPs, SRQs and AHs using it; QPs and SRQs are created on their
+	 * workers, MRs and AHs on the control thread: atomic. */
+	uint32_t refs;
 };
 
 struct uroce_eng_mr {
-	struct uroce_eng *eng;
+	struct uroce_eng_dev *dev;
 	struct uroce_eng_pd *pd;
 	uint8_t *addr;      /* daemon-side pointer of iova */
 	uint64_t iova;
 	uint64_t length;
 	int access;
 	uint32_t key;
-	bool valid;         /* false after SEND_WITH_INV */
 };
 
 struct uroce_eng_ah {
@@ -56,33 +74,31 @@ struct uroce_eng_ah {
 struct uroce_eng_cq {
 	struct uroce_eng *eng;
 	TAILQ_ENTRY(uroce_eng_cq) link;
-	struct uroce_eng_wc *ring;
-	uint32_t size;
-	uint32_t head;      /* oldest entry */
+	struct uroce_eng_wc *ring;  /* NULL with a sink */
+	struct uroce_eng_cq_sink sink;
+	uint32_t size;              /* a power of two */
+	uint32_t head;              /* oldest entry */
 	uint32_t count;
 	uint32_t refs;
 	bool overflow;
 	void *context;
 };
 
-/* A receive WQE, copied out of the post call. */
-struct rwqe {
-	uint64_t wr_id;
-	uint32_t num_sge;
-	uint32_t length;    /* sum of the SGE lengths */
-	struct uroce_eng_sge sge[UROCE_MAX_SGE];
-};
+/* A receive WQE in its queue slot. */
+#define rwqe uroce_eng_recv_wqe
 
 /* A receive queue: ring of rwqe, used by a QP's RQ and by an SRQ. */
 struct rq {
 	struct rwqe *ring;
-	uint32_t size;
+	uint32_t size;      /* a power of two, or 0: no queue */
+	uint32_t mask;
 	uint32_t head;
 	uint32_t count;
 	uint32_t max_sge;
 };
 
 struct uroce_eng_srq {
+	struct uroce_eng *eng;
 	struct uroce_eng_pd *pd;
 	TAILQ_ENTRY(uroce_eng_srq) link;
 	struct rq rq;
@@ -97,24 +113,15 @@ enum swqe_state {
 	SWQE_DONE,          /* completed (kept only until the head passes) */
 };
 
-/* A send WQE, copied out of the post call (no TOCTOU on client memory). */
+/*
+ * A send WQE: the request as posted (in place, uroce_eng_sq_reserve(), or
+ * copied by uroce_eng_post_send(): never a pointer into client memory), then
+ * the requester's and completer's state of it.
+ */
 struct swqe {
-	uint64_t wr_id;
-	enum uroce_wr_opcode opcode;
-	unsigned int flags;
-	uint32_t imm;
-	uint32_t inv_rkey;
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint64_t compare_add;
-	uint64_t swap;
-	struct uroce_eng_ah_attr ah;     /* UD: copy of the AH */
-	uint32_t remote_qpn;         /* UD */
-	uint32_t remote_qkey;        /* UD */
-	uint32_t num_sge;
-	uint32_t length;
-	struct uroce_eng_sge sge[UROCE_MAX_SGE];
-	uint8_t *inline_data;        /* points into the SQ's inline area, or NULL */
+	struct uroce_eng_send_wqe wr;
+	uint32_t length;             /* message bytes */
+	bool is_inline;              /* payload from wr.inline_data, not SGEs */
 	/* requester/completer state */
 	enum swqe_state state;
 	uint32_t first_psn;
@@ -163,6 +170,7 @@ struct rd_res {
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t orig;          /* ATOMIC: value before the operation */
+	uint32_t msn;           /* MSN its responses carry (that of the request) */
 	bool queued;            /* response still (partly) to be sent */
 	bool replay;            /* queued again for a duplicate request */
 	/* cursor of the response being sent (a replay may restart mid-way) */
@@ -199,9 +207,11 @@ struct resp_state {
 	/* ACK coalescing */
 	bool ack_pending;
 	uint32_t ack_psn;
+	uint32_t ack_msn;
 	bool nak_pending;
 	uint8_t nak_syn;
 	uint32_t nak_psn;
+	uint32_t nak_msn;
 	/* READ/ATOMIC resources and the in-order response queue */
 	struct rd_res res[UROCE_MAX_DEST_RD_ATOMIC];
 	uint8_t fifo[UROCE_MAX_DEST_RD_ATOMIC];
@@ -222,7 +232,8 @@ struct uroce_eng_qp {
 	/* send queue */
 	struct swqe *sq;
 	uint8_t *sq_inline;
-	uint32_t sq_size;
+	uint32_t sq_size;            /* a power of two */
+	uint32_t sq_mask;
 	uint32_t sq_head;            /* oldest not completed */
 	uint32_t sq_tail;            /* next to post */
 	/* own receive queue (when no SRQ) */
@@ -238,26 +249,40 @@ TAILQ_HEAD(qp_list, uroce_eng_qp);
 struct uroce_eng {
 	struct uroce_eng_ops ops;
 	void *ctx;
+	struct uroce_eng_dev *dev;
+	bool own_dev;                /* dev created for this engine alone */
 	uint8_t gid[16];
 	uint8_t port;
 	uint32_t budget;
 	uint32_t ud_mtu;
-	struct uroce_eng_qp *qps[UROCE_MAX_QP];
+	uint32_t qpn_base;           /* this engine's QPNs: qpn_base | index */
+	struct uroce_eng_qp *qps[UROCE_MAX_QP]; /* by QPN index */
 	uint32_t qpn_next;
-	struct uroce_eng_mr *mrs[UROCE_MAX_MR];
-	uint8_t mr_variant[UROCE_MAX_MR];
-	uint32_t mr_next;
 	struct qp_list req_list;     /* requesters with work */
 	struct qp_list resp_list;    /* responders with responses or ACKs to send */
 	struct qp_list timer_list;   /* QPs with an armed timer */
 	uint64_t next_deadline;      /* earliest deadline on timer_list (lower bound) */
 	uint64_t cnt[UROCE_CNT_MAX]; /* engine-level events (no QP) */
-	/* every PD, CQ, SRQ and AH, so uroce_eng_destroy() frees them */
-	TAILQ_HEAD(, uroce_eng_pd) pds;
+	/* every CQ and SRQ, so uroce_eng_destroy() frees them */
 	TAILQ_HEAD(, uroce_eng_cq) cqs;
 	TAILQ_HEAD(, uroce_eng_srq) srqs;
-	TAILQ_HEAD(, uroce_eng_ah) ahs;
 };
+
+_Static_assert(UROCE_MAX_QP <= (1u << UROCE_QPN_LOCAL_BITS), "QP index fits below the engine bits");
+
+/* The QPN bits that index a QP within its engine. */
+#define UROCE_QPN_INDEX_MASK ((1u << UROCE_QPN_LOCAL_BITS) - 1)
+
+/* The QP of @p qpn on @p eng, or NULL (another engine's QPN, or none). */
+static inline struct uroce_eng_qp *
+eng_qp_of(const struct uroce_eng *eng, uint32_t qpn)
+{
+	uint32_t idx = qpn & UROCE_QPN_INDEX_MASK;
+
+	if (unlikely((qpn & ~UROCE_QPN_INDEX_MASK) != eng->qpn_base || idx >= UROCE_MAX_QP))
+		return NULL;
+	return eng->qps[idx];
+}
 
 /* Per-QP counter bump. Engine totals are the sum (uroce_eng_counter). */
 #define QP_CNT(qp, c) ((qp)->cnt[UROCE_CNT_##c]++)
@@ -281,7 +306,20 @@ void eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj);
 void eng_unlink_qp(struct uroce_eng_qp *qp);
 
 /* mr.c */
-struct uroce_eng_mr *mr_lookup(struct uroce_eng *eng, uint32_t key);
+/* The MR of @p key (published by the control thread; see uroce_eng_dev). */
+static inline struct uroce_eng_mr *
+mr_lookup(struct uroce_eng *eng, uint32_t key)
+{
+	uint32_t idx = KEY_INDEX(key);
+	struct uroce_eng_mr *mr;
+
+	if (unlikely(idx == 0 || idx >= UROCE_MAX_MR))
+		return NULL;
+	mr = __atomic_load_n(&eng->dev->mrs[idx], __ATOMIC_ACQUIRE);
+	if (unlikely(mr == NULL || mr->key != key))
+		return NULL;
+	return mr;
+}
 bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
@@ -295,9 +333,13 @@ void cq_push(struct uroce_eng_cq *cq, const struct uroce_eng_wc *wc);
 /* srq.c (receive queues) */
 int rq_init(struct rq *rq, uint32_t size, uint32_t max_sge);
 void rq_fini(struct rq *rq);
+struct rwqe *rq_reserve(struct rq *rq);
+int rq_commit(struct rq *rq);
 int rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr);
 struct rwqe *rq_peek(struct rq *rq);
 void rq_pop(struct rq *rq);
+/* The smallest power of two >= @p v (1 for 0). */
+uint32_t pow2_ceil(uint32_t v);
 
 /* qp.c */
 void qp_to_err(struct uroce_eng_qp *qp);
@@ -317,7 +359,7 @@ void req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_sta
 static inline struct swqe *
 sq_at(const struct uroce_eng_qp *qp, uint32_t idx)
 {
-	return &qp->sq[idx % qp->sq_size];
+	return &qp->sq[idx & qp->sq_mask];
 }
 
 /* comp.c */

@@ -41,6 +41,7 @@ extern "C" {
 #endif
 
 struct uroce_eng;
+struct uroce_eng_dev;
 struct uroce_eng_pd;
 struct uroce_eng_mr;
 struct uroce_eng_cq;
@@ -141,6 +142,15 @@ struct uroce_eng_ops {
 	void (*tx_free)(void *ctx, uint8_t *buf);
 	/** Asynchronous event (CQ overflow, QP fatal, SQ drained). Optional. */
 	void (*async_event)(void *ctx, enum uroce_event_type type, void *obj);
+	/**
+	 * The receive queue of @p qp (its own, or its SRQ) is empty and a
+	 * message needs a WQE: post what the caller holds for it now, with
+	 * uroce_eng_rq_reserve() / uroce_eng_srq_reserve(), before the engine
+	 * answers RNR (RC) or drops (UC, UD). A shell that takes receive WQEs
+	 * from elsewhere (shared memory) makes a posted receive visible at once
+	 * this way. Optional; must not re-enter the engine otherwise.
+	 */
+	void (*rq_refill)(void *ctx, struct uroce_eng_qp *qp);
 };
 
 /** Engine configuration for uroce_eng_create(). */
@@ -151,7 +161,40 @@ struct uroce_eng_conf {
 	uint8_t port;              /**< port number reported in tx_addr; 0 means 1 */
 	uint32_t poll_budget;      /**< packets one uroce_eng_poll() may send; 0: 256 */
 	uint32_t ud_mtu;           /**< largest UD payload; 0 means 4096 */
+	/**
+	 * The device this engine's PDs, MRs and AHs live on, shared with the
+	 * other engines (workers) of one daemon; NULL gives the engine a
+	 * private one. See uroce_eng_dev_create().
+	 */
+	struct uroce_eng_dev *dev;
+	/**
+	 * QPNs of this engine are qpn_base | n, n < UROCE_MAX_QP: the bits
+	 * above UROCE_QPN_LOCAL_BITS tell which engine (worker) owns a QP.
+	 * Must have no bit below UROCE_QPN_LOCAL_BITS. 0 for one engine.
+	 */
+	uint32_t qpn_base;
 };
+
+/** QPN bits that number a QP within its engine; the bits above name the engine. */
+#define UROCE_QPN_LOCAL_BITS 16
+
+/**
+ * Create a device: the PDs, MRs and AHs that several engines share. Its MR
+ * table is read by every engine (worker) without a lock; registration,
+ * deregistration and the other object calls of a device must all come from
+ * one thread (the daemon's control thread), and whoever frees an MR or AH
+ * must first make sure no engine still uses it (a quiescent point of every
+ * worker: the engine never keeps an MR or AH pointer across polls).
+ *
+ * @return the device, or NULL with errno ENOMEM.
+ */
+struct uroce_eng_dev *uroce_eng_dev_create(void);
+
+/**
+ * Destroy a device and every PD, MR and AH still on it. Every engine on it
+ * must be destroyed first. NULL is a no-op.
+ */
+void uroce_eng_dev_destroy(struct uroce_eng_dev *dev);
 
 /**
  * Create an engine. Its objects live until uroce_eng_destroy().
@@ -167,7 +210,8 @@ void uroce_eng_destroy(struct uroce_eng *eng);
 /**
  * Give the engine one received packet. @p pkt was produced by uroce_parse()
  * (or uroce_pkt_parse() plus an ICRC check); @p frame carries the addresses
- * (needed for UD source GID/GRH); it may be NULL for RC/UC. The engine never
+ * (required: the source GID of an RC/UC packet must be its QP's peer, and
+ * UD needs it for the GRH); a call without one is ignored. The engine never
  * keeps a pointer into the packet after returning.
  * Transport-level problems are counted; nothing is returned.
  */
@@ -199,7 +243,11 @@ uint64_t uroce_eng_counter(const struct uroce_eng *eng, enum uroce_counter c);
 /* PD, MR, AH                                                                */
 /* ------------------------------------------------------------------------ */
 
-/** Allocate a protection domain. @return the PD, or NULL with errno ENOMEM/EINVAL. */
+/**
+ * Allocate a protection domain on @p eng's device: QPs of every engine of
+ * that device may use it (an SRQ created with no engine named goes to
+ * @p eng). @return the PD, or NULL with errno ENOMEM/EINVAL.
+ */
 struct uroce_eng_pd *uroce_eng_pd_alloc(struct uroce_eng *eng);
 
 /**
@@ -222,15 +270,21 @@ int uroce_eng_pd_dealloc(struct uroce_eng_pd *pd);
 struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova,
 				      uint64_t length, int access);
 
-/** Deregister. @return 0, or -EINVAL if @p mr is NULL. */
+/**
+ * Take @p mr out of its device's key table: no engine finds it from now on,
+ * though one may still be using the pointer it found before. With several
+ * engines (workers) on the device, revoke, wait until every worker has
+ * passed a quiescent point, then uroce_eng_mr_dereg().
+ */
+void uroce_eng_mr_revoke(struct uroce_eng_mr *mr);
+
+/** Deregister (revoke, then free). @return 0, or -EINVAL if @p mr is NULL. */
 int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);
 
 /** Local key of @p mr. */
 uint32_t uroce_eng_mr_lkey(const struct uroce_eng_mr *mr);
 /** Remote key of @p mr. */
 uint32_t uroce_eng_mr_rkey(const struct uroce_eng_mr *mr);
-/** False once the MR was invalidated by a SEND_WITH_INV. */
-bool uroce_eng_mr_valid(const struct uroce_eng_mr *mr);
 
 /**
  * Overflow-safe bounds and rights check, as the responder does it: true if
@@ -256,6 +310,12 @@ struct uroce_eng_ah *uroce_eng_ah_create(struct uroce_eng_pd *pd,
 
 /** Destroy an address handle. @return 0, or -EINVAL if NULL. */
 int uroce_eng_ah_destroy(struct uroce_eng_ah *ah);
+
+/** The address vector of @p ah (what a UD send copies into its WQE). */
+const struct uroce_eng_ah_attr *uroce_eng_ah_attr(const struct uroce_eng_ah *ah);
+
+/** The PD of @p ah. */
+struct uroce_eng_pd *uroce_eng_ah_pd(const struct uroce_eng_ah *ah);
 
 /* ------------------------------------------------------------------------ */
 /* CQ and SRQ                                                                */
@@ -284,6 +344,27 @@ struct uroce_eng_wc {
  */
 struct uroce_eng_cq *uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context);
 
+/**
+ * Where a CQ's completions go when they are not kept by the engine: the
+ * shell writes each one straight to its final place (a client's shared CQ
+ * ring), on the engine's thread, in completion order.
+ */
+struct uroce_eng_cq_sink {
+	/** Store @p wc. @return false if there is no room: the CQ overruns. */
+	bool (*push)(void *ctx, const struct uroce_eng_wc *wc);
+	void *ctx;
+};
+
+/**
+ * Create a CQ whose completions go to @p sink instead of an engine ring
+ * (uroce_eng_poll_cq() then finds nothing). An overrun (push returns false)
+ * is counted (cq_overflow) and raises UROCE_EVENT_CQ_ERR once.
+ * @return the CQ, or NULL with errno EINVAL/ENOMEM.
+ */
+struct uroce_eng_cq *uroce_eng_cq_create_sink(struct uroce_eng *eng,
+					      const struct uroce_eng_cq_sink *sink,
+					      void *cq_context);
+
 /** Destroy a CQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
 int uroce_eng_cq_destroy(struct uroce_eng_cq *cq);
 
@@ -309,6 +390,7 @@ struct uroce_eng_srq_init_attr {
 	uint32_t max_wr;
 	uint32_t max_sge;
 	void *srq_context;
+	struct uroce_eng *eng;   /**< engine that owns it; NULL: the PD's own engine */
 };
 
 /** Create a shared receive queue. @return the SRQ, or NULL with errno EINVAL/ENOMEM. */
@@ -317,6 +399,12 @@ struct uroce_eng_srq *uroce_eng_srq_create(struct uroce_eng_pd *pd,
 
 /** Destroy an SRQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
 int uroce_eng_srq_destroy(struct uroce_eng_srq *srq);
+
+/** The srq_context given at creation. */
+void *uroce_eng_srq_context(const struct uroce_eng_srq *srq);
+
+/** Receive WQEs an SRQ holds. */
+uint32_t uroce_eng_srq_count(const struct uroce_eng_srq *srq);
 
 /* ------------------------------------------------------------------------ */
 /* QP                                                                        */
@@ -486,6 +574,77 @@ int uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
  */
 int uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
 			struct uroce_eng_recv_wr **bad_wr);
+
+/*
+ * Posting in place: the caller writes a work request straight into the
+ * engine's queue slot and commits it, so a shell that translates another
+ * format (the shared-memory WQE of lib/shm) copies nothing twice. Only the
+ * fields the opcode uses need to be written; commit checks the slot as
+ * uroce_eng_post_send() checks a WR.
+ */
+
+/** A send work request in its queue slot. */
+struct uroce_eng_send_wqe {
+	uint64_t wr_id;
+	uint32_t opcode;             /**< enum uroce_wr_opcode */
+	uint32_t flags;              /**< UROCE_SEND_* */
+	uint32_t imm;                /**< host order; SEND_WITH_INV: the rkey */
+	uint32_t num_sge;            /**< ignored with UROCE_SEND_INLINE */
+	uint64_t remote_addr;        /**< RDMA and atomics */
+	uint32_t rkey;
+	uint32_t inline_len;         /**< bytes at inline_data, with UROCE_SEND_INLINE */
+	uint64_t compare_add;        /**< atomics */
+	uint64_t swap;
+	uint32_t remote_qpn;         /**< UD */
+	uint32_t remote_qkey;        /**< UD */
+	/** UD: the address vector, copied (the AH may go away before it is sent). */
+	struct uroce_eng_ah_attr ah;
+	/**
+	 * The slot's inline buffer of max_inline_data bytes, set by the engine
+	 * (NULL when the QP has none): the caller copies inline bytes there.
+	 */
+	uint8_t *inline_data;
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
+};
+
+/**
+ * The next free send slot of @p qp, or NULL if the send queue is full. The
+ * slot is the caller's until uroce_eng_sq_commit(); reserving again without
+ * a commit returns the same slot.
+ */
+struct uroce_eng_send_wqe *uroce_eng_sq_reserve(struct uroce_eng_qp *qp);
+
+/**
+ * Check and post the reserved slot (IBA 10.8.2, 11.4.1.1 checks, as
+ * uroce_eng_post_send()). In ERR or SQE it completes at once with a flush
+ * error (IBA 10.3.1).
+ * @return 0; -EINVAL (QP in RESET/INIT/RTR, opcode not allowed for the QP
+ *   type, unknown flag, too many SGEs, UD without AH); -EMSGSIZE (message,
+ *   inline or UD payload too long, atomic not 8 bytes). On error nothing is
+ *   posted and the slot is free again.
+ */
+int uroce_eng_sq_commit(struct uroce_eng_qp *qp);
+
+/** A receive work request in its queue slot (@c length is set by commit). */
+struct uroce_eng_recv_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	uint32_t length;             /**< sum of the SGE lengths */
+	struct uroce_eng_sge sge[UROCE_MAX_SGE];
+};
+
+/** The next free slot of @p qp's own receive queue, or NULL if full or none. */
+struct uroce_eng_recv_wqe *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
+/**
+ * Post the reserved receive slot. In ERR it completes at once with a flush
+ * error (IBA 10.8.3.2).
+ * @return 0; -EINVAL (QP in RESET, too many SGEs); -EMSGSIZE (over 2^31 bytes).
+ */
+int uroce_eng_rq_commit(struct uroce_eng_qp *qp);
+/** The next free slot of @p srq, or NULL if full. */
+struct uroce_eng_recv_wqe *uroce_eng_srq_reserve(struct uroce_eng_srq *srq);
+/** Post the reserved SRQ slot. @return 0, -EINVAL (too many SGEs), -EMSGSIZE. */
+int uroce_eng_srq_commit(struct uroce_eng_srq *srq);
 
 /** Name of a QP state ("RESET", ...), "?" if out of range. */
 const char *uroce_eng_qp_state_str(enum uroce_qp_state s);

@@ -455,6 +455,14 @@ int
 simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
 	       const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen)
 {
+	return simwire_inject_from(sw, to_side, NULL, bth, ext, payload, paylen);
+}
+
+int
+simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
+		    const struct uroce_bth_fields *bth, const struct uroce_ext_fields *ext,
+		    const void *payload, uint32_t paylen)
+{
 	struct sim_ep *from = &sw->ep[1 - to_side], *to = &sw->ep[to_side];
 	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
 	struct uroce_ext_fields zero;
@@ -484,7 +492,7 @@ simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *b
 		memcpy(buf + hl, payload, paylen);
 	memset(buf + hl + paylen, 0, uroce_pad(paylen) + UROCE_ICRC_LEN);
 	memset(&a, 0, sizeof(a));
-	memcpy(a.sgid, from->gid, 16);
+	memcpy(a.sgid, sgid != NULL ? sgid : from->gid, 16);
 	memcpy(a.dgid, to->gid, 16);
 	a.sport = 0xC000;
 	frame = encap(from, buf, ib_len, &a, &len);

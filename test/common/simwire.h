@@ -94,6 +94,11 @@ void simwire_cap_forward(struct simwire *sw, int side, uint32_t i);
 int simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
 		   const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen);
 
+/** As simwire_inject(), from source GID @p sgid (NULL: the other side's). */
+int simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
+			const struct uroce_bth_fields *bth, const struct uroce_ext_fields *ext,
+			const void *payload, uint32_t paylen);
+
 /** One round: poll both engines, deliver every packet due. @return work done. */
 unsigned int simwire_step(struct simwire *sw);
 

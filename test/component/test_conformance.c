@@ -352,6 +352,6 @@ Test(hostile, invalidate_foreign_rkey)
 	e.inv_rkey = uroce_eng_mr_rkey(h.other);
 	inj(&h.p, R, UROCE_OP_SEND_ONLY_WITH_INVALIDATE, 1000, true, &e, d, 8);
 	expect_nak(&h, UROCE_NAK_INVALID_REQUEST, 1000);
-	cr_expect(uroce_eng_mr_valid(h.other));
+	cr_expect(uroce_eng_mr_check(h.other, 0x30000, PAGE, 0));
 	h_fini(&h);
 }

@@ -127,3 +127,32 @@ Test(mr, dereg_and_pd_busy)
 	cr_expect_eq(uroce_eng_mr_dereg(NULL), -EINVAL);
 	cr_expect_eq(uroce_eng_pd_dealloc(pd), 0);
 }
+
+/*
+ * The variant byte of every key is random (getrandom()), not derived from an
+ * address or the time: over 1024 registrations both parities and most of
+ * the 256 values appear, and the variants of neighbouring slots are not a
+ * progression. The same index never gets its previous variant again.
+ */
+Test(mr, key_variant_is_random)
+{
+	static struct uroce_eng_mr *mrs[1024];
+	unsigned int seen[256] = { 0 }, distinct = 0, odd = 0, steps_equal = 0, i;
+
+	for (i = 0; i < 1024; i++) {
+		mrs[i] = uroce_eng_mr_reg(pd, mem, 0x1000, 64, 0);
+		cr_assert_not_null(mrs[i]);
+		if (seen[uroce_eng_mr_lkey(mrs[i]) & 0xFF]++ == 0)
+			distinct++;
+		odd += uroce_eng_mr_lkey(mrs[i]) & 1;
+		if (i >= 2 && (uint8_t)(uroce_eng_mr_lkey(mrs[i]) - uroce_eng_mr_lkey(mrs[i - 1])) ==
+			      (uint8_t)(uroce_eng_mr_lkey(mrs[i - 1]) - uroce_eng_mr_lkey(mrs[i - 2])))
+			steps_equal++;
+	}
+	/* 1024 draws of 256 values: about 251 distinct; odd about 512. */
+	cr_expect_gt(distinct, 200, "%u distinct variants", distinct);
+	cr_expect(odd > 400 && odd < 624, "%u odd variants of 1024", odd);
+	cr_expect_lt(steps_equal, 30, "%u equal steps: a progression", steps_equal);
+	for (i = 0; i < 1024; i++)
+		cr_assert_eq(uroce_eng_mr_dereg(mrs[i]), 0);
+}

@@ -482,7 +482,6 @@ Test(resp, every_request_opcode)
 	struct proto p;
 	struct uroce_ext_fields e;
 	struct uroce_eng_wc wc[8];
-	struct uroce_eng_mr *inv;
 	uint8_t d[256];
 	uint64_t v = 10;
 	uint32_t psn = 0;
@@ -490,7 +489,6 @@ Test(resp, every_request_opcode)
 
 	proto_init(&p, &o);
 	memset(d, 0x5C, sizeof(d));
-	inv = uroce_eng_mr_reg(p.s[R].pd, p.buf[R] + 8192, 0x777000, 64, UROCE_ACCESS_LOCAL_WRITE);
 	for (n = 0; n < 7; n++)
 		post_recv_buf(&p, R, (uint32_t)n * 1024, 1024, (uint64_t)n);
 	memset(&e, 0, sizeof(e));
@@ -503,9 +501,8 @@ Test(resp, every_request_opcode)
 	inj(&p, R, UROCE_OP_SEND_ONLY_WITH_IMMEDIATE, psn++, true, &e, d, 6);
 	inj(&p, R, UROCE_OP_SEND_FIRST, psn++, false, NULL, d, 256);
 	inj(&p, R, UROCE_OP_SEND_LAST_WITH_IMMEDIATE, psn++, true, &e, d, 7);
-	/* SEND_ONLY_WITH_INVALIDATE and FIRST + LAST_WITH_INVALIDATE */
-	e.inv_rkey = uroce_eng_mr_rkey(inv);
-	inj(&p, R, UROCE_OP_SEND_ONLY_WITH_INVALIDATE, psn++, true, &e, d, 8);
+	/* (SEND with Invalidate: resp::send_with_invalidate_refused.) */
+	inj(&p, R, UROCE_OP_SEND_ONLY, psn++, true, NULL, d, 8);
 	n = uroce_eng_poll_cq(p.s[R].rcq, 8, wc);
 	cr_assert_eq(n, 5);
 	cr_expect_eq(wc[0].byte_len, 522);
@@ -514,8 +511,7 @@ Test(resp, every_request_opcode)
 	cr_expect_eq(wc[2].imm_data, 0x1234);
 	cr_expect_eq(wc[3].byte_len, 263);
 	cr_expect(wc[3].wc_flags & UROCE_WC_WITH_IMM);
-	cr_expect(wc[4].wc_flags & UROCE_WC_WITH_INV);
-	cr_expect(!uroce_eng_mr_valid(inv));
+	cr_expect_eq(wc[4].byte_len, 8);
 	/* WRITE FIRST/MIDDLE/LAST, ONLY, FIRST + LAST_WITH_IMM, ONLY_WITH_IMM */
 	e = (struct uroce_ext_fields){ .va = IOVA(R) + 16384, .rkey = uroce_eng_mr_rkey(p.mr[R]),
 				       .dma_len = 600, .imm = 99 };
@@ -599,5 +595,102 @@ Test(resp, write_imm_rnr_on_last_packet)
 	cr_expect_eq(p.buf[R][1000 + 256], 0xBB);
 	cr_expect_eq(p.buf[R][1000 + 355], 0xBB);
 	cr_expect_eq(p.buf[R][1000 + 356], 0);
+	proto_fini(&p);
+}
+
+/*
+ * IBA 10.6.7.2.2: only a type 2 memory window or a fast-registration MR may
+ * be invalidated by a peer; an MR from reg_mr never. A SEND with Invalidate
+ * naming such an MR's R_Key is an invalid request: NAK invalid request, the
+ * receive WQE completes with REM_INV_REQ_ERR, and the MR stays valid: a
+ * WRITE to it on another QP still lands.
+ */
+Test(resp, send_with_invalidate_refused)
+{
+	struct sim_qp_opts o = { .psn0 = 0 };
+	struct uroce_eng_qp *qp2;
+	struct uroce_eng_send_wr wr;
+	struct uroce_eng_sge sge;
+	struct uroce_ext_fields e;
+	struct uroce_eng_wc wc;
+	struct proto p;
+	uint8_t d[8] = { 0 };
+
+	proto_init(&p, &o);
+	post_recv_buf(&p, R, 0, 64, 5);
+	memset(&e, 0, sizeof(e));
+	e.inv_rkey = uroce_eng_mr_rkey(p.mr[R]);
+	inj(&p, R, UROCE_OP_SEND_ONLY_WITH_INVALIDATE, 0, true, &e, d, 8);
+	flush(&p, R);
+	/* Expect: NAK invalid request for PSN 0, WQE 5 in error, QP in ERR. */
+	cr_assert_eq(ntx(&p, R), 1);
+	expect_ack(&p, R, 0, UROCE_AETH_NAK, UROCE_NAK_INVALID_REQUEST, 0);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[R].rcq, 1, &wc), 1);
+	cr_expect_eq(wc.wr_id, 5);
+	cr_expect_eq(wc.status, UROCE_WC_REM_INV_REQ_ERR);
+	cr_expect_eq(uroce_eng_qp_state(p.s[R].qp), UROCE_QPS_ERR);
+	/* Expect: the MR still takes a WRITE through a second QP pair. */
+	qp2 = sim_qp_create(&p.s[R], UROCE_QPT_RC, 16);
+	cr_assert_not_null(qp2);
+	{
+		struct uroce_eng_qp *q0 = sim_qp_create(&p.s[0], UROCE_QPT_RC, 16);
+
+		cr_assert_not_null(q0);
+		cr_assert_eq(sim_connect(p.sw, q0, qp2, &o), 0);
+		simwire_set_capture(p.sw, 0, false);
+		simwire_set_capture(p.sw, 1, false);
+		memset(p.buf[0], 0x77, 16);
+		sge = (struct uroce_eng_sge){ IOVA(0), 16, uroce_eng_mr_lkey(p.mr[0]) };
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = 9;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = UROCE_WR_RDMA_WRITE;
+		wr.send_flags = UROCE_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = IOVA(R) + 4096;
+		wr.wr.rdma.rkey = uroce_eng_mr_rkey(p.mr[R]);
+		cr_assert_eq(uroce_eng_post_send(q0, &wr, NULL), 0);
+		cr_assert_eq(sim_wait_cq(p.sw, p.s[0].scq, &wc, 1, 100000), 1);
+		cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+		cr_expect_eq(memcmp(p.buf[R] + 4096, p.buf[0], 16), 0);
+	}
+	proto_fini(&p);
+}
+
+/*
+ * IBA 9.7.5.1.5: the AETH of each READ response and atomic ACK carries the
+ * MSN as of its own request, even when several arrive in one burst before
+ * any response is sent; a duplicate is answered with the MSN it had.
+ */
+Test(resp, msn_per_response)
+{
+	struct sim_qp_opts o = { .psn0 = 0 };
+	struct uroce_ext_fields e;
+	struct proto p;
+	uint32_t i;
+
+	proto_init(&p, &o);
+	memset(&e, 0, sizeof(e));
+	e.va = IOVA(R) + 512;
+	e.rkey = uroce_eng_mr_rkey(p.mr[R]);
+	e.swap_add = 1;
+	for (i = 0; i < 5; i++)
+		inj(&p, R, UROCE_OP_FETCH_ADD, i, true, &e, NULL, 0);
+	e.dma_len = 16;
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 5, true, &e, NULL, 0);
+	flush(&p, R);
+	/* Expect: atomic ACKs with MSN 1..5, then the READ response with 6. */
+	cr_assert_eq(ntx(&p, R), 6);
+	for (i = 0; i < 6; i++) {
+		const struct uroce_pkt *k = tx(&p, R, i);
+
+		cr_expect_eq(uroce_aeth_msn(k->bth + k->info->off_aeth), i + 1, "response %u", i);
+	}
+	simwire_cap_clear(p.sw, R);
+	/* A duplicate of the second FETCH_ADD: Expect: MSN 2 again. */
+	inj(&p, R, UROCE_OP_FETCH_ADD, 1, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(ntx(&p, R), 1);
+	cr_expect_eq(uroce_aeth_msn(tx(&p, R, 0)->bth + tx(&p, R, 0)->info->off_aeth), 2);
 	proto_fini(&p);
 }
