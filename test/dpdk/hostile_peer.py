@@ -398,9 +398,11 @@ class Suite:
                            stop=(lambda out: len(out) >= n) if n else None)
 
     def exchange(self, q, frames, timeout=0.4, n=None):
+        """Send, then collect answers for `timeout` s; when `n` answers are
+        expected, wait up to 3 s for them (a loaded machine answers late)."""
         self.w.drain()
         self.w.send(frames)
-        return self.answers(q, timeout, n)
+        return self.answers(q, max(timeout, 3.0) if n else timeout, n)
 
     def canary(self, what):
         r = self.v.cmd("check")

@@ -20,7 +20,8 @@
  *       (each returns the count of those before it; the counter ends at the
  *       number posted), and every completion successful.
  *
- * --gid I picks the GID index both sides use (1: IPv4, 2: IPv6). The last
+ * --gid I picks the GID index both sides use (1: IPv4, 2: IPv6), --timeout N
+ * the local ACK timeout code (default 16, 268 ms). The last
  * line is one JSON object with what was done; exit 0 means every check
  * passed.
  */
@@ -48,6 +49,11 @@
 	} while (0)
 
 static int gid_index = 1;
+/* Local ACK timeout code (4.096 us * 2^n): 16 (268 ms) by default, so that
+ * retry_cnt = 7 (2.1 s) outlasts a worker descheduled for half a second on a
+ * busy 2-core machine (seen: 0.5 s under a load of 18); a WQE that is never
+ * answered still ends in RETRY_EXC_ERR within seconds. */
+static uint8_t ack_timeout = 16;
 
 static double
 now_s(void)
@@ -150,7 +156,7 @@ qp_connect(struct uroce_qp *qp, const uint8_t dgid[16], uint32_t dqpn, uint32_t 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_RTS;
 	a.sq_psn = sq_psn;
-	a.timeout = 12;   /* 16.8 ms: losses are repaired quickly */
+	a.timeout = ack_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
@@ -467,6 +473,7 @@ main(int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'},
 		{"depth", required_argument, NULL, 'd'},
 		{"gid", required_argument, NULL, 'g'},
+		{"timeout", required_argument, NULL, 't'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *sa = NULL, *sb = NULL;
@@ -479,7 +486,7 @@ main(int argc, char **argv)
 	setlinebuf(stdout);
 	if (argc < 2)
 		FAIL("usage: soak_client churn|mixed --a SOCK --b SOCK [--cycles N] "
-		     "[--seconds S] [--depth D] [--gid I]");
+		     "[--seconds S] [--depth D] [--gid I] [--timeout N]");
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -489,6 +496,7 @@ main(int argc, char **argv)
 		case 's': seconds = strtod(optarg, NULL); break;
 		case 'd': depth = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'g': gid_index = atoi(optarg); break;
+		case 't': ack_timeout = (uint8_t)atoi(optarg); break;
 		default: FAIL("bad option");
 		}
 	}

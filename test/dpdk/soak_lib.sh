@@ -57,3 +57,15 @@ compare() {
 		pass "$name: RSS $r1 kB (baseline $r0 kB, $((r1 - r0)) kB)" ||
 		fail "$name: RSS $r1 kB, baseline $r0 kB: grew by $((r1 - r0)) kB"
 }
+
+# counter_of PREFIX NAME: a port counter, asked up to three times (telemetry
+# answers slowly on a loaded machine).
+counter_of() {
+	local v
+	for _ in 1 2 3; do
+		v=$(counter "$1" 0 "$2")
+		[ -n "$v" ] && { echo "$v"; return 0; }
+		sleep 0.5
+	done
+	echo ""
+}

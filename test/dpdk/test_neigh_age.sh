@@ -17,6 +17,7 @@
 #   Expect: B's addresses go away: the entries fail after neigh_tries requests
 #           (neigh_failed moves), and resolution reports "failed".
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/soak_lib.sh"
 
 require_root
 require_uroced
@@ -118,8 +119,8 @@ resolve_until 2001:2:8::1 reachable "$MAC_1" >/dev/null &&
 	pass "IPv6 neighbour 2001:2:8::1 resolved to $MAC_1" || fail "IPv6 neighbour did not resolve"
 # Ageing with no change: asked again, still the same MAC.
 sleep 1.6
-refresh=$(counter "$P" 0 neigh_refresh)
-changed=$(counter "$P" 0 neigh_mac_changed)
+refresh=$(counter_of "$P" neigh_refresh)
+changed=$(counter_of "$P" neigh_mac_changed)
 [ "${refresh:-0}" -ge 1 ] && [ "${changed:-1}" -eq 0 ] &&
 	pass "after neigh_reachable_ms: neigh_refresh = $refresh, neigh_mac_changed = 0" ||
 	fail "after neigh_reachable_ms: neigh_refresh = $refresh, neigh_mac_changed = $changed"
@@ -140,18 +141,18 @@ resolve_until 198.18.8.1 reachable "$MAC_2" >/dev/null && pass "IPv4 entry holds
 	fail "IPv4 entry: $(neigh_of 198.18.8.1)"
 resolve_until 2001:2:8::1 reachable "$MAC_2" >/dev/null && pass "IPv6 entry holds $MAC_2" ||
 	fail "IPv6 entry: $(neigh_of 2001:2:8::1)"
-changed=$(counter "$P" 0 neigh_mac_changed)
+changed=$(counter_of "$P" neigh_mac_changed)
 [ "${changed:-0}" -ge 2 ] && pass "neigh_mac_changed = $changed (IPv4 and IPv6)" ||
 	fail "neigh_mac_changed = ${changed:-?}, want >= 2"
 echo "quit" >&7 2>/dev/null
 exec 7>&-
 
 # The peer goes away: its addresses are removed, nobody answers.
-failed0=$(counter "$P" 0 neigh_failed)
+failed0=$(counter_of "$P" neigh_failed)
 ip -n "$B" addr flush dev "$VB"
 r=$(resolve_until 198.18.8.1 failed) && pass "a peer gone quiet fails: $r" ||
 	fail "198.18.8.1 did not fail: $r ($(neigh_of 198.18.8.1))"
-failed=$(counter "$P" 0 neigh_failed)
+failed=$(counter_of "$P" neigh_failed)
 [ "${failed:-0}" -gt "${failed0:-0}" ] && pass "neigh_failed $failed0 -> $failed" ||
 	fail "neigh_failed did not move ($failed0 -> $failed)"
 tel "$P" /uroce/port/neigh,0 | sed 's/^/    /'

@@ -83,9 +83,9 @@ flat() { # flat NAME SAMPLES...: mbufs and RSS of every sample against the first
 flat "daemon A" "${samples_a[@]}"
 flat "daemon B" "${samples_b[@]}"
 for side in "$PA" "$PB"; do
-	d=$(counter "$side" 0 fault_dropped)
-	u=$(counter "$side" 0 fault_duplicated)
-	o=$(counter "$side" 0 fault_reordered)
+	d=$(counter_of "$side" fault_dropped)
+	u=$(counter_of "$side" fault_duplicated)
+	o=$(counter_of "$side" fault_reordered)
 	[ "${d:-0}" -gt 0 ] && [ "${u:-0}" -gt 0 ] && [ "${o:-0}" -gt 0 ] &&
 		pass "$side: fault_dropped $d, fault_duplicated $u, fault_reordered $o" ||
 		fail "$side: faults did not happen ($d/$u/$o)"
