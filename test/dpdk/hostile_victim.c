@@ -380,8 +380,8 @@ cmd_poll(void)
 		for (i = 0; i < n; i++, total++)
 			printf("%s{\"wr_id\":%" PRIu64 ",\"status\":%u,\"opcode\":%u,\"len\":%u,"
 			       "\"qpn\":%u,\"imm\":%u,\"flags\":%u}", total ? "," : "",
-			       wc[i].wr_id, wc[i].status, wc[i].opcode, wc[i].byte_len, wc[i].qp_num,
-			       wc[i].imm_data, wc[i].wc_flags);
+			       wc[i].wr_id, wc[i].status, wc[i].opcode, wc[i].byte_len,
+			       wc[i].qp_num, wc[i].imm_data, wc[i].wc_flags);
 	}
 	printf("]}\n");
 }

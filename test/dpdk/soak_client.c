@@ -21,7 +21,8 @@
  *       number posted), and every completion successful.
  *
  * --gid I picks the GID index both sides use (1: IPv4, 2: IPv6), --timeout N
- * the local ACK timeout code (default 16, 268 ms). The last
+ * the local ACK timeout code (default 16, 268 ms), --ops M the operations
+ * mixed (bit 0 WRITE, 1 READ, 2 SEND, 3 FETCH_ADD; default 15). The last
  * line is one JSON object with what was done; exit 0 means every check
  * passed.
  */
@@ -54,6 +55,8 @@ static int gid_index = 1;
  * busy 2-core machine (seen: 0.5 s under a load of 18); a WQE that is never
  * answered still ends in RETRY_EXC_ERR within seconds. */
 static uint8_t ack_timeout = 16;
+/* Operations mixed: bit 0 WRITE, 1 READ, 2 SEND, 3 FETCH_ADD (--ops). */
+static unsigned int op_mask = 15;
 
 static double
 now_s(void)
@@ -161,7 +164,8 @@ qp_connect(struct uroce_qp *qp, const uint8_t dgid[16], uint32_t dqpn, uint32_t 
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
 	if (uroce_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT |
-			    UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC) != 0)
+			    UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY |
+			    UROCE_QP_MAX_QP_RD_ATOMIC) != 0)
 		FAIL("RTS");
 }
 
@@ -294,7 +298,8 @@ mixed(struct side *a, struct side *b, double seconds, uint32_t depth)
 	struct inflight fl[64];
 	struct uroce_qp *qa, *qb;
 	uint64_t n_op[4] = {0}, done_op[4] = {0}, bytes = 0;
-	uint64_t send_seq = 0, recv_seq = 0, fadd_seq = 0, fadd_done = 0, rng = 88172645463325252ull;
+	uint64_t send_seq = 0, recv_seq = 0, fadd_seq = 0, fadd_done = 0;
+	uint64_t rng = 88172645463325252ull;
 	uint32_t recv_len[64], i, busy = 0;
 	double t0 = now_s(), end = t0 + seconds;
 	uint64_t counter;
@@ -328,7 +333,12 @@ mixed(struct side *a, struct side *b, double seconds, uint32_t depth)
 			rng ^= rng << 13;
 			rng ^= rng >> 7;
 			rng ^= rng << 17;
-			f->op = (int)(rng % 4);
+			do {
+				rng ^= rng << 13;
+				rng ^= rng >> 7;
+				rng ^= rng << 17;
+				f->op = (int)(rng % 4);
+			} while (!(op_mask & 1u << f->op));
 			f->slot = (uint32_t)(f - fl);
 			f->len = 1 + (uint32_t)(rng >> 20) % M_SLOT;
 			f->busy = true;
@@ -396,7 +406,8 @@ mixed(struct side *a, struct side *b, double seconds, uint32_t depth)
 				/* RC executes atomics in order, each once: the k-th
 				 * returns k. */
 				if (old != f->seq)
-					FAIL("FETCH_ADD %" PRIu64 " returned %" PRIu64, f->seq, old);
+					FAIL("FETCH_ADD %" PRIu64 " returned %" PRIu64, f->seq,
+					     old);
 				fadd_done++;
 				break;
 			default:
@@ -474,6 +485,7 @@ main(int argc, char **argv)
 		{"depth", required_argument, NULL, 'd'},
 		{"gid", required_argument, NULL, 'g'},
 		{"timeout", required_argument, NULL, 't'},
+		{"ops", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *sa = NULL, *sb = NULL;
@@ -486,7 +498,7 @@ main(int argc, char **argv)
 	setlinebuf(stdout);
 	if (argc < 2)
 		FAIL("usage: soak_client churn|mixed --a SOCK --b SOCK [--cycles N] "
-		     "[--seconds S] [--depth D] [--gid I] [--timeout N]");
+		     "[--seconds S] [--depth D] [--gid I] [--timeout N] [--ops MASK]");
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -497,11 +509,14 @@ main(int argc, char **argv)
 		case 'd': depth = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'g': gid_index = atoi(optarg); break;
 		case 't': ack_timeout = (uint8_t)atoi(optarg); break;
+		case 'o': op_mask = (unsigned int)strtoul(optarg, NULL, 0) & 15; break;
 		default: FAIL("bad option");
 		}
 	}
 	if (sa == NULL || sb == NULL)
 		FAIL("--a and --b are required");
+	if (op_mask == 0)
+		FAIL("--ops: at least one operation");
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (strcmp(argv[1], "churn") == 0) {

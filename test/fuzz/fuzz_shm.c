@@ -358,6 +358,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t g;
 	uint32_t start;
 	unsigned int k;
+	enum uroce_shm_ring_role role;
 	int rc;
 
 	if (size > 16384)
@@ -385,9 +386,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The untrusted handle refuses the zero-copy consumer API. */
 	if (s.kind != K_CQ)
 		CHECK(uroce_shm_ring_cons_peek(&s.d, 1) == 0);
-	rc = uroce_shm_ring_attach(&s.c, s.mem, s.len,
-				   s.kind == K_CQ ? UROCE_SHM_RING_CONSUMER : UROCE_SHM_RING_PRODUCER,
-				   0);
+	role = s.kind == K_CQ ? UROCE_SHM_RING_CONSUMER : UROCE_SHM_RING_PRODUCER;
+	rc = uroce_shm_ring_attach(&s.c, s.mem, s.len, role, 0);
 	CHECK(rc == 0);
 	s.c_ok = true;
 	for (k = 0; k < MAX_OPS && fin_left(&in); k++) {

@@ -206,7 +206,7 @@ def main():
     print(f"seeded {n} inputs ({fmt}) from {seed_dir}", flush=True)
     artifacts = os.path.join(os.getcwd(), "fuzz-artifacts", os.path.basename(target))
     os.makedirs(artifacts, exist_ok=True)
-    cmd = [target, corpus, f"-max_total_time={seconds}", "-timeout=10",
+    cmd = [target, corpus, f"-max_total_time={seconds}", "-timeout=25",
            "-rss_limit_mb=2048", "-print_final_stats=1",
            f"-artifact_prefix={artifacts}/"]
     cmd += shlex.split(os.environ.get("FUZZ_ARGS", ""))

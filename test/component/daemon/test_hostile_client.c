@@ -511,11 +511,13 @@ raw_open(struct raw *r)
 	r->mr = mr.mr_handle;
 	r->lkey = mr.lkey;
 	r->rkey = mr.rkey;
-	RASSERT_EQ(raw_rpc(r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), -1, &cr, sizeof(cr), &fd), 0);
+	RASSERT_EQ(raw_rpc(r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), -1, &cr, sizeof(cr), &fd),
+		   0);
 	r->cqh = cr.cq_handle;
 	RASSERT_EQ(uroce_shm_segment_map(&r->cqseg, fd, cr.seg_size), 0);
 	RASSERT_EQ(uroce_shm_ring_attach(&r->cq, (uint8_t *)r->cqseg.addr + cr.ring_offset,
-					 r->cqseg.size - cr.ring_offset, UROCE_SHM_RING_CONSUMER, 0), 0);
+					 r->cqseg.size - cr.ring_offset,
+					 UROCE_SHM_RING_CONSUMER, 0), 0);
 }
 
 static void
@@ -591,15 +593,18 @@ raw_qp_create(struct raw *r, struct rawqp *q)
 	cq.cap.max_send_sge = 2;
 	cq.cap.max_recv_sge = 2;
 	cq.cap.max_inline_data = 64;
-	RASSERT_EQ(raw_rpc(r, UROCE_SHM_MSG_CREATE_QP, &cq, sizeof(cq), -1, &cr, sizeof(cr), &fd), 0);
+	RASSERT_EQ(raw_rpc(r, UROCE_SHM_MSG_CREATE_QP, &cq, sizeof(cq), -1, &cr, sizeof(cr), &fd),
+		   0);
 	q->handle = cr.qp_handle;
 	q->qpn = cr.qp_num;
 	q->slot = cr.db_slot;
 	RASSERT_EQ(uroce_shm_segment_map(&q->seg, fd, cr.seg_size), 0);
 	RASSERT_EQ(uroce_shm_ring_attach(&q->sq, (uint8_t *)q->seg.addr + cr.sq_offset,
-					 cr.rq_offset - cr.sq_offset, UROCE_SHM_RING_PRODUCER, 0), 0);
+					 cr.rq_offset - cr.sq_offset, UROCE_SHM_RING_PRODUCER, 0),
+		   0);
 	RASSERT_EQ(uroce_shm_ring_attach(&q->rq, (uint8_t *)q->seg.addr + cr.rq_offset,
-					 q->seg.size - cr.rq_offset, UROCE_SHM_RING_PRODUCER, 0), 0);
+					 q->seg.size - cr.rq_offset, UROCE_SHM_RING_PRODUCER, 0),
+		   0);
 	RASSERT_EQ(raw_modify(r, q->handle, UROCE_QPS_INIT, 0), 0);
 }
 
@@ -817,8 +822,9 @@ Test(hostile_client, bad_wqes_fail_only_their_own_qp, .timeout = 120)
 		c = raw_cqe(&r, 10);
 		cr_expect_eq(c.wr_id, 0xBAD0 + i, "%s: completion for wr %#llx", cases[i].what,
 			     (unsigned long long)c.wr_id);
-		cr_expect_eq(c.status, cases[i].status, "%s: status %u (%s), want %u", cases[i].what,
-			     c.status, uroce_eng_wc_status_str(c.status), cases[i].status);
+		cr_expect_eq(c.status, cases[i].status, "%s: status %u (%s), want %u",
+			     cases[i].what, c.status, uroce_eng_wc_status_str(c.status),
+			     cases[i].status);
 		cr_expect_eq(c.qp_num, q.qpn, "%s: on QP %u", cases[i].what, c.qp_num);
 		raw_qp_destroy(&r, &q);
 		raw_qp_destroy(&r, &qb);
@@ -1072,7 +1078,8 @@ Test(hostile_client, garbage_and_truncated_control_messages, .timeout = 120)
 			m[k] = (uint8_t)rand();
 		if (i % 2 == 0 && n >= 8)
 			h->magic = UROCE_SHM_MSG_MAGIC; /* garbage behind a good magic */
-		cr_expect(garbage_is_refused(m, n, -1, -1), "garbage message %d of %zu bytes", i, n);
+		cr_expect(garbage_is_refused(m, n, -1, -1), "garbage message %d of %zu bytes", i,
+			  n);
 	}
 	/* A header cut short, a body cut short, a length that lies. */
 	len = uroce_shm_msg_init(m, sizeof(m), UROCE_SHM_MSG_ALLOC_PD, 1, false, 0);
@@ -1119,8 +1126,8 @@ Test(hostile_client, garbage_and_truncated_control_messages, .timeout = 120)
 		/* A sealed segment smaller than it claims: refused. */
 		cr_assert_eq(uroce_shm_segment_create(&seg, "small", 4096, 0), 0);
 		sq.size = 1 << 20;
-		cr_expect_neq(raw_rpc(&r, UROCE_SHM_MSG_ALLOC_SEGMENT, &sq, sizeof(sq), seg.fd, NULL,
-				      0, NULL), 0);
+		cr_expect_neq(raw_rpc(&r, UROCE_SHM_MSG_ALLOC_SEGMENT, &sq, sizeof(sq), seg.fd,
+				      NULL, 0, NULL), 0);
 		uroce_shm_segment_unmap(&seg);
 		/* A second HELLO. */
 		{
