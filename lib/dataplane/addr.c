@@ -168,6 +168,18 @@ neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
 	rte_spinlock_unlock(&p->neigh_lock);
 }
 
+void
+dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6])
+{
+	struct dp_neigh *n;
+
+	rte_spinlock_lock(&p->neigh_lock);
+	n = neigh_find(p, ip);
+	if (n != NULL)
+		dp_neigh_seen(n, mac, rte_rdtsc());
+	rte_spinlock_unlock(&p->neigh_lock);
+}
+
 static bool
 is_link_local6(const uint8_t ip[16])
 {

@@ -89,6 +89,14 @@ enum dp_neigh_action dp_neigh_age(struct dp_neigh *n, uint64_t now,
 				  const struct dp_neigh_timing *t);
 bool dp_neigh_confirm(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
 
+/*
+ * dp_neigh_seen(): traffic from the peer, from @p mac, at @p now: a reachable
+ * or probing entry that holds @p mac is reachable again, trusted from @p now.
+ * Anything else is left alone: data frames never teach a MAC (only ARP and ND
+ * do). @return true if the entry was confirmed.
+ */
+bool dp_neigh_seen(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
+
 #define DP_TXBUF 64 /**< frames a worker queues per port before a flush */
 
 struct dp_port {
@@ -132,7 +140,14 @@ struct dp_ncache {
 	uint8_t mac[6];
 	uint16_t port;
 	uint64_t expires_us; /**< 0: empty */
+	uint64_t seen_us;    /**< last RoCEv2 frame from it that confirmed the entry */
 };
+
+/* A RoCEv2 frame from a cached next hop, from its cached MAC, confirms the
+ * shared neighbour entry (RFC 4861 7.3.1's upper-layer hint), at most this
+ * often per peer and worker, so that a peer in conversation is never probed
+ * and the hot path takes the neighbour lock ten times a second at most. */
+#define DP_NEIGH_SEEN_US 100000u
 
 /* Frames a worker hands to the owner worker (worker 0) per burst. */
 #define DP_HANDOFF_RING 1024
@@ -176,9 +191,16 @@ bool dp_port_owns_gid(const struct dp_port *p, const uint8_t gid[16]);
 void dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
 void dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
 void dp_neigh_tick(struct uroce_dp *dp, uint64_t now_tsc);
+/* A RoCEv2 frame came from @p ip at @p mac: confirm its entry (takes the lock). */
+void dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6]);
 
 /* telemetry.c */
 void dp_telemetry_detach(const struct uroce_dp *dp);
+
+/* roce.c: a worker's RoCEv2 frame from @p ip at @p mac confirms the neighbour
+ * entry when it matches the worker's next-hop cache (DP_NEIGH_SEEN_US apart). */
+void dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16],
+		      const uint8_t mac[6]);
 
 /* rx.c */
 int dp_worker_main(void *arg);

@@ -19,6 +19,10 @@
  * request or multicast solicitation as the first time, so that a peer whose
  * MAC changed answers with its new one. While it is being asked the known
  * MAC stays in use, so a peer that only went quiet loses no traffic.
+ * RoCEv2 traffic from the peer, from the MAC the entry holds, is the
+ * upper-layer hint of RFC 4861 7.3.1: it confirms the entry, so a peer in
+ * conversation is never probed (on a link flooded by RDMA, an ARP reply can
+ * be lost, and a failed probe would stop the conversation).
  */
 
 #include <string.h>
@@ -50,6 +54,18 @@ dp_neigh_age(struct dp_neigh *n, uint64_t now, const struct dp_neigh_timing *t)
 	default:
 		return DP_NEIGH_IDLE;
 	}
+}
+
+bool
+dp_neigh_seen(struct dp_neigh *n, const uint8_t mac[6], uint64_t now)
+{
+	if ((n->state != DP_NEIGH_REACHABLE && n->state != DP_NEIGH_PROBE) ||
+	    memcmp(n->mac, mac, 6) != 0)
+		return false;
+	n->state = DP_NEIGH_REACHABLE;
+	n->tries = 0;
+	n->confirmed_tsc = now;
+	return true;
 }
 
 bool

@@ -6,7 +6,8 @@
  * lib/dataplane/neigh.c without EAL: one neighbour entry driven through its
  * life by a fake clock (TSC values are plain numbers here): resolution with
  * retries and failure, ageing of a reachable entry, probing while the known
- * MAC stays in use, a MAC change followed, a peer gone quiet given up on, and
+ * MAC stays in use, a MAC change followed, a peer gone quiet given up on,
+ * traffic from the known MAC confirming an entry (and never teaching one), and
  * static entries untouched.
  */
 
@@ -133,4 +134,43 @@ Test(neigh, free_and_failed_entries_stay_idle)
 	cr_expect_eq(dp_neigh_age(&x, 123456, &t), DP_NEIGH_IDLE);
 	cr_expect_eq(f.state, DP_NEIGH_FREE);
 	cr_expect_eq(x.state, DP_NEIGH_FAILED);
+}
+
+Test(neigh, traffic_from_the_known_mac_confirms)
+{
+	struct dp_neigh n = {.state = DP_NEIGH_PENDING};
+	uint64_t now;
+
+	dp_neigh_confirm(&n, mac1, 0);
+	/* Expect: a peer whose frames keep coming from its MAC is never probed. */
+	for (now = 0; now < 100000; now += 100) {
+		cr_assert_eq(dp_neigh_age(&n, now, &t), DP_NEIGH_IDLE, "probed at %llu",
+			     (unsigned long long)now);
+		cr_assert(dp_neigh_seen(&n, mac1, now));
+	}
+	/* Expect: traffic also ends a probe that is under way. */
+	cr_expect_eq(dp_neigh_age(&n, now + 1000, &t), DP_NEIGH_REFRESH);
+	cr_expect(dp_neigh_seen(&n, mac1, now + 1050));
+	cr_expect_eq(n.state, DP_NEIGH_REACHABLE);
+	cr_expect_eq(n.tries, 0);
+}
+
+Test(neigh, traffic_never_teaches_a_mac)
+{
+	struct dp_neigh n = {.state = DP_NEIGH_PENDING}, f = {.state = DP_NEIGH_FAILED};
+	struct dp_neigh s = {.state = DP_NEIGH_STATIC};
+
+	/* Expect: frames from another MAC, or for an entry not reachable, change
+	 * nothing: only ARP and ND teach a MAC. */
+	cr_expect_not(dp_neigh_seen(&n, mac1, 10));
+	cr_expect_eq(n.state, DP_NEIGH_PENDING);
+	dp_neigh_confirm(&n, mac1, 0);
+	cr_expect_not(dp_neigh_seen(&n, mac2, 500));
+	cr_expect_arr_eq(n.mac, mac1, 6);
+	cr_expect_eq(n.confirmed_tsc, 0);
+	cr_expect_not(dp_neigh_seen(&f, mac1, 10));
+	cr_expect_eq(f.state, DP_NEIGH_FAILED);
+	memcpy(s.mac, mac1, 6);
+	cr_expect_not(dp_neigh_seen(&s, mac1, 10));
+	cr_expect_eq(s.state, DP_NEIGH_STATIC);
 }
