@@ -270,20 +270,20 @@ run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t 
 
 Test(soak_sim, duplication_1pct, .timeout = 240)
 {
-	run_soak(1, 0, 10000, 0, 30000);
+	run_soak(1, 0, 10000, 0, 20000);
 }
 
 Test(soak_sim, reordering_1pct, .timeout = 240)
 {
-	run_soak(2, 0, 0, 10000, 30000);
+	run_soak(2, 0, 0, 10000, 20000);
 }
 
 Test(soak_sim, loss_5pct, .timeout = 240)
 {
-	run_soak(3, 50000, 0, 0, 30000);
+	run_soak(3, 50000, 0, 0, 20000);
 }
 
 Test(soak_sim, loss_dup_reorder, .timeout = 240)
 {
-	run_soak(4, 50000, 10000, 10000, 30000);
+	run_soak(4, 50000, 10000, 10000, 20000);
 }
