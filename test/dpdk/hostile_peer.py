@@ -30,7 +30,6 @@ Subcommands:
 """
 import argparse
 import json
-import os
 import random
 import select
 import socket
@@ -522,7 +521,7 @@ class Suite:
         self.canary("sanity")
 
     def bounds_and_keys(self):
-        rw, e = self.v.mr("rw"), None
+        rw = self.v.mr("rw")
         end = rw["addr"] + rw["len"]
         cases = [
             ("WRITE past the end of the MR", rw["addr"] + rw["len"] - 32, rw["rkey"], 64, None),

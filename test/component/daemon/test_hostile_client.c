@@ -930,14 +930,18 @@ Test(hostile_client, ring_indexes_lies_and_doorbell_floods, .timeout = 120)
 		_exit(0);
 	}
 	{
-		uint64_t before = 0;
 		double end = dt_now_s() + 3;
-		int status;
+		int status = -1;
+		pid_t got = 0;
 
-		(void)before;
-		while (waitpid(flood, &status, WNOHANG) != flood && dt_now_s() < end)
+		while ((got = waitpid(flood, &status, WNOHANG)) != flood && dt_now_s() < end)
 			serve(&hon, 0.05);
-		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "flood child");
+		if (got != flood) {
+			kill(flood, SIGKILL);
+			waitpid(flood, &status, 0);
+		}
+		cr_expect(got == flood && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			  "flood child: %#x", status);
 	}
 	raw_close(&r);
 	finish_common(40);
@@ -1238,7 +1242,12 @@ Test(hostile_client, wqe_rewritten_after_the_doorbell, .timeout = 120)
 
 			wqe_write(&r, &w, n++, 2048);
 			if (uroce_shm_ring_prod_reserve(&q.sq, 1) != 1) {
-				/* Full: the QP went to ERR; start over. */
+				/* Full: the QP went to ERR; start over with a new one. */
+				struct uroce_shm_msg_handle h = {.handle = q.handle};
+
+				(void)raw_rpc(&r, UROCE_SHM_MSG_DESTROY_QP, &h, sizeof(h), -1,
+					      NULL, 0, NULL);
+				uroce_shm_segment_unmap(&q.seg);
 				raw_qp(&r, &q);
 				continue;
 			}
