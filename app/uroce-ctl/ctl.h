@@ -29,8 +29,12 @@ int ctl_decode_main(int argc, char **argv);
 int ctl_devices_main(int argc, char **argv);
 int ctl_gids_main(int argc, char **argv);
 int ctl_qps_main(int argc, char **argv);
+int ctl_workers_main(int argc, char **argv);
 int ctl_clients_main(int argc, char **argv);
 int ctl_counters_main(int argc, char **argv);
+
+/** `uroce-ctl template ...`: a pcap for `uroce-perf sink` (template.c, doc/loadgen.md). */
+int ctl_template_main(int argc, char **argv);
 
 /** Print @p fmt to stderr prefixed with "uroce-ctl: ". */
 void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

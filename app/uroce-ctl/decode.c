@@ -140,6 +140,7 @@ ctl_pkt_decode(struct ctl_decoder *d, const uint8_t *data, uint32_t caplen, uint
 	if (f.family != UROCE_IP_NONE) {
 		memcpy(p->src, f.sgid, sizeof(p->src));
 		memcpy(p->dst, f.dgid, sizeof(p->dst));
+		p->tclass = f.tclass;
 	}
 	/* ... and the ports once it has the UDP header. */
 	if (f.dport != 0) {
@@ -341,6 +342,10 @@ ctl_pkt_fields(const struct ctl_pkt *p, struct ctl_fields *fs)
 	add_s(fs, "src", fs->src[0] != '\0' ? fs->src : NULL);
 	add_s(fs, "dst", fs->dst[0] != '\0' ? fs->dst : NULL);
 	add_u(fs, NULL, "sport", p->has_sport, p->sport);
+	/* DSCP and ECN (RFC 3168: 3 is CE) of the IP header, for congestion
+	 * control: data ECT(0), CNPs DSCP 48 (doc/congestion.md). */
+	add_u(fs, NULL, "dscp", p->family != UROCE_IP_NONE, (uint64_t)(p->tclass >> 2));
+	add_u(fs, NULL, "ecn", p->family != UROCE_IP_NONE, (uint64_t)(p->tclass & 3));
 	/* BTH (IBA 9.2): each field is reported if its bytes were captured. */
 	add_u(fs, NULL, "opcode", have(p, 0, 1), have(p, 0, 1) ? uroce_bth_opcode(bth) : 0);
 	add_s(fs, "opcode_name", oi != NULL ? oi->name : NULL);
@@ -351,6 +356,8 @@ ctl_pkt_fields(const struct ctl_pkt *p, struct ctl_fields *fs)
 	add_b(fs, "migreq", have(p, 1, 1), have(p, 1, 1) && uroce_bth_migreq(bth));
 	add_u(fs, NULL, "padcnt", have(p, 1, 1), have(p, 1, 1) ? uroce_bth_padcnt(bth) : 0);
 	add_u(fs, NULL, "pkey", have(p, 2, 2), have(p, 2, 2) ? uroce_bth_pkey(bth) : 0);
+	add_b(fs, "fecn", have(p, 4, 1), have(p, 4, 1) && uroce_bth_fecn(bth));
+	add_b(fs, "becn", have(p, 4, 1), have(p, 4, 1) && uroce_bth_becn(bth));
 	add_u(fs, NULL, "payload_len", p->has_paylen, p->paylen);
 
 	/* One key per extension header the opcode carries (opcode table); null

@@ -37,6 +37,7 @@ struct ctl_pkt {
 	enum uroce_ip_family family; /**< UROCE_IP_NONE: no IP header was read */
 	uint8_t src[16];             /**< IPv6, or IPv4-mapped ::ffff:a.b.c.d */
 	uint8_t dst[16];
+	uint8_t tclass;              /**< IPv4 TOS / IPv6 traffic class, with family */
 	bool has_sport;
 	uint16_t sport;
 	bool has_paylen;

@@ -25,9 +25,12 @@ static const struct ctl_command ctl_commands[] = {
 	{ "decode", ctl_decode_main, "decode RoCEv2 packets in a pcap/pcapng file as JSON lines" },
 	{ "devices", ctl_devices_main, "the daemon's device and ports (ibv_devinfo style)" },
 	{ "gids", ctl_gids_main, "the GID table of each port" },
-	{ "qps", ctl_qps_main, "QPs: number, type, state, owner, PSNs, path" },
+	{ "qps", ctl_qps_main, "QPs: number, type, state, owner, PSNs, path, worker" },
+	{ "workers", ctl_workers_main, "workers: QPs, busy share, packets, cycles per packet "
+	  "and per message" },
 	{ "clients", ctl_clients_main, "client sessions: pid, uid, resources held" },
 	{ "counters", ctl_counters_main, "daemon and transport counters (--qp N: one QP)" },
+	{ "template", ctl_template_main, "pcap of RoCEv2 frames for a sink, to replay (loadgen)" },
 };
 
 void

@@ -620,6 +620,7 @@ qps_row(struct show *s, const void *entry, void *arg)
 	json_kv_u64(j, "sq_queued", e->sq_queued);
 	json_kv_u64(j, "rq_queued", e->rq_queued);
 	json_kv_bool(j, "ring_failed", failed);
+	json_kv_u64(j, "worker", e->worker);
 	json_obj_end(j);
 	tbl_cell(t, "%u", e->qp_num);
 	tbl_cell(t, "%s", fmt_qp_type(e->qp_type));
@@ -640,6 +641,7 @@ qps_row(struct show *s, const void *entry, void *arg)
 	tbl_cell(t, "%u", e->max_send_wr);
 	tbl_cell(t, "%u", e->max_recv_wr);
 	tbl_cell(t, "%u/%u", e->sq_queued, e->rq_queued);
+	tbl_cell(t, "%u", e->worker);
 }
 
 int
@@ -647,7 +649,7 @@ ctl_qps_main(int argc, char **argv)
 {
 	static const char *const head[] = {"QPN", "TYPE", "STATE", "PID", "CLIENT", "SQ-PSN",
 					   "RQ-PSN", "DQPN", "MTU", "DGID", "SQ-WR", "RQ-WR",
-					   "QUEUED"};
+					   "QUEUED", "WORKER"};
 	struct uroce_shm_msg_list_qps_resp r;
 	struct uroce_shm_msg_list_req q;
 	const struct show_pager pg = {
@@ -659,6 +661,88 @@ ctl_qps_main(int argc, char **argv)
 	memset(&q, 0, sizeof(q));
 	return show_list_main(argc, argv, head, sizeof(head) / sizeof(head[0]), "qps", &pg,
 			      qps_row);
+}
+
+/* ------------------------------------------------------------------------ */
+/* workers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* @p num / @p den with one decimal, "-" when there is nothing to divide by. */
+static void
+cell_ratio(struct tbl *t, uint64_t num, uint64_t den)
+{
+	if (den == 0)
+		tbl_cell(t, "-");
+	else
+		tbl_cell(t, "%.1f", (double)num / (double)den);
+}
+
+/* Cycles per packet and per message, the way VPP's "show runtime" gives
+ * clocks per vector: busy cycles divided by what the worker handled. */
+static void
+workers_row(struct show *s, const void *entry, void *arg)
+{
+	const struct uroce_shm_worker_info *e = entry;
+	/* Frames on the worker's queues; without a port, its engine's packets. */
+	uint64_t pkts = e->rx_packets + e->tx_packets != 0 ? e->rx_packets + e->tx_packets :
+							       e->roce_rx + e->roce_tx;
+	uint64_t total = e->busy_cycles + e->idle_cycles;
+	struct json *j = &s->j;
+	struct tbl *t = &s->t;
+
+	(void)arg;
+	json_obj_begin(j);
+	json_kv_u64(j, "worker", e->worker);
+	json_kv_u64(j, "qps", e->qps);
+	json_kv_u64(j, "tsc_hz", e->tsc_hz);
+	json_kv_u64(j, "busy_cycles", e->busy_cycles);
+	json_kv_u64(j, "idle_cycles", e->idle_cycles);
+	json_kv_u64(j, "loops", e->loops);
+	json_kv_u64(j, "rx_packets", e->rx_packets);
+	json_kv_u64(j, "tx_packets", e->tx_packets);
+	json_kv_u64(j, "handoff_in", e->handoff_in);
+	json_kv_u64(j, "handoff_out", e->handoff_out);
+	json_kv_u64(j, "wqes", e->wqes);
+	json_kv_u64(j, "cqes", e->cqes);
+	json_kv_u64(j, "roce_rx", e->roce_rx);
+	json_kv_u64(j, "roce_tx", e->roce_tx);
+	json_kv_u64(j, "sleeps", e->sleeps);
+	json_obj_end(j);
+	tbl_cell(t, "%u", e->worker);
+	tbl_cell(t, "%u", e->qps);
+	if (total != 0)
+		tbl_cell(t, "%.1f%%", 100.0 * (double)e->busy_cycles / (double)total);
+	else
+		tbl_cell(t, "-");
+	tbl_cell(t, "%llu", (unsigned long long)e->roce_rx);
+	tbl_cell(t, "%llu", (unsigned long long)e->roce_tx);
+	tbl_cell(t, "%llu", (unsigned long long)e->wqes);
+	tbl_cell(t, "%llu", (unsigned long long)e->cqes);
+	tbl_cell(t, "%llu/%llu", (unsigned long long)e->handoff_in,
+		 (unsigned long long)e->handoff_out);
+	/* No cycle counts from a daemon whose shell does not keep them. */
+	cell_ratio(t, e->busy_cycles, e->tsc_hz != 0 ? pkts : 0);
+	cell_ratio(t, e->busy_cycles, e->tsc_hz != 0 ? e->wqes : 0);
+}
+
+int
+ctl_workers_main(int argc, char **argv)
+{
+	static const char *const head[] = {"WORKER", "QPS", "BUSY", "ROCE-RX", "ROCE-TX",
+					   "WQES", "CQES", "HANDOFF-IN/OUT", "CYC/PKT",
+					   "CYC/MSG"};
+	struct uroce_shm_msg_list_workers_resp r;
+	struct uroce_shm_msg_list_req q;
+	const struct show_pager pg = {
+		.type = UROCE_SHM_MSG_LIST_WORKERS, .what = "LIST_WORKERS", .req = &q,
+		.req_len = sizeof(q), .start = &q.start, .resp = &r, .resp_len = sizeof(r),
+		.page = &r.page, .entries = r.w, .entry_size = sizeof(r.w[0]),
+		.max = UROCE_SHM_LIST_WORKERS_MAX,
+	};
+
+	memset(&q, 0, sizeof(q));
+	return show_list_main(argc, argv, head, sizeof(head) / sizeof(head[0]), "workers", &pg,
+			      workers_row);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -731,7 +815,7 @@ ctl_clients_main(int argc, char **argv)
 static void
 counters_row(struct show *s, const void *entry, void *arg)
 {
-	static const char *const groups[] = {"daemon", "transport"};
+	static const char *const groups[] = {"daemon", "transport", "congestion"};
 	const struct uroce_shm_counter *e = entry;
 	char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
 	int *group = arg;
@@ -740,7 +824,7 @@ counters_row(struct show *s, const void *entry, void *arg)
 	/* The daemon NUL-terminates; do not trust it to. */
 	memcpy(name, e->name, UROCE_SHM_COUNTER_NAME_LEN);
 	name[UROCE_SHM_COUNTER_NAME_LEN] = '\0';
-	g = e->group < 2 ? groups[e->group] : "other";
+	g = e->group < 3 ? groups[e->group] : "other";
 	/* Counters of a group arrive together: one object per group. */
 	if (*group != e->group) {
 		if (*group >= 0)

@@ -40,6 +40,7 @@
 
 #include "uroce_verbs.h"
 
+#include "sink.h"
 #include "verify.h"
 
 #define PROG "uroce-perf"
@@ -138,6 +139,7 @@ struct perf {
 	struct perf_qp qps[MAX_QPS];
 	unsigned long spins;
 	bool verify_failed;
+	unsigned int hold;       /* --hold: seconds to keep the QPs after the run */
 };
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -159,6 +161,7 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " TEST MODE [options]            (server)\n"
 		"       " PROG " TEST MODE [options] SERVER_IP  (client)\n"
+		"       " PROG " sink [options]                 (see " PROG " sink --help)\n"
 		"  TEST  write | read | send | atomic\n"
 		"  MODE  bw | lat\n"
 		"options:\n"
@@ -176,6 +179,8 @@ usage(FILE *f)
 		"                         both sides must end up with the same)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
+		"      --hold SEC         keep this side's QPs SEC seconds after the run, idle,\n"
+		"                         for a look at them (uroce-ctl counters --qp N)\n"
 		"  -h, --help             this text\n",
 		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH,
 		UROCE_DEFAULT_SOCKET, DEFAULT_PORT);
@@ -1342,6 +1347,7 @@ static const struct option long_opts[] = {
 	{"mtu", required_argument, NULL, 'm'},
 	{"port", required_argument, NULL, 'p'},
 	{"bind", required_argument, NULL, 'B'},
+	{"hold", required_argument, NULL, 'H'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -1410,6 +1416,9 @@ parse_args(struct perf *pf, int argc, char **argv)
 		case 'B':
 			pf->bind_addr = optarg;
 			break;
+		case 'H':
+			pf->hold = (unsigned int)parse_num("--hold", optarg, 1, MAX_DURATION);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -1474,6 +1483,11 @@ main(int argc, char **argv)
 
 	if (pf == NULL)
 		fatal("out of memory");
+	/* A mode of its own (sink.c): receive-side QPs for packet generators. */
+	if (argc > 1 && strcmp(argv[1], "sink") == 0) {
+		free(pf);
+		return sink_main(argc - 1, argv + 1);
+	}
 	parse_args(pf, argc, argv);
 	signal(SIGPIPE, SIG_IGN);
 	open_device(pf);
@@ -1485,6 +1499,12 @@ main(int argc, char **argv)
 	create_resources(pf);
 	exchange_qps(pf);
 	run(pf);
+	if (pf->hold != 0) {
+		/* The run is over and reported; the QPs stay as they are (the
+		 * peer may already be gone) until the hold ends. */
+		fflush(stdout);
+		sleep(pf->hold);
+	}
 	close_device(pf);
 	close(pf->fd);
 	if (pf->verify_failed) {

@@ -3,12 +3,15 @@
  */
 
 /*
- * The daemon core (lib/daemon: client sessions and the transport engine) put
- * on the DPDK dataplane. It runs on worker 0, which therefore owns every QP:
- * the worker gives each valid RoCEv2 frame to uroce_daemon_rx() and polls the
- * daemon once per loop; the engine's packets go out through the port ops
- * below, built in mbufs of the port's pool. With no worker lcore (and then no
- * port), the main lcore polls the daemon instead, loopback only.
+ * The daemon core (lib/daemon) put on the DPDK dataplane. The main lcore is
+ * the control thread: it blocks in uroce_daemon_control_poll() (client
+ * sockets, epoll) between its neighbour timers. Each dataplane worker runs
+ * one daemon worker: its RoCEv2 frames go to uroce_daemon_worker_rx() (the
+ * dataplane hands a frame to the worker that owns its destination QP, which
+ * the QPN names), and uroce_daemon_worker_poll() runs once per loop; the
+ * engine's packets go out through the port ops below, built in mbufs of the
+ * port's pool, on the worker's own TX queue. With no worker lcore (and then
+ * no port), the main lcore runs the whole daemon, loopback only.
  */
 
 #include <errno.h>
@@ -28,20 +31,21 @@
  * minus this gives the largest IB MTU the port can carry (verbs active_mtu). */
 #define ROCE_MAX_OVERHEAD (40u + 8u + 12u + 28u + 4u)
 
+/* The worker's clock: the dataplane read the TSC once for this loop. */
 static uint64_t
 port_now_us(void *ctx)
 {
-	struct uroced_core *c = ctx;
+	struct uroced_wctx *w = ctx;
 
-	return rte_rdtsc() / c->tsc_per_us;
+	return uroce_dp_worker_now_us(w->c->dp, w->worker);
 }
 
 static uint8_t *
 port_tx_alloc(void *ctx, uint32_t ib_len)
 {
-	struct uroced_core *c = ctx;
+	struct uroced_wctx *w = ctx;
 
-	return uroce_dp_roce_alloc(c->dp, 0, 0, ib_len);
+	return uroce_dp_roce_alloc(w->c->dp, w->worker, 0, ib_len);
 }
 
 static void
@@ -54,12 +58,12 @@ port_tx_free(void *ctx, uint8_t *ib)
 static void
 port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
-	struct uroced_core *c = ctx;
+	struct uroced_wctx *w = ctx;
 	struct uroce_encap e;
 
 	uroce_eng_tx_encap(a, &e);
 	/* Verbs port 1 is dataplane port 0, the only one the core drives. */
-	uroce_dp_roce_send(c->dp, 0, 0, ib, ib_len, &e);
+	uroce_dp_roce_send(w->c->dp, w->worker, 0, ib, ib_len, &e);
 }
 
 static const struct uroce_daemon_port_ops dp_port_ops = {
@@ -69,22 +73,63 @@ static const struct uroce_daemon_port_ops dp_port_ops = {
 	.tx_free = port_tx_free,
 };
 
+/* The dataplane frees the mbuf with its burst once this returns. */
 static void
 core_rx(void *ctx, uint16_t port, const struct uroce_frame *frame, struct uroce_pkt *pkt)
 {
-	struct uroced_core *c = ctx;
+	struct uroced_wctx *w = ctx;
 
 	(void)port;
-	uroce_daemon_rx(c->d, pkt, frame);
-	rte_pktmbuf_free((struct rte_mbuf *)pkt->owner);
+	uroce_daemon_worker_rx(w->c->d, w->worker, pkt, frame);
 }
 
-/* On the thread that polls the core, every UROCED_SNAP_US. */
+static unsigned int
+core_owner(void *ctx, uint32_t dqpn)
+{
+	(void)ctx;
+	return uroce_daemon_qpn_worker(dqpn);
+}
+
+static uint64_t
+core_deadline(void *ctx)
+{
+	struct uroced_wctx *w = ctx;
+
+	return uroce_daemon_worker_deadline(w->c->d, w->worker);
+}
+
+/* The dataplane's half of a worker's statistics (uroce-ctl workers). */
+static void
+core_worker_stats(void *ctx, unsigned int worker, struct uroce_daemon_worker_stats *st)
+{
+	struct uroced_core *c = ctx;
+	struct uroce_dp_worker_stats ws;
+
+	if (!c->on_worker || uroce_dp_worker_stats(c->dp, worker, &ws, &st->tsc_hz) != 0)
+		return;
+	st->busy_cycles = ws.busy_cycles;
+	st->idle_cycles = ws.idle_cycles;
+	st->loops = ws.loops;
+	st->rx_packets = ws.rx_packets;
+	st->tx_packets = ws.tx_packets;
+	st->handoff_in = ws.handoff_in;
+	st->handoff_out = ws.handoff_out;
+	st->sleeps = ws.sleeps;
+}
+
+static uint64_t
+mono_us(void)
+{
+	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000000u ? rte_get_tsc_hz() / 1000000u : 1);
+}
+
+/* On the control thread, every UROCED_SNAP_US. */
 static void
 snap_publish(struct uroced_core *c)
 {
-	uint64_t now = port_now_us(c);
+	uint64_t now = mono_us();
 	struct uroced_snap *s = &c->snap;
+	unsigned int i;
 
 	if (now < c->next_snap_us)
 		return;
@@ -96,6 +141,9 @@ snap_publish(struct uroced_core *c)
 	if (s->n_cnt > UROCED_SNAP_CNT)
 		s->n_cnt = UROCED_SNAP_CNT;
 	s->n_qps = uroce_daemon_qps(c->d, 0, s->qps, UROCED_SNAP_QPS);
+	s->n_workers = uroce_daemon_worker_count(c->d);
+	for (i = 0; i < s->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
+		uroce_daemon_worker_stats(c->d, i, &s->workers[i]);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -221,10 +269,58 @@ tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /uroce/workers: per worker, what it did and its cycles (VPP "show runtime"). */
+static int
+tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct uroced_snap s;
+	struct rte_tel_data *w;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < s.n_workers && i < UROCE_DP_MAX_WORKERS; i++) {
+		const struct uroce_daemon_worker_stats *e = &s.workers[i];
+		uint64_t pkts = e->rx_packets + e->tx_packets;
+		char name[16];
+
+		w = rte_tel_data_alloc();
+		if (w == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(w);
+		rte_tel_data_add_dict_u64(w, "qps", e->qps);
+		rte_tel_data_add_dict_u64(w, "busy_cycles", e->busy_cycles);
+		rte_tel_data_add_dict_u64(w, "idle_cycles", e->idle_cycles);
+		rte_tel_data_add_dict_u64(w, "loops", e->loops);
+		rte_tel_data_add_dict_u64(w, "rx_packets", e->rx_packets);
+		rte_tel_data_add_dict_u64(w, "tx_packets", e->tx_packets);
+		rte_tel_data_add_dict_u64(w, "handoff_in", e->handoff_in);
+		rte_tel_data_add_dict_u64(w, "handoff_out", e->handoff_out);
+		rte_tel_data_add_dict_u64(w, "sleeps", e->sleeps);
+		rte_tel_data_add_dict_u64(w, "wqes", e->wqes);
+		rte_tel_data_add_dict_u64(w, "cqes", e->cqes);
+		rte_tel_data_add_dict_u64(w, "roce_rx", e->roce_rx);
+		rte_tel_data_add_dict_u64(w, "roce_tx", e->roce_tx);
+		rte_tel_data_add_dict_u64(w, "cycles_per_packet", pkts ? e->busy_cycles / pkts : 0);
+		rte_tel_data_add_dict_u64(w, "cycles_per_wqe", e->wqes ? e->busy_cycles / e->wqes : 0);
+		snprintf(name, sizeof(name), "%u", i);
+		rte_tel_data_add_dict_container(d, name, w, 0);
+	}
+	return 0;
+}
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
 	tel_core = c;
+	if (rte_telemetry_register_cmd("/uroce/workers", tel_workers,
+				       "Per worker: QPs, busy and idle cycles, packets, messages, "
+				       "hand-offs, cycles per packet and per WQE; every 100 ms") != 0)
+		return -1;
 	if (rte_telemetry_register_cmd("/uroce/qps", tel_qps,
 				       "QP numbers (the lowest 32), refreshed every 100 ms") != 0 ||
 	    rte_telemetry_register_cmd("/uroce/qp/stats", tel_qp_stats,
@@ -236,21 +332,13 @@ uroced_core_telemetry_register(struct uroced_core *c)
 					  "counters (out_of_sequence, ...), every 100 ms");
 }
 
-/* Worker 0's turn each loop: the daemon, or the orderly stop main asked for. */
+/* A worker's turn each loop. */
 static unsigned int
 core_work(void *ctx)
 {
-	struct uroced_core *c = ctx;
+	struct uroced_wctx *w = ctx;
 
-	if (unlikely(__atomic_load_n(&c->quiesce_req, __ATOMIC_ACQUIRE))) {
-		if (!c->quiesced) {
-			c->n_flushed = uroce_daemon_quiesce(c->d);
-			__atomic_store_n(&c->quiesced, true, __ATOMIC_RELEASE);
-		}
-		return 0;
-	}
-	snap_publish(c);
-	return uroce_daemon_poll(c->d);
+	return uroce_daemon_worker_poll(w->c->d, w->worker);
 }
 
 uint8_t
@@ -269,17 +357,25 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 		  char *err, size_t errlen)
 {
 	struct uroce_daemon_conf dc;
-	unsigned int i;
-	int rc;
+	unsigned int i, nw;
+	int rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->dp = dp;
-	c->tsc_per_us = rte_get_tsc_hz() / 1000000u;
-	if (c->tsc_per_us == 0)
-		c->tsc_per_us = 1;
+	nw = uroce_dp_worker_count(dp);
+	c->on_worker = nw > 0;
 	memset(&dc, 0, sizeof(dc));
 	dc.sock_path = cfg->socket_path;
 	dc.sock_mode = (mode_t)cfg->socket_mode;
+	dc.n_workers = c->on_worker ? nw : 1;
+	dc.threaded = c->on_worker;
+	dc.worker_stats_fn = core_worker_stats;
+	dc.worker_stats_ctx = c;
+	for (i = 0; i < nw; i++) {
+		c->w[i].c = c;
+		c->w[i].worker = i;
+		dc.port_ctxs[i] = &c->w[i];
+	}
 	if (uroce_dp_port_count(dp) > 0) {
 		/* The GID table of port 0, indexes kept (empty slots stay zero). */
 		dc.n_gid = UROCE_DP_GID_MAX;
@@ -287,7 +383,8 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 			uroce_dp_gid_get(dp, 0, i, dc.gids[i]);
 		dc.active_mtu = uroced_active_mtu(uroce_dp_port_mtu(dp, 0));
 		dc.port_ops = &dp_port_ops;
-		dc.port_ctx = c;
+		/* cc: port 0's congestion control keys (doc/congestion.md) */
+		dc.cc = &cfg->ports[0].cc;
 	}
 	c->d = uroce_daemon_create(&dc);
 	if (c->d == NULL) {
@@ -296,52 +393,58 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 			 rc == ENOENT ? " (create the directory, or set --socket)" : "");
 		return -rc;
 	}
-	c->on_worker = uroce_dp_worker_count(dp) > 0;
-	if (c->on_worker) {
-		rc = uroce_dp_set_work_handler(dp, 0, core_work, c);
+	rc = uroce_dp_set_owner(dp, core_owner, c);
+	for (i = 0; i < nw && rc == 0; i++) {
+		rc = uroce_dp_set_work_handler(dp, i, core_work, &c->w[i]);
 		if (rc == 0)
-			rc = uroce_dp_set_rx_handler(dp, 0, core_rx, c);
-		if (rc != 0) {
-			snprintf(err, errlen, "cannot install the daemon core on worker 0: %s",
-				 strerror(-rc));
-			uroce_daemon_destroy(c->d);
-			c->d = NULL;
-			return rc;
-		}
+			rc = uroce_dp_set_rx_handler(dp, i, core_rx, &c->w[i]);
+		if (rc == 0)
+			rc = uroce_dp_set_deadline_handler(dp, i, core_deadline, &c->w[i]);
+	}
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot install the daemon core on the workers: %s",
+			 strerror(-rc));
+		uroce_daemon_destroy(c->d);
+		c->d = NULL;
+		return rc;
 	}
 	return 0;
 }
 
 unsigned int
-uroced_core_main_poll(struct uroced_core *c)
+uroced_core_main_poll(struct uroced_core *c, int timeout_ms)
 {
-	if (c->on_worker)
-		return 0;
+	unsigned int work;
+
 	snap_publish(c);
-	return uroce_daemon_poll(c->d);
+	if (c->on_worker)
+		return uroce_daemon_control_poll(c->d, timeout_ms);
+	work = uroce_daemon_poll(c->d);
+	if (work == 0 && timeout_ms > 0) {
+		/* No worker: this thread runs the engine too; nap briefly. */
+		rte_delay_us_sleep(50);
+	}
+	return work;
 }
 
 unsigned int
 uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp)
 {
-	uint64_t deadline;
+	unsigned int n;
 
 	if (c->d == NULL)
 		return 0;
+	/* Each worker moves its QPs to ERR on its own lcore and writes the
+	 * flushes; then the workers stop. */
+	n = uroce_daemon_quiesce(c->d);
 	if (c->on_worker) {
-		/* Flush on the owner lcore, then stop the workers. */
-		__atomic_store_n(&c->quiesce_req, true, __ATOMIC_RELEASE);
-		deadline = rte_rdtsc() + rte_get_tsc_hz();
-		while (!__atomic_load_n(&c->quiesced, __ATOMIC_ACQUIRE) && rte_rdtsc() < deadline)
-			rte_delay_us_sleep(1000);
 		uroce_dp_stop(dp);
-	} else {
-		c->n_flushed = uroce_daemon_quiesce(c->d);
+		uroce_daemon_workers_stopped(c->d);
 	}
-	/* Workers stopped: this thread may touch the core now. Sessions close,
-	 * which clients see as a fatal device event. */
+	/* Workers stopped: the daemon's objects are this thread's now. Sessions
+	 * close, which clients see as a fatal device event. */
 	tel_core = NULL;
 	uroce_daemon_destroy(c->d);
 	c->d = NULL;
-	return c->n_flushed;
+	return n;
 }

@@ -392,10 +392,10 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	while (quit_signal == 0) {
+		/* Neighbour timers want a turn at least every millisecond; the
+		 * control plane waits in epoll meanwhile (a signal interrupts it). */
 		uroce_dp_poll(dp);
-		/* Without a worker the main lcore runs the core: nap only when idle. */
-		if (uroced_core_main_poll(&core) == 0)
-			usleep(core.on_worker ? 1000 : 50);
+		uroced_core_main_poll(&core, 1);
 	}
 	printf(PROG ": signal %d: stopping\n", (int)quit_signal);
 	fflush(stdout);

@@ -17,9 +17,9 @@
 #include "uroce_daemon.h"
 #include "uroce_dataplane.h"
 
-/* Counters worker 0 publishes for the telemetry thread (a seqlock: seq is
- * odd while the worker writes; a reader retries until it reads one even
- * value before and after its copy). */
+/* Counters the control thread publishes for the telemetry thread (a seqlock:
+ * seq is odd while it writes; a reader retries until it reads one even value
+ * before and after its copy). */
 #define UROCED_SNAP_CNT 64
 #define UROCED_SNAP_US 100000u
 #define UROCED_SNAP_QPS 32 /* QPs with per-QP counters in telemetry (lowest QPNs) */
@@ -31,17 +31,24 @@ struct uroced_snap {
 	uint64_t cnt[UROCED_SNAP_CNT];
 	unsigned int n_qps;
 	struct uroce_daemon_qp_info qps[UROCED_SNAP_QPS];
+	unsigned int n_workers;
+	struct uroce_daemon_worker_stats workers[UROCE_DP_MAX_WORKERS];
+};
+
+struct uroced_core;
+
+/* What a worker's port ops and callbacks get: the core and which worker. */
+struct uroced_wctx {
+	struct uroced_core *c;
+	unsigned int worker;
 };
 
 struct uroced_core {
 	struct uroce_daemon *d;
 	struct uroce_dp *dp;
-	uint64_t tsc_per_us;
-	bool on_worker;        /* worker 0 polls the core; else the main lcore */
-	bool quiesce_req;      /* main → worker 0: move QPs to ERR and stop polling */
-	bool quiesced;         /* worker 0 → main: done */
-	unsigned int n_flushed;
+	bool on_worker;        /* workers run the daemon's workers; else the main lcore */
 	uint64_t next_snap_us;
+	struct uroced_wctx w[UROCE_DP_MAX_WORKERS];
 	struct uroced_snap snap;
 };
 
@@ -59,8 +66,12 @@ int uroced_core_start(struct uroced_core *c, struct uroce_dp *dp,
 /** Register /uroce/daemon/stats (daemon resources and transport counters). */
 int uroced_core_telemetry_register(struct uroced_core *c);
 
-/** Main-lcore turn: polls the core when no worker does. @return work done. */
-unsigned int uroced_core_main_poll(struct uroced_core *c);
+/**
+ * The main lcore's turn: the control plane (clients, requests, events),
+ * waiting up to @p timeout_ms for a client; without workers, the whole
+ * daemon. @return work done.
+ */
+unsigned int uroced_core_main_poll(struct uroced_core *c, int timeout_ms);
 
 /**
  * Orderly stop: QPs to ERR with flush completions written (on the owner

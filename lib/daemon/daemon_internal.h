@@ -3,13 +3,20 @@
  */
 
 /*
- * Private interface between the two halves of lib/daemon:
- *  - daemon.c speaks lib/shm (sessions, control messages, rings, CQEs);
- *  - eng.c speaks lib/transport (engine, objects, loopback port).
- * The structs below are what crosses between the halves: plain integers
- * whose values are the shared verbs vocabulary (uroce_verbs_defs.h), so the
- * session code never sees an engine object and the engine glue never sees
- * shared memory.
+ * Private interface of lib/daemon. Two kinds of thread share it:
+ *
+ *  - the control thread (daemon.c, control.c, introspect.c) owns the
+ *    listening socket and every session: it reads control requests, keeps
+ *    the handle tables, maps and unmaps segments, registers MRs and AHs on
+ *    the device, and reaches a worker's objects only through worker_call();
+ *  - each worker (worker.c) owns an engine, the QPs, CQs and SRQs placed on
+ *    it, and their shared-memory rings: it takes WQEs from the rings, runs
+ *    the engine, writes CQEs, and tells the control thread about events
+ *    through its event ring.
+ *
+ * Which fields of a shared struct belong to whom is said at each struct.
+ * Without threads (uroce_daemon_conf.threaded false) one thread plays both
+ * parts, and worker_call() runs the command directly.
  */
 
 #ifndef DAEMON_INTERNAL_H
@@ -17,223 +24,369 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
+#include <sys/un.h>
 
 #include <uroce_limits.h>
 
-struct eng;
+#include "uroce_daemon.h"
+#include "uroce_shm.h"
+#include "uroce_transport.h"
 
-/* Scatter/gather element: addr is an iova in the MR of lkey. */
-struct dsge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t lkey;
+#define DAEMON_CACHE_LINE 64
+
+/* PDs, CQs, AHs, SRQs in the whole daemon (device limits of QUERY_DEVICE). */
+#define DAEMON_MAX_PD UROCE_MAX_QP
+#define DAEMON_MAX_CQ UROCE_MAX_QP
+#define DAEMON_MAX_AH UROCE_MAX_QP
+#define DAEMON_MAX_SRQ UROCE_MAX_QP
+
+/* Objects per session: handles are session id << 16 | index. The table is
+ * made of chunks that never move, because workers read AH entries. */
+#define SESSION_MAX_OBJS 65535u
+#define OBJ_CHUNK 256u
+#define OBJ_CHUNKS ((SESSION_MAX_OBJS + OBJ_CHUNK) / OBJ_CHUNK)
+
+enum obj_type {
+	OBJ_FREE = 0,
+	OBJ_SEG,
+	OBJ_PD,
+	OBJ_MR,
+	OBJ_CQ,
+	OBJ_QP,
+	OBJ_AH,
+	OBJ_SRQ,
 };
 
-/* A send work request, already copied out of shared memory and checked. */
-struct dsend_wr {
-	uint64_t wr_id;
-	int opcode;           /* ibv_wr_opcode value */
-	unsigned int flags;   /* ibv_send_flags value */
-	uint32_t imm;
-	int num_sge;
-	struct dsge sge[UROCE_MAX_SGE];
-	uint64_t remote_addr;
-	uint32_t rkey;
-	uint64_t compare_add;
-	uint64_t swap;
-	void *ah;             /* UD: engine AH (NULL on RC/UC) */
-	uint32_t remote_qpn;  /* UD */
-	uint32_t remote_qkey; /* UD */
-	uint32_t inline_len;
-	uint8_t inline_data[UROCE_MAX_INLINE]; /* daemon-private copy */
+/* An object table entry: pointer | type, the type in the low 3 bits (every
+ * object is at least 8-byte aligned), stored and loaded whole. */
+#define OBJ_TYPE_MASK 7u
+
+struct session;
+struct dworker;
+
+/* ------------------------------------------------------------------------ */
+/* Objects. "ctl:" fields are the control thread's; "wrk:" fields are the  */
+/* owner worker's once the object is placed; the rest never change.        */
+/* ------------------------------------------------------------------------ */
+
+struct dseg {
+	struct uroce_shm_segment seg;
+	uint32_t refs;                  /* ctl: MRs over it */
 };
 
-/* A work completion (ibv_wc values). */
-struct dwc {
-	uint64_t wr_id;
-	uint32_t status;
-	uint32_t opcode;
-	uint32_t flags;
-	uint32_t vendor_err;
-	uint32_t byte_len;
-	uint32_t imm;
-	uint32_t qp_num;
-	uint32_t src_qp;
-	uint16_t pkey_index;
-	uint8_t sl;
+struct dpd {
+	struct uroce_eng_pd *pd;
 };
 
-/* Queue capacities. */
-struct dcap {
+struct dmr {
+	struct uroce_eng_mr *mr;
+	struct dseg *seg;
+};
+
+struct dah {
+	struct uroce_eng_ah *ah;
+};
+
+struct dcq {
+	struct session *owner;
+	uint32_t handle;
+	uint32_t size;
+	int evfd;
+	struct uroce_shm_segment seg;
+	int worker;                     /* ctl: -1 until the first QP places it */
+	uint32_t qps;                   /* ctl: QPs on it */
+	struct uroce_eng_cq *cq;        /* wrk (created by the placing command) */
+	struct dworker *wk;             /* wrk: the worker it is placed on */
+	struct uroce_shm_ring ring;     /* wrk: producer, the client untrusted */
+	uint32_t pending;               /* wrk: CQEs written, not yet published */
+	bool qualifies;                 /* wrk: a pending CQE wakes a solicited arm */
+	bool dirty;                     /* wrk: on the worker's dirty list */
+	bool overflowed;                /* wrk */
+	bool err_reported;              /* wrk: CQ_ERR sent once */
+	struct dcq *dirty_next;         /* wrk */
+};
+
+/*
+ * A shared receive queue (IBA 10.2.9). Its doorbell is a slot of the block
+ * of db_worker, chosen at creation; the SRQ itself is placed with its first
+ * QP (worker). Its WQEs are taken from the client's ring into the engine
+ * SRQ when its doorbell rings (if it rings on the SRQ's own worker), and on
+ * demand whenever a message finds the engine SRQ empty. The limit event
+ * compares the WQEs the SRQ holds (engine plus ring) with the armed limit.
+ */
+struct dsrq {
+	struct session *owner;
+	uint32_t handle;
+	unsigned int db_worker;         /* the block its doorbell slot is in */
+	uint32_t slot;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	struct uroce_shm_segment seg;
+	int worker;                     /* ctl: -1 until its first QP places it */
+	uint32_t qps;                   /* ctl: QPs on it */
+	struct dpd *pd;
+	struct uroce_eng_srq *srq;      /* wrk */
+	struct uroce_shm_ring ring;     /* wrk once placed: consumer, untrusted */
+	uint32_t limit;                 /* armed srq_limit, 0: not armed (ctl, then wrk) */
+	bool failed;                    /* wrk: ring corrupt, no more WQEs taken */
+};
+
+struct dqp {
+	struct session *owner;
+	uint32_t handle;
+	int worker;
+	uint32_t slot;
+	uint32_t qpn;
+	uint32_t type;
+	uint32_t sig_all;
 	uint32_t max_send_wr;
 	uint32_t max_recv_wr;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
 	uint32_t max_inline;
+	struct dpd *pd;
+	struct dcq *scq;
+	struct dcq *rcq;
+	struct dsrq *srq;
+	struct uroce_shm_segment seg;
+	struct uroce_eng_qp *qp;        /* wrk */
+	struct uroce_shm_ring sq;       /* wrk: consumer, untrusted */
+	struct uroce_shm_ring rq;       /* wrk: consumer, untrusted */
+	bool failed;                    /* wrk: a ring was corrupt, QP forced to ERR */
 };
 
-/* QP attributes (ibv_qp_attr subset, address vector inline). */
-struct dqp_attr {
-	uint32_t qp_state;
-	uint32_t cur_qp_state;
-	uint32_t path_mtu;
-	uint32_t qkey;
-	uint32_t rq_psn;
-	uint32_t sq_psn;
-	uint32_t dest_qp_num;
-	uint32_t access;
-	uint16_t pkey_index;
-	uint8_t port_num;
-	uint8_t max_rd_atomic;
-	uint8_t max_dest_rd_atomic;
-	uint8_t min_rnr_timer;
-	uint8_t timeout;
-	uint8_t retry_cnt;
-	uint8_t rnr_retry;
-	uint8_t sq_draining;
-	uint8_t dgid[16];
-	uint8_t sgid[16];     /* resolved from sgid_index by the daemon */
-	uint32_t flow_label;
-	uint8_t hop_limit;
-	uint8_t tclass;
-	uint8_t sl;
-	uint8_t ah_port;
+/* One session's doorbell block and slots on one worker (wrk, except s). */
+struct dwsess {
+	struct session *s;
+	struct uroce_shm_db_reader rd;
+	uintptr_t slot[UROCE_SHM_DB_SLOTS]; /* struct dqp * | 1, struct dsrq * | 2, or 0 */
 };
 
-struct eng_counters {
+#define SLOT_QP 1u
+#define SLOT_SRQ 2u
+#define SLOT_MASK 3u
+
+struct session {
+	struct session *next;
+	int fd;
+	uint16_t id;
+	bool hello;
+	bool dead;
+	uint16_t minor;                 /* the client's ABI minor (HELLO) */
+	pid_t pid;
+	uid_t uid;
+	unsigned int n_db_blocks;       /* doorbell blocks the client has: 1, or one per worker */
+	int last_cq_worker;             /* worker of the CQ placed last, -1: none yet */
+	struct uroce_shm_segment db;
+	uintptr_t *objs[OBJ_CHUNKS];    /* entries: see OBJ_TYPE_MASK */
+	uint32_t nobjs;
+	struct dwsess *ws[UROCE_DAEMON_MAX_WORKERS];
+	/* slots in use per worker's block: one bit each */
+	uint64_t *slot_bits[UROCE_DAEMON_MAX_WORKERS];
+};
+
+/* ------------------------------------------------------------------------ */
+/* Control → worker commands (worker_call), worker → control events         */
+/* ------------------------------------------------------------------------ */
+
+enum dcmd_type {
+	CMD_BARRIER,      /* nothing: returning proves a quiescent point */
+	CMD_WS_ADD,       /* start serving a session's doorbell block */
+	CMD_WS_DEL,       /* stop serving it */
+	CMD_CQ_PLACE,     /* create the engine CQ of a CQ placed here */
+	CMD_CQ_DESTROY,
+	CMD_SRQ_CREATE,
+	CMD_SRQ_DESTROY,
+	CMD_SRQ_LIMIT,    /* arm (or disarm) the SRQ limit */
+	CMD_SRQ_QUERY,
+	CMD_QP_CREATE,
+	CMD_QP_DESTROY,
+	CMD_QP_MODIFY,
+	CMD_QP_QUERY,
+	CMD_QP_TO_ERR,
+	CMD_QUIESCE,      /* every QP to ERR, flushes delivered */
+	CMD_STATS,
+};
+
+/* Engine-side facts of one QP, as CMD_QP_QUERY returns them. */
+struct dqp_state {
+	struct uroce_eng_qp_attr attr;
+	uint32_t sq_queued;             /* WQEs in the client's ring, not yet taken */
+	uint32_t rq_queued;
+	bool failed;
+	unsigned int n_cnt;
+	uint64_t cnt[UROCE_CNT_MAX];
+	struct uroce_eng_cc_state cc;           /* reaction point state */
+	struct uroce_eng_cc_params cc_params;   /* the QP's congestion parameters */
+};
+
+/* What a worker counts (CMD_STATS adds its engine's transport counters). */
+struct dworker_cnt {
+	uint64_t wqes;                  /* send and receive WQEs taken from rings */
+	uint64_t wqe_rejected;
+	uint64_t srq_wqe_rejected;
+	uint64_t ring_corrupt;
+	uint64_t cqe_written;
+	uint64_t cq_events;
 	uint64_t loop_frames;
 	uint64_t loop_bad;
 	uint64_t port_tx;
 	uint64_t port_rx;
+	uint64_t events_dropped;        /* event ring full */
+	uint64_t polls;
 };
 
-struct uroce_daemon_port_ops;
-struct uroce_pkt;
-struct uroce_frame;
+struct dcmd {
+	enum dcmd_type type;
+	int rc;
+	union {
+		struct dwsess *ws;
+		struct dcq *cq;
+		struct {
+			struct dsrq *srq;
+			struct dpd *pd;
+			uint32_t limit;
+		} srq;
+		struct {
+			struct dqp *qp;
+			const struct uroce_eng_qp_attr *attr;
+			int mask;
+			struct dqp_state *out;
+		} qp;
+		struct {
+			struct dworker_cnt cnt;
+			uint64_t eng[UROCE_CNT_MAX];
+			unsigned int qps;       /* QPs placed */
+			unsigned int flushed;   /* CMD_QUIESCE */
+		} stats;
+	} u;
+};
 
-struct eng_conf {
-	unsigned int n_gid;
-	const uint8_t (*gids)[16];   /* UROCE_DAEMON_GID_MAX entries; [0] is the default */
-	const struct uroce_daemon_port_ops *port; /* NULL: loopback only */
+/* An event for a client, raised on a worker, sent by the control thread. */
+struct devent {
+	uint16_t session_id;
+	uint16_t reserved;
+	uint32_t type;                  /* enum uroce_async_event_type */
+	uint32_t handle;
+};
+
+#define DWORKER_EVENTS 256u
+
+/* ------------------------------------------------------------------------ */
+/* Worker and daemon                                                         */
+/* ------------------------------------------------------------------------ */
+
+struct loop_frame;
+
+struct dworker {
+	struct uroce_daemon *d;
+	unsigned int idx;
+	struct uroce_eng *eng;
 	void *port_ctx;
-	void *dctx;                  /* passed to daemon_async_event() */
-	uint32_t ud_mtu;
+	/* wrk: sessions whose doorbell block this worker serves */
+	struct dwsess **ws;
+	unsigned int n_ws;
+	unsigned int cap_ws;
+	/* wrk: CQs with CQEs written since the last publish */
+	struct dcq *dirty;
+	/* wrk: placed QPs by QPN index (SRQ accounting of completions, events) */
+	struct dqp **qps;
+	/* wrk: loopback */
+	struct loop_frame *loop_free;   /* frames free to send */
+	struct loop_frame *loop_head;   /* frames to deliver to this worker's engine */
+	struct loop_frame **loop_tail;
+	struct loop_frame *loop_frames; /* the pool's memory */
+	void *loop_mem;                 /* rings to and from the other workers */
+	uint64_t now_us;                /* wrk: this poll's time */
+	struct dworker_cnt cnt;         /* wrk */
+	/* mailbox: the control thread writes req, the worker done */
+	struct {
+		uint64_t seq;
+		struct dcmd *cmd;
+	} req __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct {
+		uint64_t seq;
+	} done __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint64_t handled;               /* wrk: last request seq executed */
+	/* event ring: the worker writes ev_tail, the control thread ev_head */
+	uint32_t ev_tail __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint32_t ev_head __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct devent ev[DWORKER_EVENTS];
 };
 
-struct eng *eng_create(const struct eng_conf *c);
-/* A packet from the wire port (ICRC checked by the port). */
-void eng_rx(struct eng *e, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
-void eng_destroy(struct eng *e);
-/* Deliver the loopback frames queued before this call, then run the engine. */
-unsigned int eng_poll(struct eng *e);
-void eng_counters(const struct eng *e, struct eng_counters *c);
-/* Engine-wide transport counters, counters.def order; returns how many exist. */
-unsigned int eng_counter_values(const struct eng *e, uint64_t *vals, unsigned int n);
-
-void *eng_pd_alloc(struct eng *e);
-int eng_pd_dealloc(void *pd);
-void *eng_mr_reg(void *pd, void *addr, uint64_t iova, uint64_t len, int access, uint32_t *lkey,
-		 uint32_t *rkey);
-int eng_mr_dereg(void *mr);
-/* An engine AH on @p pd (GRH fields as ibv_ah_attr); NULL with errno. */
-void *eng_ah_create(void *pd, const uint8_t sgid[16], const uint8_t dgid[16], uint8_t tclass,
-		    uint8_t hop_limit, uint32_t flow_label, uint8_t sl, uint8_t port);
-int eng_ah_destroy(void *ah);
-void *eng_cq_create(struct eng *e, int cqe);
-int eng_cq_destroy(void *cq);
-/* Up to n completions; -EOVERFLOW once drained after an overflow. */
-int eng_poll_cq(void *cq, int n, struct dwc *wc);
-void *eng_qp_create(void *pd, void *send_cq, void *recv_cq, int qp_type, bool sig_all,
-		    const struct dcap *cap, uint32_t *qpn);
-int eng_qp_destroy(void *qp);
-int eng_modify_qp(void *qp, const struct dqp_attr *a, int mask);
-int eng_query_qp(void *qp, struct dqp_attr *a, struct dcap *cap);
-/* Move a QP to ERR (flushes its WQEs). */
-int eng_qp_to_err(void *qp);
-/* 0, -EINVAL (not postable now: the WR must fail), -ENOMEM (queue full: retry later). */
-int eng_post_send(void *qp, const struct dsend_wr *wr);
-int eng_post_recv(void *qp, uint64_t wr_id, const struct dsge *sge, int num_sge);
-
-/*
- * SRQ glue (eng_srq.c). An SRQ lives in the PD's engine; a QP created with one
- * takes its receives from it (IBA 10.2.9) and has no receive ring of its own.
- */
-/* An engine SRQ of @p max_wr WQEs (1..UROCE_MAX_QP_WR); NULL with errno. */
-void *eng_srq_create(void *pd, uint32_t max_wr, uint32_t max_sge);
-/* 0, -EBUSY (a QP still uses it). */
-int eng_srq_destroy(void *srq);
-/* 0, -EINVAL (too many SGEs or too long: the WR must fail), -ENOMEM (SRQ full: retry later). */
-int eng_post_srq_recv(void *srq, uint64_t wr_id, const struct dsge *sge, int num_sge);
-/* As eng_qp_create(), but the QP's receives come from @p srq (not NULL). */
-void *eng_qp_create_srq(void *pd, void *send_cq, void *recv_cq, void *srq, int qp_type,
-			bool sig_all, const struct dcap *cap, uint32_t *qpn);
-
-/*
- * Engine asynchronous events, reported to the session that owns the object
- * (daemon.c). @p dctx is the struct uroce_daemon; @p type an ibv_event_type
- * value (enum uroce_async_event_type in uroce_verbs_defs.h, NOT lib/transport's
- * enum uroce_event_type: its SQ_DRAINED is 9, ibverbs' is 5); @p qpn the QPN
- * for QP events (QP_FATAL, SQ_DRAINED); @p eng_cq the engine CQ
- * (eng_cq_create()'s pointer) for CQ_ERR, NULL otherwise. Safe to call from
- * inside eng_poll() (from the engine's ops->async_event): it never re-enters
- * the engine and never blocks (a full client socket drops the event, counted).
- */
-void daemon_async_event(void *dctx, int type, uint32_t qpn, void *eng_cq);
-
-/*
- * Introspection (LIST_SESSIONS, LIST_QPS, QUERY_COUNTERS; doc/shm-abi.md).
- * introspect.c answers the requests; it reads the session side through the
- * views below (daemon.c fills them) and the engine side through
- * eng_query_qp() and the counter accessors of eng_introspect.c.
- */
-struct uroce_daemon;
-struct session;
-
-/* A session, as uroce-ctl sees it: identity and object counts. */
-struct dsession_view {
-	uint32_t id;
-	int32_t pid;
-	uint32_t uid;
-	bool hello;
-	uint32_t segments;
-	uint32_t pds;
-	uint32_t mrs;
-	uint32_t cqs;
-	uint32_t qps;
-	uint32_t ahs;
-	uint32_t srqs;
+struct uroce_daemon {
+	int lfd;
+	int epfd;                       /* listening socket and every session socket */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	unsigned int n_gid;
+	uint8_t gids[UROCE_DAEMON_GID_MAX][16]; /* port 1; all zero: empty slot */
+	uint8_t active_mtu;             /* enum uroce_mtu */
+	uint32_t max_sessions;
+	uint16_t next_sid;
+	bool threaded;
+	const struct uroce_daemon_port_ops *port;
+	void *port_ctx;
+	void (*worker_stats_fn)(void *ctx, unsigned int worker,
+				struct uroce_daemon_worker_stats *st);
+	void *worker_stats_ctx;
+	struct session *sessions;
+	struct uroce_eng_dev *dev;
+	unsigned int n_workers;
+	unsigned int next_worker;       /* round robin of placement */
+	uint32_t loop_frames;
+	struct dworker *w[UROCE_DAEMON_MAX_WORKERS];
+	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
 };
 
-/* The session-side facts of one QP (the engine's come from eng_query_qp()). */
-struct dqp_view {
-	void *qp;             /* engine QP */
-	uint32_t qpn;
-	uint32_t type;
-	uint32_t max_send_wr;
-	uint32_t max_recv_wr;
-	uint32_t sq_queued;   /* posted in shm, not yet taken by the engine */
-	uint32_t rq_queued;
-	bool failed;          /* a ring was corrupt */
+/* ------------------------------------------------------------------------ */
+/* daemon.c                                                                  */
+/* ------------------------------------------------------------------------ */
+
+int obj_add(struct session *s, uint8_t type, void *p, uint32_t *handle);
+int obj_get(struct session *s, uint32_t handle, uint8_t type, void **p);
+void obj_del(struct session *s, uint32_t handle);
+/* The object of entry @p i of @p s (NULL if free) and its type. */
+void *obj_at(struct session *s, uint32_t i, uint8_t *type);
+/* Tell a client about an event on one of its objects (control thread). */
+void session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle);
+/* Run @p c on worker @p w and wait for it. @return c->rc. */
+int worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c);
+/* Wait until every worker has passed a quiescent point. */
+void daemon_barrier(struct uroce_daemon *d);
+uint32_t pow2_at_least(uint32_t v);
+
+/* control.c: one function per request type */
+struct reply {
+	uint8_t buf[UROCE_SHM_MSG_MAX];
+	void *body;
+	int fd;                         /* descriptor to pass with a successful reply */
 };
 
-/* Sessions in the daemon's list order; NULL starts the walk. */
-struct session *daemon_session_next(struct uroce_daemon *d, struct session *prev);
-void daemon_session_view(const struct session *s, struct dsession_view *v);
-/* The next QP of @p s at object index *pos or later; *pos moves past it.
- * @return 0, or -ENOENT when there is none. */
-int daemon_session_qp_next(struct session *s, uint32_t *pos, struct dqp_view *v);
+int control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
+		     int *fd, struct reply *r);
+/* Tear a session's objects down (it hung up, or the daemon stops). */
+void control_session_free(struct uroce_daemon *d, struct session *s);
+/* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
+int control_qp_state(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
 
-/* Transport counters (eng_introspect.c): the counters.def set, by index. */
-unsigned int eng_counter_count(void);
-const char *eng_counter_name(unsigned int i);
-uint64_t eng_qp_counter(const void *qp, unsigned int i);
+/* worker.c */
+struct dworker *worker_create(struct uroce_daemon *d, unsigned int idx,
+			      const struct uroce_daemon_conf *conf);
+void worker_destroy(struct dworker *w);
+void worker_exec(struct dworker *w, struct dcmd *c);
+unsigned int worker_poll(struct dworker *w);
+void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+/* Take the worker's events into @p out (at most @p max). Control thread. */
+unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
 
-/* Request handlers (introspect.c): @p body is the validated request body,
- * @p resp the zeroed response body; 0 or -errno as the response status. */
+/* introspect.c */
 int introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *body,
 			     void *resp);
 int introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body, void *resp);
 int introspect_query_counters(struct uroce_daemon *d, struct session *s, const void *body,
 			      void *resp);
+int introspect_list_workers(struct uroce_daemon *d, struct session *s, const void *body,
+			    void *resp);
 
 #endif /* DAEMON_INTERNAL_H */

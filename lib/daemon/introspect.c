@@ -65,6 +65,7 @@ static const struct stat_row stat_rows[] = {
 	STAT_ROW(srq_wqe_rejected),
 	STAT_ROW(async_events),
 	STAT_ROW(async_dropped),
+	STAT_ROW(wqes),
 };
 
 #define N_STAT_ROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))
@@ -84,9 +85,57 @@ stat_value(const struct uroce_daemon_stats *st, const struct stat_row *r)
 	return v64;
 }
 
+/* A session, as uroce-ctl sees it: identity and object counts. */
+struct sview {
+	struct session *s;
+	uint32_t id;
+	int32_t pid;
+	uint32_t uid;
+	bool hello;
+	uint32_t count[OBJ_SRQ + 1];
+};
+
+static void
+session_view(struct session *s, struct sview *v)
+{
+	uint32_t i;
+
+	memset(v, 0, sizeof(*v));
+	v->s = s;
+	v->id = s->id;
+	v->pid = (int32_t)s->pid;
+	v->uid = (uint32_t)s->uid;
+	v->hello = s->hello;
+	for (i = 0; i < s->nobjs; i++) {
+		uint8_t t = OBJ_FREE;
+
+		if (obj_at(s, i, &t) != NULL)
+			v->count[t]++;
+	}
+}
+
+/* The next QP of @p s at object index *pos or later; *pos moves past it. */
+static struct dqp *
+session_qp_next(struct session *s, uint32_t *pos)
+{
+	uint32_t i;
+
+	for (i = *pos; i < s->nobjs; i++) {
+		uint8_t t = OBJ_FREE;
+		void *o = obj_at(s, i, &t);
+
+		if (o != NULL && t == OBJ_QP) {
+			*pos = i + 1;
+			return o;
+		}
+	}
+	*pos = i;
+	return NULL;
+}
+
 /* May the client of @p req see the session of @p target? */
 static bool
-visible(const struct dsession_view *req, const struct dsession_view *target)
+visible(const struct sview *req, const struct sview *target)
 {
 	return req->uid == 0 || req->uid == (uint32_t)geteuid() || req->uid == target->uid;
 }
@@ -98,16 +147,16 @@ introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *
 	const struct uroce_shm_msg_list_req *q = body;
 	struct uroce_shm_msg_list_sessions_resp *p = resp;
 	/* The smallest ids >= start, sorted; one more than fits tells "more". */
-	struct dsession_view best[UROCE_SHM_LIST_SESSIONS_MAX + 1];
-	struct dsession_view me, v;
+	struct sview best[UROCE_SHM_LIST_SESSIONS_MAX + 1];
+	struct sview me, v;
 	unsigned int n = 0, i, j;
 	struct session *o;
 
 	if (q->flags != 0)
 		return -EINVAL;
-	daemon_session_view(s, &me);
-	for (o = daemon_session_next(d, NULL); o != NULL; o = daemon_session_next(d, o)) {
-		daemon_session_view(o, &v);
+	session_view(s, &me);
+	for (o = d->sessions; o != NULL; o = o->next) {
+		session_view(o, &v);
 		if (v.id < q->start || !visible(&me, &v))
 			continue;
 		for (i = 0; i < n && best[i].id < v.id; i++)
@@ -134,42 +183,43 @@ introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *
 		e->uid = best[i].uid;
 		e->flags = (best[i].id == me.id ? UROCE_SHM_SESSION_F_SELF : 0) |
 			   (best[i].hello ? UROCE_SHM_SESSION_F_HELLO : 0);
-		e->segments = best[i].segments;
-		e->pds = best[i].pds;
-		e->mrs = best[i].mrs;
-		e->cqs = best[i].cqs;
-		e->qps = best[i].qps;
-		e->ahs = best[i].ahs;
-		e->srqs = best[i].srqs;
+		e->segments = best[i].count[OBJ_SEG];
+		e->pds = best[i].count[OBJ_PD];
+		e->mrs = best[i].count[OBJ_MR];
+		e->cqs = best[i].count[OBJ_CQ];
+		e->qps = best[i].count[OBJ_QP];
+		e->ahs = best[i].count[OBJ_AH];
+		e->srqs = best[i].count[OBJ_SRQ];
 	}
 	return 0;
 }
 
 struct qp_pick {
-	struct dqp_view v;
+	struct dqp *qp;
 	uint32_t owner_id;
 	int32_t owner_pid;
 };
 
-/* Find the visible QP @p qpn. @return 0, or -ENOENT. */
-static int
-find_qp(struct uroce_daemon *d, struct session *s, uint32_t qpn, struct dqp_view *out)
+/* Find the visible QP @p qpn. @return it, or NULL. */
+static struct dqp *
+find_qp(struct uroce_daemon *d, struct session *s, uint32_t qpn)
 {
-	struct dsession_view me, v;
+	struct sview me, v;
 	struct session *o;
+	struct dqp *qp;
 
-	daemon_session_view(s, &me);
-	for (o = daemon_session_next(d, NULL); o != NULL; o = daemon_session_next(d, o)) {
+	session_view(s, &me);
+	for (o = d->sessions; o != NULL; o = o->next) {
 		uint32_t pos = 0;
 
-		daemon_session_view(o, &v);
+		session_view(o, &v);
 		if (!visible(&me, &v))
 			continue;
-		while (daemon_session_qp_next(o, &pos, out) == 0)
-			if (out->qpn == qpn)
-				return 0;
+		while ((qp = session_qp_next(o, &pos)) != NULL)
+			if (qp->qpn == qpn)
+				return qp;
 	}
-	return -ENOENT;
+	return NULL;
 }
 
 int
@@ -178,24 +228,24 @@ introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body,
 	const struct uroce_shm_msg_list_req *q = body;
 	struct uroce_shm_msg_list_qps_resp *p = resp;
 	struct qp_pick best[UROCE_SHM_LIST_QPS_MAX + 1];
-	struct dsession_view me, v;
+	struct sview me, v;
 	unsigned int n = 0, i, j;
 	struct session *o;
 
 	if (q->flags != 0)
 		return -EINVAL;
-	daemon_session_view(s, &me);
-	for (o = daemon_session_next(d, NULL); o != NULL; o = daemon_session_next(d, o)) {
-		struct dqp_view qv;
+	session_view(s, &me);
+	for (o = d->sessions; o != NULL; o = o->next) {
+		struct dqp *qp;
 		uint32_t pos = 0;
 
-		daemon_session_view(o, &v);
+		session_view(o, &v);
 		if (!visible(&me, &v))
 			continue;
-		while (daemon_session_qp_next(o, &pos, &qv) == 0) {
-			if (qv.qpn < q->start)
+		while ((qp = session_qp_next(o, &pos)) != NULL) {
+			if (qp->qpn < q->start)
 				continue;
-			for (i = 0; i < n && best[i].v.qpn < qv.qpn; i++)
+			for (i = 0; i < n && best[i].qp->qpn < qp->qpn; i++)
 				;
 			if (i == UROCE_SHM_LIST_QPS_MAX + 1)
 				continue;
@@ -203,42 +253,82 @@ introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body,
 				n++;
 			for (j = n - 1; j > i; j--)
 				best[j] = best[j - 1];
-			best[i].v = qv;
+			best[i].qp = qp;
 			best[i].owner_id = v.id;
 			best[i].owner_pid = v.pid;
 		}
 	}
 	if (n > UROCE_SHM_LIST_QPS_MAX) {
 		p->page.flags = UROCE_SHM_LIST_F_MORE;
-		p->page.next = best[UROCE_SHM_LIST_QPS_MAX].v.qpn;
+		p->page.next = best[UROCE_SHM_LIST_QPS_MAX].qp->qpn;
 		n = UROCE_SHM_LIST_QPS_MAX;
 	}
 	p->page.count = (uint16_t)n;
 	for (i = 0; i < n; i++) {
 		struct uroce_shm_qp_info *e = &p->q[i];
-		struct dqp_attr a;
-		struct dcap cap;
-		int rc = eng_query_qp(best[i].v.qp, &a, &cap);
+		struct dqp *qp = best[i].qp;
+		struct dqp_state st;
+		int rc = control_qp_state(d, qp, &st);
 
 		if (rc != 0)
 			return rc;
-		e->qp_num = best[i].v.qpn;
+		e->qp_num = qp->qpn;
 		e->client_id = best[i].owner_id;
 		e->pid = best[i].owner_pid;
-		e->qp_type = (uint8_t)best[i].v.type;
-		e->qp_state = (uint8_t)a.qp_state;
-		e->path_mtu = (uint8_t)a.path_mtu;
-		e->flags = best[i].v.failed ? UROCE_SHM_QP_F_RING_FAILED : 0;
-		e->sq_psn = a.sq_psn;
-		e->rq_psn = a.rq_psn;
-		e->dest_qp_num = a.dest_qp_num;
-		e->max_send_wr = best[i].v.max_send_wr;
-		e->max_recv_wr = best[i].v.max_recv_wr;
-		e->sq_queued = best[i].v.sq_queued;
-		e->rq_queued = best[i].v.rq_queued;
-		memcpy(e->dgid, a.dgid, sizeof(e->dgid));
+		e->qp_type = (uint8_t)qp->type;
+		e->qp_state = (uint8_t)st.attr.qp_state;
+		e->path_mtu = (uint8_t)st.attr.path_mtu;
+		e->flags = st.failed ? UROCE_SHM_QP_F_RING_FAILED : 0;
+		e->sq_psn = st.attr.sq_psn;
+		e->rq_psn = st.attr.rq_psn;
+		e->dest_qp_num = st.attr.dest_qp_num;
+		e->max_send_wr = qp->max_send_wr;
+		e->max_recv_wr = qp->max_recv_wr;
+		e->sq_queued = st.sq_queued;
+		e->rq_queued = st.rq_queued;
+		memcpy(e->dgid, st.attr.ah_attr.dgid, sizeof(e->dgid));
+		e->worker = (uint32_t)qp->worker;
 	}
 	return 0;
+}
+
+/* A QP's congestion control rows: its reaction point state, then its
+ * parameters (cc_params.def), by index. */
+static const char *const cc_state_rows[] = {
+	"rp_limited", "rp_current_rate_kbps", "rp_target_rate_kbps", "rp_max_rate_kbps",
+	"rp_alpha", "rp_time_stage", "rp_byte_stage",
+};
+
+#define N_CC_STATE (sizeof(cc_state_rows) / sizeof(cc_state_rows[0]))
+
+static unsigned int
+cc_row_count(void)
+{
+	return N_CC_STATE + uroce_eng_cc_param_count();
+}
+
+static const char *
+cc_row_name(unsigned int i)
+{
+	if (i < N_CC_STATE)
+		return cc_state_rows[i];
+	if (i < cc_row_count())
+		return uroce_eng_cc_param_info(i - N_CC_STATE)->name;
+	return NULL;
+}
+
+static uint64_t
+cc_row(const struct dqp_state *qs, unsigned int i)
+{
+	const uint32_t *v[N_CC_STATE] = { NULL, &qs->cc.rate_kbps, &qs->cc.target_kbps,
+					  &qs->cc.max_kbps, &qs->cc.alpha, &qs->cc.time_stage,
+					  &qs->cc.byte_stage };
+
+	if (i >= cc_row_count())
+		return 0;
+	if (i >= N_CC_STATE)
+		return uroce_eng_cc_param_get(&qs->cc_params, i - N_CC_STATE);
+	return i == 0 ? qs->cc.limited : *v[i];
 }
 
 static void
@@ -256,10 +346,10 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 	const struct uroce_shm_msg_query_counters_req *q = body;
 	struct uroce_shm_msg_query_counters_resp *p = resp;
 	struct uroce_daemon_stats st;
-	unsigned int n_eng = eng_counter_count();
-	uint64_t *dev = NULL;
-	struct dqp_view qv;
+	static struct dqp_state qs; /* the control thread answers one request at a time */
+	uint64_t dev[UROCE_CNT_MAX];
 	uint32_t total, i, k;
+	struct dqp *qp;
 	int rc;
 
 	if (q->flags != 0)
@@ -271,40 +361,81 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 		if (rc != 0)
 			return rc;
 		/* Engine-wide: destroyed QPs and engine-level drops included. */
-		dev = calloc(n_eng ? n_eng : 1, sizeof(*dev));
-		if (dev == NULL)
-			return -ENOMEM;
-		uroce_daemon_counters(d, dev, n_eng);
-		total = (uint32_t)(N_STAT_ROWS + n_eng);
+		uroce_daemon_counters(d, dev, UROCE_CNT_MAX);
+		total = (uint32_t)(N_STAT_ROWS + UROCE_CNT_MAX);
 	} else if (q->scope == UROCE_SHM_COUNTERS_QP) {
-		rc = find_qp(d, s, q->qp_num, &qv);
+		qp = find_qp(d, s, q->qp_num);
+		if (qp == NULL)
+			return -ENOENT;
+		rc = control_qp_state(d, qp, &qs);
 		if (rc != 0)
 			return rc;
-		total = n_eng;
+		/* cc: then the QP's congestion state and parameters */
+		total = UROCE_CNT_MAX + cc_row_count();
 	} else {
 		return -EINVAL;
 	}
-	if (q->start > total) {
-		free(dev);
+	if (q->start > total)
 		return -EINVAL;
-	}
 	p->total = total;
 	for (i = q->start, k = 0; i < total && k < UROCE_SHM_COUNTERS_MAX; i++, k++) {
 		struct uroce_shm_counter *e = &p->c[k];
 
-		if (q->scope == UROCE_SHM_COUNTERS_QP)
-			put_counter(e, eng_counter_name(i), eng_qp_counter(qv.qp, i),
+		if (q->scope == UROCE_SHM_COUNTERS_QP && i >= UROCE_CNT_MAX)
+			put_counter(e, cc_row_name(i - UROCE_CNT_MAX),
+				    cc_row(&qs, i - UROCE_CNT_MAX), UROCE_SHM_COUNTER_G_CC);
+		else if (q->scope == UROCE_SHM_COUNTERS_QP)
+			put_counter(e, uroce_eng_counter_name((enum uroce_counter)i), qs.cnt[i],
 				    UROCE_SHM_COUNTER_G_TRANSPORT);
 		else if (i < N_STAT_ROWS)
 			put_counter(e, stat_rows[i].name, stat_value(&st, &stat_rows[i]),
 				    UROCE_SHM_COUNTER_G_DAEMON);
 		else
-			put_counter(e, eng_counter_name(i - N_STAT_ROWS), dev[i - N_STAT_ROWS],
-				    UROCE_SHM_COUNTER_G_TRANSPORT);
+			put_counter(e, uroce_eng_counter_name((enum uroce_counter)(i - N_STAT_ROWS)),
+				    dev[i - N_STAT_ROWS], UROCE_SHM_COUNTER_G_TRANSPORT);
 	}
-	free(dev);
 	p->page.count = (uint16_t)k;
 	if (i < total) {
+		p->page.flags = UROCE_SHM_LIST_F_MORE;
+		p->page.next = i;
+	}
+	return 0;
+}
+
+/* Workers are not any client's: every client may list them. */
+int
+introspect_list_workers(struct uroce_daemon *d, struct session *s, const void *body, void *resp)
+{
+	const struct uroce_shm_msg_list_req *q = body;
+	struct uroce_shm_msg_list_workers_resp *p = resp;
+	unsigned int i, k;
+
+	(void)s;
+	if (q->flags != 0)
+		return -EINVAL;
+	for (i = q->start, k = 0; i < d->n_workers && k < UROCE_SHM_LIST_WORKERS_MAX; i++, k++) {
+		struct uroce_shm_worker_info *e = &p->w[k];
+		struct uroce_daemon_worker_stats ws;
+
+		uroce_daemon_worker_stats(d, i, &ws);
+		e->worker = i;
+		e->qps = (uint32_t)ws.qps;
+		e->tsc_hz = ws.tsc_hz;
+		e->busy_cycles = ws.busy_cycles;
+		e->idle_cycles = ws.idle_cycles;
+		e->loops = ws.loops;
+		e->rx_packets = ws.rx_packets;
+		e->tx_packets = ws.tx_packets;
+		e->handoff_in = ws.handoff_in;
+		e->handoff_out = ws.handoff_out;
+		e->wqes = ws.wqes;
+		e->cqes = ws.cqes;
+		e->roce_rx = ws.roce_rx;
+		e->roce_tx = ws.roce_tx;
+		e->sleeps = ws.sleeps;
+	}
+	p->page.count = (uint16_t)k;
+	if (i < d->n_workers) {
 		p->page.flags = UROCE_SHM_LIST_F_MORE;
 		p->page.next = i;
 	}
@@ -315,41 +446,38 @@ unsigned int
 uroce_daemon_qps(struct uroce_daemon *d, uint32_t from, struct uroce_daemon_qp_info *out,
 		 unsigned int max)
 {
+	static struct dqp_state st; /* control thread only */
 	unsigned int n = 0, i, j, k;
 	struct session *o;
 
-	for (o = daemon_session_next(d, NULL); o != NULL; o = daemon_session_next(d, o)) {
-		struct dsession_view v;
-		struct dqp_view qv;
+	for (o = d->sessions; o != NULL; o = o->next) {
+		struct dqp *qp;
 		uint32_t pos = 0;
 
-		daemon_session_view(o, &v);
-		while (daemon_session_qp_next(o, &pos, &qv) == 0) {
-			struct dqp_attr a;
-			struct dcap cap;
-
-			if (qv.qpn < from || eng_query_qp(qv.qp, &a, &cap) != 0)
+		while ((qp = session_qp_next(o, &pos)) != NULL) {
+			if (qp->qpn < from)
 				continue;
 			/* Insertion by QP number; the largest falls off a full array. */
-			for (i = 0; i < n && out[i].qpn < qv.qpn; i++)
+			for (i = 0; i < n && out[i].qpn < qp->qpn; i++)
 				;
-			if (i == max)
+			if (i == max || control_qp_state(d, qp, &st) != 0)
 				continue;
 			if (n < max)
 				n++;
 			for (j = n - 1; j > i; j--)
 				out[j] = out[j - 1];
 			memset(&out[i], 0, sizeof(out[i]));
-			out[i].qpn = qv.qpn;
-			out[i].type = qv.type;
-			out[i].state = a.qp_state;
-			out[i].dest_qpn = a.dest_qp_num;
-			out[i].sq_psn = a.sq_psn;
-			out[i].rq_psn = a.rq_psn;
-			out[i].pid = v.pid;
-			out[i].n_cnt = UROCE_MIN(eng_counter_count(), UROCE_DAEMON_QP_CNT);
+			out[i].qpn = qp->qpn;
+			out[i].type = qp->type;
+			out[i].state = st.attr.qp_state;
+			out[i].worker = (uint32_t)qp->worker;
+			out[i].dest_qpn = st.attr.dest_qp_num;
+			out[i].sq_psn = st.attr.sq_psn;
+			out[i].rq_psn = st.attr.rq_psn;
+			out[i].pid = (int32_t)o->pid;
+			out[i].n_cnt = UROCE_MIN((unsigned int)UROCE_CNT_MAX, UROCE_DAEMON_QP_CNT);
 			for (k = 0; k < out[i].n_cnt; k++)
-				out[i].cnt[k] = eng_qp_counter(qv.qp, k);
+				out[i].cnt[k] = st.cnt[k];
 		}
 	}
 	return n;

@@ -4,24 +4,31 @@
 
 /**
  * @file
- * The uroce daemon core, without DPDK: one transport engine (one worker), a
- * loopback port that carries every packet the engine sends back into the same
- * engine as a complete RoCEv2 frame (encapsulation and ICRC built by lib/wire
- * and parsed again, exactly as a real wire would), a UNIX SOCK_SEQPACKET
- * listening socket for liburoce clients, one session per client with its own
- * resource table (a client reaches only the objects it created), and the data
- * path between the shared-memory rings of lib/shm and the engine: doorbells,
- * WQE copy-out and validation, translation to engine work requests, and
- * engine completions written as shm CQEs with eventfd wake-ups.
+ * The uroce daemon core, without DPDK.
  *
- * A wire port can be put under the core (struct uroce_daemon_port_ops):
- * packets for one of the daemon's own GIDs still loop back inside, as on a
- * ConnectX; the others go to the port, and the port's owner gives received
- * packets to uroce_daemon_rx(). uroced puts a DPDK port there; the
- * component tests put the simulated lossy wire there.
+ * A control plane: a UNIX SOCK_SEQPACKET listening socket for liburoce
+ * clients, one session per client with its own resource table (a client
+ * reaches only the objects it created), the control protocol of lib/shm,
+ * segments mapped once, PDs, MRs and AHs on one device shared by every
+ * worker.
  *
- * Everything runs on the thread that calls uroce_daemon_poll() (and
- * uroce_daemon_rx()); nothing here takes a lock.
+ * Workers: each has a transport engine and owns the QPs, CQs and SRQs
+ * placed on it (the QPN says which: uroce_daemon_qpn_worker()). A worker
+ * takes WQEs from the client's shared rings when their doorbells ring
+ * (each field read once, checked, written straight into the engine's queue
+ * slot), runs the engine, and writes completions straight into the client's
+ * CQ ring. Packets for one of the daemon's own GIDs loop back inside, as on
+ * a ConnectX, as complete RoCEv2 frames (encapsulation and ICRC built by
+ * lib/wire and parsed again, exactly as a wire would), to whichever worker
+ * owns the destination QP; the rest go to the wire port, whose owner gives
+ * received packets to uroce_daemon_worker_rx() on the owner worker.
+ *
+ * Threads: with uroce_daemon_conf.threaded, one thread runs
+ * uroce_daemon_control_poll() (it owns every socket and blocks in epoll)
+ * and each worker's thread runs uroce_daemon_worker_poll() (no system call
+ * in steady state; the control thread reaches a worker's objects only
+ * through that worker's mailbox). Without it, uroce_daemon_poll() does all
+ * of it on the calling thread. Nothing takes a lock.
  */
 
 #ifndef UROCE_DAEMON_H
@@ -41,6 +48,36 @@ struct uroce_daemon;
 
 /** GID table entries of the daemon's port. */
 #define UROCE_DAEMON_GID_MAX 16
+
+/** Workers a daemon may have. */
+#define UROCE_DAEMON_MAX_WORKERS 16
+
+/** The worker that owns QP number @p qpn (its engine's QPN base). */
+static inline unsigned int
+uroce_daemon_qpn_worker(uint32_t qpn)
+{
+	return (qpn & 0xFFFFFFu) >> UROCE_QPN_LOCAL_BITS;
+}
+
+/** What a worker did, for cycle accounting (uroce-ctl workers, telemetry). */
+struct uroce_daemon_worker_stats {
+	/* filled by the shell that runs the worker (worker_stats_fn) */
+	uint64_t tsc_hz;          /**< cycles per second of the counters below, 0: none */
+	uint64_t busy_cycles;     /**< cycles of loops that did work */
+	uint64_t idle_cycles;     /**< cycles of loops that found nothing (spinning or asleep) */
+	uint64_t loops;
+	uint64_t rx_packets;      /**< frames received on this worker's queues */
+	uint64_t tx_packets;      /**< frames sent on this worker's queues */
+	uint64_t handoff_in;      /**< frames another worker handed to this one */
+	uint64_t handoff_out;     /**< frames this worker handed to their owner */
+	uint64_t sleeps;          /**< idle back-offs */
+	/* filled by the daemon */
+	uint64_t qps;             /**< QPs placed on it */
+	uint64_t wqes;            /**< send and receive WQEs taken from client rings */
+	uint64_t cqes;            /**< CQEs written to client rings */
+	uint64_t roce_rx;         /**< packets its engine received */
+	uint64_t roce_tx;         /**< packets its engine sent */
+};
 
 /**
  * A wire under the daemon core. The buffers are the port's: tx_alloc returns
@@ -73,6 +110,25 @@ struct uroce_daemon_conf {
 	uint8_t active_mtu;    /**< enum uroce_mtu of port 1; 0 means 4096 */
 	const struct uroce_daemon_port_ops *port_ops; /**< NULL: loopback only */
 	void *port_ctx;        /**< passed to every port op */
+	/** Per-worker port context (its own TX queue); NULL entries use port_ctx. */
+	void *port_ctxs[UROCE_DAEMON_MAX_WORKERS];
+	/** Workers, 1..UROCE_DAEMON_MAX_WORKERS; 0 means 1. */
+	unsigned int n_workers;
+	/** Control and workers on threads of the caller's (see the file comment). */
+	bool threaded;
+	/** Loopback frame buffers per worker; 0 means 1024. */
+	uint32_t loop_frames;
+	/** Optional: the shell's part of a worker's statistics (control thread). */
+	void (*worker_stats_fn)(void *ctx, unsigned int worker,
+				struct uroce_daemon_worker_stats *st);
+	void *worker_stats_ctx;
+	/**
+	 * Congestion control of port 1 (ECN marking, CNPs, DCQCN; see
+	 * doc/congestion.md), copied into every worker's engine at creation;
+	 * NULL: ConnectX's defaults. A set uroce_eng_cc_params_check() refuses
+	 * fails the creation (EINVAL).
+	 */
+	const struct uroce_eng_cc_params *cc;
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()). */
@@ -101,7 +157,9 @@ struct uroce_daemon_stats {
 	/** SRQ receive WQEs refused or posted with a poisoned key (also in wqe_rejected) */
 	uint64_t srq_wqe_rejected;
 	uint64_t async_events;  /**< ASYNC_EVENT messages sent to clients */
-	uint64_t async_dropped; /**< async events dropped: the client's socket was too full */
+	uint64_t async_dropped; /**< async events dropped: the client's socket or a worker's
+				     event ring was too full */
+	uint64_t wqes;          /**< send and receive WQEs taken from client rings */
 };
 
 /**
@@ -120,9 +178,9 @@ struct uroce_daemon *uroce_daemon_create(const struct uroce_daemon_conf *conf);
 void uroce_daemon_destroy(struct uroce_daemon *d);
 
 /**
- * Do one bounded round of work without blocking: accept clients, answer
- * control requests, reap hung-up sessions, drain rung doorbells into the
- * engine, deliver loopback frames, run the engine, and write completions.
+ * Without threads: do one bounded round of everything without blocking:
+ * the control plane (accept clients, answer control requests, reap hung-up
+ * sessions, send events), then each worker's round.
  *
  * @return an amount of work done (0 when idle; the caller may then sleep or
  *   wait on uroce_daemon_fd()).
@@ -130,12 +188,58 @@ void uroce_daemon_destroy(struct uroce_daemon *d);
 unsigned int uroce_daemon_poll(struct uroce_daemon *d);
 
 /**
- * Engine-wide transport counters (lib/transport/counters.def order; names
- * from uroce_eng_counter_name()): up to @p n values into @p vals.
+ * The control thread's round (threaded daemons): wait up to @p timeout_ms
+ * (0: not at all, -1: until something happens) for a client to connect or
+ * write, then accept, answer requests, reap hung-up sessions and send the
+ * events workers raised. Workers must be running their rounds meanwhile:
+ * requests that touch a worker's objects wait for it.
+ *
+ * @return an amount of work done.
+ */
+unsigned int uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms);
+
+/**
+ * Worker @p worker's round (on its thread): the mailbox, rung doorbells,
+ * loopback frames, the engine's timers, responses and requests, and the
+ * CQEs written since the last round made visible to clients. No system call
+ * except eventfd wake-ups for clients that armed a CQ.
+ *
+ * @return an amount of work done (0: idle).
+ */
+unsigned int uroce_daemon_worker_poll(struct uroce_daemon *d, unsigned int worker);
+
+/**
+ * The earliest timer of worker @p worker in µs (the port's clock), or
+ * UINT64_MAX; an idle worker may sleep until then. On its thread.
+ */
+uint64_t uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worker);
+
+/** Number of workers. */
+unsigned int uroce_daemon_worker_count(const struct uroce_daemon *d);
+
+/**
+ * The worker threads of a threaded daemon have stopped for good (after
+ * uroce_daemon_quiesce()): from now on the calling thread does their part
+ * itself, so statistics and uroce_daemon_destroy() need no running worker.
+ */
+void uroce_daemon_workers_stopped(struct uroce_daemon *d);
+
+/**
+ * Statistics of worker @p worker: the daemon's counts and, through
+ * worker_stats_fn, the shell's. Control thread.
+ * @return 0, or -EINVAL for a bad worker.
+ */
+int uroce_daemon_worker_stats(struct uroce_daemon *d, unsigned int worker,
+			      struct uroce_daemon_worker_stats *st);
+
+/**
+ * Transport counters summed over every worker (lib/transport/counters.def
+ * order; names from uroce_eng_counter_name()): up to @p n values into
+ * @p vals. Control thread.
  *
  * @return the number of counters (UROCE_CNT_MAX), which may exceed @p n.
  */
-unsigned int uroce_daemon_counters(const struct uroce_daemon *d, uint64_t *vals, unsigned int n);
+unsigned int uroce_daemon_counters(struct uroce_daemon *d, uint64_t *vals, unsigned int n);
 
 /** Transport counters uroce_daemon_qps() reports per QP (counters.def order). */
 #define UROCE_DAEMON_QP_CNT 64
@@ -145,6 +249,7 @@ struct uroce_daemon_qp_info {
 	uint32_t qpn;
 	uint32_t type;         /**< enum uroce_qp_type */
 	uint32_t state;        /**< enum uroce_qp_state */
+	uint32_t worker;       /**< the worker that owns it */
 	uint32_t dest_qpn;
 	uint32_t sq_psn;       /**< next PSN the requester sends */
 	uint32_t rq_psn;       /**< next PSN the responder expects */
@@ -156,7 +261,7 @@ struct uroce_daemon_qp_info {
 /**
  * The QPs of every client, in ascending QP number from @p from, at most
  * @p max of them. For an owner's view (telemetry); clients use the
- * introspection messages, which apply their visibility rule.
+ * introspection messages, which apply their visibility rule. Control thread.
  *
  * @return the number of entries written.
  */
@@ -164,30 +269,42 @@ unsigned int uroce_daemon_qps(struct uroce_daemon *d, uint32_t from,
 			      struct uroce_daemon_qp_info *out, unsigned int max);
 
 /**
- * Give the daemon one packet received from its wire port. @p pkt and
- * @p frame come from uroce_parse() (ICRC checked); the daemon does not keep
- * them after returning, so the caller frees the buffer. Call it on the
- * thread that polls the daemon.
+ * Give worker @p worker one packet received from its wire port, for a QP
+ * it owns (uroce_daemon_qpn_worker() of pkt->dqpn; another worker's packet
+ * is counted as for an unknown QP). @p pkt and @p frame come from
+ * uroce_parse() (ICRC checked); the daemon does not keep them after
+ * returning, so the caller frees the buffer. On the worker's thread.
+ */
+void uroce_daemon_worker_rx(struct uroce_daemon *d, unsigned int worker,
+			    const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+
+/**
+ * uroce_daemon_worker_rx() on the worker that owns pkt->dqpn (one thread
+ * only: daemons without threads).
  */
 void uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
 		     const struct uroce_frame *frame);
 
 /**
- * Orderly stop, before uroce_daemon_destroy(): every QP moves to ERR, so
- * its outstanding work requests complete with flush errors, and those
- * completions are written to the clients' CQ rings (with wake-ups). The
- * clients then see their sockets close at destroy, which liburoce reports
- * as a device-fatal event.
+ * Orderly stop, before uroce_daemon_destroy(): every QP moves to ERR on its
+ * worker, so its outstanding work requests complete with flush errors, and
+ * those completions are written to the clients' CQ rings (with wake-ups).
+ * The clients then see their sockets close at destroy, which liburoce
+ * reports as a device-fatal event. Control thread, with workers running.
  *
  * @return the number of QPs moved to ERR.
  */
 unsigned int uroce_daemon_quiesce(struct uroce_daemon *d);
 
-/** The listening socket (readable when a client connects), for an idle wait. */
+/** The epoll descriptor of the control plane (readable when a client connects or
+ * writes), for an idle wait of a daemon without threads. */
 int uroce_daemon_fd(const struct uroce_daemon *d);
 
-/** Copy the resource counts and counters. @return 0, or -EINVAL if NULL. */
-int uroce_daemon_stats(const struct uroce_daemon *d, struct uroce_daemon_stats *st);
+/**
+ * Copy the resource counts and counters (the workers' summed in). Control
+ * thread. @return 0, or -EINVAL if NULL.
+ */
+int uroce_daemon_stats(struct uroce_daemon *d, struct uroce_daemon_stats *st);
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_reachable_ms = 30000;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
+	cfg->idle_spin_us = 20;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */
@@ -366,6 +367,7 @@ SET_UINT(lim_neigh_tries, neigh_tries, 1, 100)
 SET_UINT(lim_neigh_reachable_ms, neigh_reachable_ms, 100, 3600000)
 SET_UINT(lim_neigh_max, neigh_max, 4, 65536)
 SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
+SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
 
 static int
 port_device(struct key_ctx *c, const char *val)
@@ -503,6 +505,7 @@ port_ecn(struct key_ctx *c, const char *val)
 	if (parse_uint(val, 0, 2, &v) != 0)
 		return -EINVAL;
 	c->port->ecn = (uint8_t)v;
+	c->port->cc.ecn = v;
 	return 0;
 }
 
@@ -589,6 +592,12 @@ port_fault_corrupt(struct key_ctx *c, const char *val)
 }
 
 static int
+port_fault_ce(struct key_ctx *c, const char *val)
+{
+	return parse_fraction(val, &c->port->fault_ce, c);
+}
+
+static int
 port_fault_dir(struct key_ctx *c, const char *val)
 {
 	if (strcmp(val, "both") == 0)
@@ -633,6 +642,24 @@ check_fault_sum(const struct uroce_dp_port_cfg *p, const char *file, char *err, 
 		       "fault is picked per packet, so they must add up to at most 1", sum);
 }
 
+/* fault_ce acts on received frames; the congestion parameters hang together. */
+static int
+check_port_cc(const struct uroce_dp_port_cfg *p, const char *file, char *err, size_t errlen)
+{
+	unsigned int bad = 0;
+
+	if (p->fault_ce > 0.0 && p->fault_dir == UROCE_DP_FAULT_TX)
+		return cfg_err(err, errlen, -EINVAL, file, p->section, "fault_ce", NULL,
+			       "marks received frames, but fault_dir = tx leaves out the "
+			       "received ones (use rx or both)");
+	if (uroce_eng_cc_params_check(&p->cc, &bad) != 0)
+		return cfg_err(err, errlen, -EINVAL, file, p->section,
+			       uroce_eng_cc_param_info(bad)->name, NULL,
+			       "rpg_min_rate is above the maximum rate (rpg_max_rate, or "
+			       "line_rate when rpg_max_rate is 0, or 100000 when both are 0)");
+	return 0;
+}
+
 static const struct key_desc eal_keys[] = {
 	{"lcores", eal_lcores, "an EAL lcore list such as 0,1 or 0-2", false},
 	{"file_prefix", eal_file_prefix, "letters, digits, '_', '-' or '.'", false},
@@ -661,6 +688,7 @@ static const struct key_desc limits_keys[] = {
 	{"neigh_reachable_ms", lim_neigh_reachable_ms, "100..3600000", false},
 	{"neigh_max", lim_neigh_max, "4..65536", false},
 	{"idle_sleep_us", lim_idle_sleep_us, "0..100000", false},
+	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
 };
 
 static const struct key_desc port_keys[] = {
@@ -681,7 +709,32 @@ static const struct key_desc port_keys[] = {
 	{"fault_corrupt", port_fault_corrupt, "a fraction 0..1 such as 0.01", false},
 	{"fault_dir", port_fault_dir, "rx, tx or both", false},
 	{"fault_seed", port_fault_seed, "an unsigned 64-bit integer", false},
+	{"fault_ce", port_fault_ce, "a fraction 0..1 such as 0.01", false},
 };
+
+/*
+ * The congestion control keys of [port.N]: one per parameter of
+ * lib/transport/cc_params.def, named as ConnectX names them. The ecn key is
+ * the table's own (port_ecn), which sets cc.ecn as well.
+ * @return 0, -ENOENT if @p name is no such key, -EINVAL with @p err set.
+ */
+static int
+port_cc_key(struct key_ctx *c, const char *file, const char *name, const char *val, char *err,
+	    size_t errlen)
+{
+	const struct uroce_eng_cc_param_info *pi;
+	unsigned int v;
+	int i = uroce_eng_cc_param_find(name);
+
+	if (i < 0 || strcmp(name, "ecn") == 0)
+		return -ENOENT;
+	pi = uroce_eng_cc_param_info((unsigned int)i);
+	if (parse_uint(val, pi->min, pi->max, &v) != 0 ||
+	    uroce_eng_cc_param_set(&c->port->cc, (unsigned int)i, v) != 0)
+		return cfg_err(err, errlen, -EINVAL, file, c->port->section, name, val,
+			       "expected %u..%u (%s): %s", pi->min, pi->max, pi->unit, pi->desc);
+	return 0;
+}
 
 static int
 apply_section(struct rte_cfgfile *f, const char *file, const char *sec,
@@ -705,6 +758,23 @@ apply_section(struct rte_cfgfile *f, const char *file, const char *sec,
 		for (k = 0; k < n_keys; k++)
 			if (strcmp(ent[i].name, keys[k].name) == 0)
 				kd = &keys[k];
+		if (kd == NULL && keys == port_keys) {
+			for (j = 0; j < (size_t)i; j++)
+				if (strcmp(ent[j].name, ent[i].name) == 0)
+					break;
+			if (j < (size_t)i && uroce_eng_cc_param_find(ent[i].name) >= 0) {
+				rc = cfg_err(err, errlen, -EINVAL, file, sec, ent[i].name, NULL,
+					     "given twice");
+				break;
+			}
+			rc = port_cc_key(ctx, file, ent[i].name, ent[i].value, err, errlen);
+			if (rc != -ENOENT) {
+				if (rc != 0)
+					break;
+				continue;
+			}
+			rc = 0;
+		}
 		if (kd == NULL) {
 			char known[512] = "";
 			size_t off = 0;
@@ -713,7 +783,8 @@ apply_section(struct rte_cfgfile *f, const char *file, const char *sec,
 				off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
 							k ? ", " : "", keys[k].name);
 			rc = cfg_err(err, errlen, -EINVAL, file, sec, ent[i].name, NULL,
-				     "unknown key (known: %s)", known);
+				     "unknown key (known: %s%s)", known, keys == port_keys ?
+				     ", and the congestion control keys of doc/congestion.md" : "");
 			break;
 		}
 		if (!kd->repeat) {
@@ -914,6 +985,9 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 			p = &cfg->ports[cfg->n_ports];
 			memset(p, 0, sizeof(*p));
 			snprintf(p->section, sizeof(p->section), "%s", s);
+			/* ConnectX's congestion control, ECT(0) on data. */
+			uroce_eng_cc_params_default(&p->cc);
+			p->ecn = (uint8_t)p->cc.ecn;
 			ctx.port = p;
 			rc = apply_section(f, path, s, port_keys, UROCE_ARRAY_SIZE(port_keys),
 					   &ctx, err, errlen);
@@ -926,6 +1000,8 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 					     "missing: a port needs ipv4 and/or ipv6");
 			if (rc == 0)
 				rc = check_fault_sum(p, path, err, errlen);
+			if (rc == 0)
+				rc = check_port_cc(p, path, err, errlen);
 			if (rc == 0)
 				cfg->n_ports++;
 		} else {

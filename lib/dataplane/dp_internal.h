@@ -149,8 +149,9 @@ struct dp_ncache {
  * and the hot path takes the neighbour lock ten times a second at most. */
 #define DP_NEIGH_SEEN_US 100000u
 
-/* Frames a worker hands to the owner worker (worker 0) per burst. */
-#define DP_HANDOFF_RING 1024
+/* Frames a worker's hand-off ring holds (RoCEv2 for its QPs, from others). */
+#define DP_HANDOFF_RING 2048
+#define DP_MAX_BURST 256
 
 struct dp_worker {
 	struct uroce_dp *dp;
@@ -160,8 +161,16 @@ struct dp_worker {
 	void *rx_ctx;
 	uroce_dp_work_fn work_fn;          /**< the transport's turn each iteration */
 	void *work_ctx;
-	struct rte_ring *handoff;          /**< worker 0 only: RoCEv2 frames from others */
+	uroce_dp_deadline_fn deadline_fn;  /**< the transport's next timer, for the idle policy */
+	void *deadline_ctx;
+	struct rte_ring *handoff;          /**< RoCEv2 frames for this worker's QPs from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
+	struct uroce_dp_worker_stats st;   /**< written by the worker, read whole by others */
+	/* this burst's frames: to free in bulk, and to hand to other workers */
+	uint16_t n_free;
+	struct rte_mbuf *free[DP_MAX_BURST * 2];
+	uint16_t n_out[UROCE_DP_MAX_WORKERS];
+	struct rte_mbuf *out[UROCE_DP_MAX_WORKERS][DP_MAX_BURST];
 	struct dp_txq txq[UROCE_DP_MAX_PORTS];
 	struct dp_ncache ncache[DP_NCACHE];
 };
@@ -173,15 +182,21 @@ struct uroce_dp {
 	unsigned int n_workers;
 	struct dp_worker workers[UROCE_DP_MAX_WORKERS];
 	uint64_t tsc_hz;
+	/* µs = tsc * us_mult >> 32: one multiplication, no division per use */
+	uint64_t us_mult;
+	uint64_t idle_spin_tsc;            /**< idle_spin_us in TSC cycles */
+	uroce_dp_owner_fn owner_fn;        /**< which worker owns a destination QPN */
+	void *owner_ctx;
 	volatile bool quit;                /**< set by uroce_dp_stop(); read by workers */
 	bool running;
 };
 
-/** Microseconds from a TSC value. */
+/** Microseconds from a TSC value: one 64x64 multiplication (us_mult is
+ * 10^6 * 2^32 / tsc_hz, computed once); exact to well under a µs per hour. */
 static inline uint64_t
 dp_tsc_to_us(const struct uroce_dp *dp, uint64_t tsc)
 {
-	return tsc / dp->tsc_hz * 1000000 + tsc % dp->tsc_hz * 1000000 / dp->tsc_hz;
+	return (uint64_t)(((unsigned __int128)tsc * dp->us_mult) >> 32);
 }
 
 /* addr.c */
@@ -236,7 +251,8 @@ struct dp_fault {
 	 * duplicates, < cut[2] reorders, < cut[3] corrupts, else no fault.
 	 */
 	uint64_t cut[4];
-	bool enabled;              /**< cut[3] != 0 */
+	uint64_t ce_cut;           /**< fault_ce: a second draw below it marks CE (RX only) */
+	bool enabled;              /**< cut[3] != 0 or ce_cut != 0 */
 	struct rte_mbuf *held;     /**< reorder: the packet held back, or NULL */
 	unsigned int held_polls;   /**< calls without packets since it was held */
 	struct dp_counters *cnt;   /**< the owning worker's counter slot */
@@ -258,8 +274,10 @@ void dp_fault_init(struct dp_fault *f, const struct uroce_dp_port_cfg *c, unsign
  * Apply faults to a burst in place. @p pkts holds @p n packets and has room
  * for @p room; duplicates (copied from @p mp) go at the end of the burst, a
  * reordered packet is held back and released after at least one later
- * packet. Frames that are not RoCEv2 pass untouched. Counts fault_dropped,
- * fault_duplicated, fault_reordered and fault_corrupted; never logs.
+ * packet. Frames that are not RoCEv2 pass untouched. With fault_ce, a second
+ * draw per RoCEv2 frame marks it CE (RX). Counts fault_dropped,
+ * fault_duplicated, fault_reordered, fault_corrupted and fault_ce_marked;
+ * never logs.
  *
  * @return the new number of packets in @p pkts (at most @p room).
  */

@@ -5,7 +5,10 @@
 /*
  * Fault injection (issue #5): drop, duplicate, reorder or corrupt a given
  * fraction of the RoCEv2 frames a port receives or sends, so that tests (and
- * curious users) can watch the transport's retransmission at work.
+ * curious users) can watch the transport's retransmission at work; and mark
+ * a fraction of the received ones ECN CE (fault_ce, issue #13), as a
+ * congested switch in front of the port would, to watch the CNP notification
+ * point and the DCQCN reaction point.
  *
  * One 32-bit draw per RoCEv2 frame from a per-(port, worker, direction)
  * xorshift64* generator picks at most one fault: the configured fractions
@@ -66,7 +69,7 @@ bool
 dp_fault_wanted(const struct uroce_dp_port_cfg *c)
 {
 	return c->fault_drop > 0.0 || c->fault_dup > 0.0 || c->fault_reorder > 0.0 ||
-	       c->fault_corrupt > 0.0;
+	       c->fault_corrupt > 0.0 || c->fault_ce > 0.0;
 }
 
 void
@@ -89,7 +92,10 @@ dp_fault_init(struct dp_fault *f, const struct uroce_dp_port_cfg *c, unsigned in
 		f->cut[3] = fault_cut(c->fault_drop + c->fault_dup + c->fault_reorder +
 				      c->fault_corrupt);
 	}
-	f->enabled = f->cut[3] != 0;
+	/* A congested switch marks what it forwards to us: received frames only. */
+	if (side == DP_FAULT_RX && c->fault_dir != UROCE_DP_FAULT_TX)
+		f->ce_cut = fault_cut(c->fault_ce);
+	f->enabled = f->cut[3] != 0 || f->ce_cut != 0;
 	/* Each (port, worker, side) gets its own stream from the one seed. */
 	s = fault_mix(c->fault_seed);
 	s = fault_mix(s ^ ((uint64_t)port << 40 | (uint64_t)worker << 8 | (uint64_t)side));
@@ -135,6 +141,20 @@ fault_corrupt(struct dp_fault *f, struct rte_mbuf *m, const struct uroce_frame *
 	}
 	rte_pktmbuf_mtod(m, uint8_t *)[off] ^= mask;
 	return m;
+}
+
+/*
+ * CE in the IP header, checksum fixed (uroce_frame_mark_ce()); the ICRC does
+ * not cover the ECN bits (A17.4.1). Only RX frames get here, and those are
+ * ours alone (a refcount of 1), so the edit is in place.
+ */
+static void
+fault_ce(struct dp_fault *f, struct rte_mbuf *m, struct uroce_frame *fr)
+{
+	if (uroce_frame_mark_ce(rte_pktmbuf_mtod(m, uint8_t *), rte_pktmbuf_data_len(m), fr) < 0)
+		f->cnt->fault_ce_not_ect++;
+	else
+		f->cnt->fault_ce_marked++;
 }
 
 /* Place the held packet after the @p total packets of the burst, if there is room. */
@@ -183,6 +203,11 @@ dp_fault_burst(struct dp_fault *f, struct rte_mbuf **pkts, uint16_t n, uint16_t 
 				      rte_pktmbuf_data_len(m), &fr) != UROCE_WIRE_OK)
 			goto keep;
 		r = fault_draw(f);
+		/* fault_ce draws apart, after the fault draw, so that adding it
+		 * leaves the other faults' fractions as they were. */
+		if (f->ce_cut != 0 && fault_draw(f) < f->ce_cut && RTE_MBUF_DIRECT(m) &&
+		    rte_mbuf_refcnt_read(m) == 1)
+			fault_ce(f, m, &fr);
 		if (likely(r >= f->cut[3]))
 			goto keep;
 		if (r < f->cut[0]) {

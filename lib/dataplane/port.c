@@ -199,6 +199,8 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 	}
 	dp->cfg = *cfg;
 	dp->tsc_hz = rte_get_tsc_hz();
+	dp->us_mult = (uint64_t)(((unsigned __int128)1000000 << 32) / dp->tsc_hz);
+	dp->idle_spin_tsc = (uint64_t)cfg->idle_spin_us * dp->tsc_hz / 1000000;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (dp->n_workers >= UROCE_DP_MAX_WORKERS)
 			break;
@@ -242,6 +244,59 @@ uroce_dp_set_rx_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_rx_fn
 }
 
 int
+uroce_dp_set_owner(struct uroce_dp *dp, uroce_dp_owner_fn fn, void *ctx)
+{
+	if (dp->running)
+		return -EBUSY;
+	dp->owner_fn = fn;
+	dp->owner_ctx = ctx;
+	return 0;
+}
+
+int
+uroce_dp_set_deadline_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_deadline_fn fn,
+			      void *ctx)
+{
+	if (worker >= dp->n_workers)
+		return -EINVAL;
+	if (dp->running)
+		return -EBUSY;
+	dp->workers[worker].deadline_fn = fn;
+	dp->workers[worker].deadline_ctx = ctx;
+	return 0;
+}
+
+uint64_t
+uroce_dp_worker_now_us(const struct uroce_dp *dp, unsigned int worker)
+{
+	return dp->workers[worker].now_us;
+}
+
+int
+uroce_dp_worker_stats(const struct uroce_dp *dp, unsigned int worker,
+		      struct uroce_dp_worker_stats *st, uint64_t *tsc_hz)
+{
+	const struct uroce_dp_worker_stats *w;
+
+	if (dp == NULL || st == NULL || worker >= dp->n_workers)
+		return -EINVAL;
+	/* Each field is an aligned 64-bit word its worker alone writes. */
+	w = &dp->workers[worker].st;
+	st->busy_cycles = __atomic_load_n(&w->busy_cycles, __ATOMIC_RELAXED);
+	st->idle_cycles = __atomic_load_n(&w->idle_cycles, __ATOMIC_RELAXED);
+	st->loops = __atomic_load_n(&w->loops, __ATOMIC_RELAXED);
+	st->rx_packets = __atomic_load_n(&w->rx_packets, __ATOMIC_RELAXED);
+	st->tx_packets = __atomic_load_n(&w->tx_packets, __ATOMIC_RELAXED);
+	st->handoff_in = __atomic_load_n(&w->handoff_in, __ATOMIC_RELAXED);
+	st->handoff_out = __atomic_load_n(&w->handoff_out, __ATOMIC_RELAXED);
+	st->handoff_full = __atomic_load_n(&w->handoff_full, __ATOMIC_RELAXED);
+	st->sleeps = __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);
+	if (tsc_hz != NULL)
+		*tsc_hz = dp->tsc_hz;
+	return 0;
+}
+
+int
 uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 {
 	unsigned int i;
@@ -257,20 +312,28 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 				      p->cfg.section, p->cfg.device, strerror(-rc));
 		}
 		p->started = true;
-		/* Worker 0 owns every QP: have the NIC put RoCEv2 on its queue
-		 * (drivers/net); where it cannot, rx.c hands frames over. */
-		if (dp->n_workers > 1)
+		/* With one worker owning every QP (no owner function), have the NIC
+		 * put RoCEv2 on its queue (drivers/net). When QPs are spread over
+		 * the workers, RSS spreads the frames and rx.c hands each to its
+		 * QP's owner: drivers/net has no per-QPN rules yet. */
+		if (dp->n_workers > 1 && dp->owner_fn == NULL)
 			p->steered = uroce_steer_install(p->port_id, 0, p->steer_why,
 							 sizeof(p->steer_why)) == 0;
+		else if (dp->n_workers > 1)
+			snprintf(p->steer_why, sizeof(p->steer_why), "QPs on every worker: RSS, "
+				 "then a software hand-off to each QP's owner");
 	}
-	/* Worker 0 owns the QPs; the others hand RoCEv2 frames to it. */
-	if (dp->n_workers > 1 && dp->workers[0].work_fn != NULL &&
-	    dp->workers[0].handoff == NULL) {
-		int socket = (int)rte_lcore_to_socket_id(dp->workers[0].lcore);
+	/* Every worker that runs a transport takes its QPs' frames from others. */
+	for (i = 0; i < dp->n_workers && dp->n_workers > 1; i++) {
+		struct dp_worker *w = &dp->workers[i];
+		char name[RTE_RING_NAMESIZE];
 
-		dp->workers[0].handoff = rte_ring_create("uroce_handoff", DP_HANDOFF_RING, socket,
-							 RING_F_SC_DEQ);
-		if (dp->workers[0].handoff == NULL) {
+		if (w->work_fn == NULL || w->handoff != NULL)
+			continue;
+		snprintf(name, sizeof(name), "uroce_handoff_%u", i);
+		w->handoff = rte_ring_create(name, DP_HANDOFF_RING,
+					     (int)rte_lcore_to_socket_id(w->lcore), RING_F_SC_DEQ);
+		if (w->handoff == NULL) {
 			uroce_dp_stop(dp);
 			return dp_err(err, errlen, -ENOMEM, "cannot create the hand-off ring: %s",
 				      rte_strerror(rte_errno));
@@ -345,10 +408,12 @@ uroce_dp_destroy(struct uroce_dp *dp)
 		dp_fault_destroy(p->fault, dp->n_workers); /* held mbufs go back to the pool */
 		p->fault = NULL;
 	}
-	if (dp->workers[0].handoff != NULL) {
-		while (rte_ring_dequeue(dp->workers[0].handoff, (void **)&m) == 0)
+	for (i = 0; i < dp->n_workers; i++) {
+		if (dp->workers[i].handoff == NULL)
+			continue;
+		while (rte_ring_dequeue(dp->workers[i].handoff, (void **)&m) == 0)
 			rte_pktmbuf_free(m);
-		rte_ring_free(dp->workers[0].handoff);
+		rte_ring_free(dp->workers[i].handoff);
 	}
 	for (i = 0; i < dp->n_ports; i++)
 		rte_mempool_free(dp->ports[i].pool);

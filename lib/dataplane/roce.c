@@ -170,9 +170,11 @@ uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint
 	}
 	memcpy(e.smac, p->mac, 6);
 	e.has_vlan = p->cfg.has_vlan;
-	e.vlan_tci = (uint16_t)(p->cfg.pcp << 13 | p->cfg.vlan_id);
-	if (e.tclass == 0)
-		e.tclass = (uint8_t)(p->cfg.dscp << 2 | p->cfg.ecn);
+	/* cc (doc/congestion.md): the engine chose the ECN bits, and a CNP's
+	 * whole class and 802.1p priority; a DSCP of 0 takes the port's. */
+	e.vlan_tci = (uint16_t)((e.has_pcp ? e.pcp : p->cfg.pcp) << 13 | p->cfg.vlan_id);
+	if (!e.tclass_final && (e.tclass >> 2) == 0)
+		e.tclass |= (uint8_t)(p->cfg.dscp << 2);
 	e.ip_id = 0; /* DF is set: the identification has no use (RFC 6864) */
 	elen = uroce_encap_len(&e);
 	l2 = UROCE_ETH_LEN + (e.has_vlan ? UROCE_VLAN_LEN : 0);

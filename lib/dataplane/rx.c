@@ -5,16 +5,24 @@
 /*
  * The worker loop. One iteration: for each port, one RX burst (at most
  * [limits] burst frames: the bound on work per iteration), classify each
- * frame as ARP, ICMPv6 (neighbour discovery), RoCEv2 or other, then flush
- * the frames queued for TX in one burst per port. RoCEv2 frames are
- * validated by lib/wire's uroce_parse() and handed to the worker's receive
- * callback; every drop is counted by reason and nothing is logged per packet.
- * Between RX and the TX flush the worker runs its work callback (the
- * transport). Worker 0 owns every QP: a RoCEv2 frame that lands on another
- * worker's queue goes to worker 0 through its hand-off ring, unparsed.
+ * frame as ARP, ICMPv6 (neighbour discovery), RoCEv2 or other; the frames
+ * other workers handed over; the work callback (the transport); then the
+ * frames queued for TX, in one burst per port. RoCEv2 frames are validated
+ * by lib/wire and handed to the receive callback of the worker that owns
+ * the destination QP: a frame that lands on another worker's queue goes to
+ * its owner's hand-off ring, in one burst per owner, after only its
+ * encapsulation was read; the owner checks the ICRC. Every drop is counted
+ * by reason and nothing is logged per packet; received frames are freed in
+ * one bulk free per burst.
+ *
+ * Idle policy: a loop that did work is followed at once by the next. A
+ * worker that found nothing keeps spinning for idle_spin_us, then sleeps at
+ * most idle_sleep_us at a time, never past its transport's next deadline.
+ * Each loop's TSC cycles count as busy or idle (sleeps included).
  */
 
 #include <string.h>
+#include <sys/prctl.h>
 
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -23,8 +31,6 @@
 #include <rte_ring.h>
 
 #include "dp_internal.h"
-
-#define DP_MAX_BURST 256
 
 uint32_t
 dp_l2_write(const struct dp_port *p, uint8_t *buf, const uint8_t dmac[6], uint16_t ethertype)
@@ -62,6 +68,7 @@ dp_tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
 	if (q->n == 0)
 		return;
 	sent = rte_eth_tx_burst(p->port_id, (uint16_t)w->idx, q->m, q->n);
+	w->st.tx_packets += sent;
 	for (i = 0; i < sent; i++) {
 		cnt->tx_packets++;
 		cnt->tx_bytes += rte_pktmbuf_pkt_len(q->m[i]);
@@ -103,61 +110,144 @@ dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	q->m[q->n++] = m;
 }
 
-/* The default receive callback: count (done by the caller) and free. */
+/* The default receive callback: counted by the caller, freed with the burst. */
 static void
 sink_rx(void *ctx, uint16_t port, const struct uroce_frame *frame, struct uroce_pkt *pkt)
 {
 	(void)ctx;
 	(void)port;
 	(void)frame;
-	rte_pktmbuf_free((struct rte_mbuf *)pkt->owner);
+	(void)pkt;
+}
+
+/* The mbuf goes with the burst's bulk free. */
+static inline void
+free_later(struct dp_worker *w, struct rte_mbuf *m)
+{
+	if (unlikely(w->n_free == RTE_DIM(w->free))) {
+		rte_pktmbuf_free_bulk(w->free, w->n_free);
+		w->n_free = 0;
+	}
+	w->free[w->n_free++] = m;
 }
 
 static void
-roce_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
+free_burst(struct dp_worker *w)
+{
+	if (w->n_free > 0) {
+		rte_pktmbuf_free_bulk(w->free, w->n_free);
+		w->n_free = 0;
+	}
+}
+
+/* A RoCEv2 frame whose encapsulation @p f is checked, on its owner worker:
+ * ICRC, BTH, then the transport. */
+static void
+roce_input_rest(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m,
+		const struct uroce_frame *f)
 {
 	struct dp_counters *cnt = &p->cnt[w->idx];
-	struct uroce_frame f;
 	struct uroce_pkt pkt;
 	enum uroce_wire_err e;
 
-	e = uroce_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, &f, &pkt);
+	e = uroce_parse_rest(rte_pktmbuf_mtod(m, const uint8_t *), f, &pkt);
 	if (unlikely(e != UROCE_WIRE_OK)) {
 		cnt->wire_err[e]++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	if (unlikely(!dp_port_owns_gid(p, f.dgid))) {
-		cnt->rx_dst_not_local++;
-		rte_pktmbuf_free(m);
+		free_later(w, m);
 		return;
 	}
 	cnt->rx_roce_packets++;
 	cnt->rx_roce_bytes += m->pkt_len;
 	/* The peer is alive at this MAC: its neighbour entry needs no probe. */
-	dp_neigh_rx_seen(w, (uint16_t)(p - w->dp->ports), f.sgid, f.smac);
+	dp_neigh_rx_seen(w, (uint16_t)(p - w->dp->ports), f->sgid, f->smac);
 	pkt.owner = m;
 	/* The engine reads the packet only during the call; the frame is ours after. */
-	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), &f, &pkt);
+	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), f, &pkt);
+	free_later(w, m);
 }
 
-/* RoCEv2 for a QP: worker 0 owns them all, the others hand the frame over. */
+/* Encapsulation checks of a frame that may be RoCEv2. @return false if dropped. */
+static bool
+roce_frame(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, struct uroce_frame *f)
+{
+	struct dp_counters *cnt = &p->cnt[w->idx];
+	enum uroce_wire_err e;
+
+	e = uroce_frame_parse(rte_pktmbuf_mtod(m, const uint8_t *), m->data_len, f);
+	if (unlikely(e != UROCE_WIRE_OK)) {
+		cnt->wire_err[e]++;
+		free_later(w, m);
+		return false;
+	}
+	if (unlikely(!dp_port_owns_gid(p, f->dgid))) {
+		cnt->rx_dst_not_local++;
+		free_later(w, m);
+		return false;
+	}
+	return true;
+}
+
+/* A frame another worker handed over (its encapsulation is read again here:
+ * the frame struct does not travel with the mbuf). */
+static void
+roce_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
+{
+	struct uroce_frame f;
+
+	if (roce_frame(w, p, m, &f))
+		roce_input_rest(w, p, m, &f);
+}
+
+/* RoCEv2 for a QP: here if this worker owns it, else into the owner's batch. */
 static void
 roce_deliver(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 {
-	struct rte_ring *r = w->dp->workers[0].handoff;
+	struct uroce_dp *dp = w->dp;
+	struct uroce_frame f;
+	unsigned int o = 0;
 
-	if (w->idx == 0 || r == NULL) {
-		roce_input(w, p, m);
+	if (!roce_frame(w, p, m, &f))
+		return;
+	if (dp->owner_fn != NULL) {
+		o = dp->owner_fn(dp->owner_ctx,
+				 uroce_bth_dqpn(rte_pktmbuf_mtod(m, const uint8_t *) + f.bth_off));
+		if (o >= dp->n_workers)
+			o = 0; /* nobody's QPN: worker 0's transport counts it */
+	}
+	if (o == w->idx || dp->workers[o].handoff == NULL) {
+		roce_input_rest(w, p, m, &f);
 		return;
 	}
-	m->port = (uint16_t)(p - w->dp->ports); /* our port index, for worker 0 */
-	if (unlikely(rte_ring_enqueue(r, m) != 0)) {
-		p->cnt[w->idx].rx_handoff_full++;
-		rte_pktmbuf_free(m);
-		return;
+	m->port = (uint16_t)(p - dp->ports); /* our port index, for the owner */
+	w->out[o][w->n_out[o]++] = m;
+}
+
+/* Hand this burst's frames to their owners, one ring burst per owner. */
+static void
+handoff_flush(struct dp_worker *w)
+{
+	struct uroce_dp *dp = w->dp;
+	unsigned int o, n, k;
+
+	for (o = 0; o < dp->n_workers; o++) {
+		if (w->n_out[o] == 0)
+			continue;
+		n = rte_ring_enqueue_burst(dp->workers[o].handoff, (void **)w->out[o], w->n_out[o],
+					   NULL);
+		w->st.handoff_out += n;
+		for (k = 0; k < w->n_out[o]; k++) {
+			struct rte_mbuf *m = w->out[o][k];
+
+			if (k < n) {
+				dp->ports[m->port].cnt[w->idx].rx_handoff++;
+				continue;
+			}
+			dp->ports[m->port].cnt[w->idx].rx_handoff_full++;
+			w->st.handoff_full++;
+			free_later(w, m);
+		}
+		w->n_out[o] = 0;
 	}
-	p->cnt[w->idx].rx_handoff++;
 }
 
 /* Classify one frame and pass it on; the callee frees it. */
@@ -234,7 +324,36 @@ classify(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	}
 	cnt->rx_other++;
 drop:
-	rte_pktmbuf_free(m);
+	free_later(w, m);
+}
+
+/*
+ * The idle policy, after a loop that found nothing. @p idle_since is the TSC
+ * of the first empty loop of this idle stretch. Spin (a pause) for
+ * idle_spin_us; then sleep at most idle_sleep_us, and not past the
+ * transport's next deadline (a timer due never waits for a sleep).
+ */
+static void
+idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
+{
+	struct uroce_dp *dp = w->dp;
+	uint64_t sleep_us = dp->cfg.idle_sleep_us, deadline;
+
+	if (sleep_us == 0 || now_tsc - idle_since < dp->idle_spin_tsc) {
+		rte_pause();
+		return;
+	}
+	if (w->deadline_fn != NULL) {
+		deadline = w->deadline_fn(w->deadline_ctx);
+		if (deadline <= w->now_us) {
+			rte_pause();
+			return;
+		}
+		if (deadline - w->now_us < sleep_us)
+			sleep_us = deadline - w->now_us;
+	}
+	w->st.sleeps++;
+	rte_delay_us_sleep((unsigned int)sleep_us);
 }
 
 int
@@ -244,15 +363,20 @@ dp_worker_main(void *arg)
 	struct uroce_dp *dp = w->dp;
 	struct rte_mbuf *pkts[DP_MAX_BURST];
 	uint16_t burst = (uint16_t)UROCE_MIN(dp->cfg.burst, DP_MAX_BURST);
+	uint64_t work, t0, t1, idle_since = 0;
 	unsigned int i, j, n;
-	uint64_t work;
 
 	if (w->rx_fn == NULL) {
 		w->rx_fn = sink_rx;
 		w->rx_ctx = NULL;
 	}
+	/* Short sleeps mean short sleeps: the default 50 µs timer slack would
+	 * stretch every back-off. */
+	if (dp->cfg.idle_sleep_us != 0)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	t0 = rte_rdtsc();
 	while (!dp->quit) {
-		w->now_us = dp_tsc_to_us(dp, rte_rdtsc());
+		w->now_us = dp_tsc_to_us(dp, t0);
 		work = 0;
 		for (i = 0; i < dp->n_ports; i++) {
 			struct dp_port *p = &dp->ports[i];
@@ -262,8 +386,11 @@ dp_worker_main(void *arg)
 			if (unlikely(p->fault != NULL))
 				n = dp_fault_burst(dp_fault_at(p->fault, w->idx, DP_FAULT_RX), pkts,
 						   (uint16_t)n, DP_MAX_BURST, p->pool);
+			w->st.rx_packets += n;
 			for (j = 0; j < n; j++)
 				classify(w, p, pkts[j]);
+			handoff_flush(w);
+			free_burst(w);
 			work += n;
 			if (w->idx == 0) {
 				/* Frames from the control thread (ARP requests, NS). */
@@ -274,11 +401,11 @@ dp_worker_main(void *arg)
 			}
 		}
 		if (w->handoff != NULL) {
-			struct rte_mbuf *h[DP_MAX_BURST];
-
-			n = rte_ring_dequeue_burst(w->handoff, (void **)h, burst, NULL);
+			n = rte_ring_dequeue_burst(w->handoff, (void **)pkts, burst, NULL);
+			w->st.handoff_in += n;
 			for (j = 0; j < n; j++)
-				roce_input(w, &dp->ports[h[j]->port], h[j]);
+				roce_input(w, &dp->ports[pkts[j]->port], pkts[j]);
+			free_burst(w);
 			work += n;
 		}
 		if (w->work_fn != NULL)
@@ -286,12 +413,22 @@ dp_worker_main(void *arg)
 		for (i = 0; i < dp->n_ports; i++)
 			dp_tx_flush(w, &dp->ports[i], &w->txq[i]);
 		if (work == 0) {
-			if (dp->cfg.idle_sleep_us != 0 || (dp->n_ports == 0 && w->work_fn == NULL))
-				rte_delay_us_sleep(dp->cfg.idle_sleep_us ? dp->cfg.idle_sleep_us
-									  : 1000);
+			if (idle_since == 0)
+				idle_since = t0;
+			if (dp->n_ports == 0 && w->work_fn == NULL)
+				rte_delay_us_sleep(1000); /* nothing will ever come */
 			else
-				rte_pause();
+				idle(w, rte_rdtsc(), idle_since);
+		} else {
+			idle_since = 0;
 		}
+		t1 = rte_rdtsc();
+		if (work != 0)
+			w->st.busy_cycles += t1 - t0;
+		else
+			w->st.idle_cycles += t1 - t0;
+		w->st.loops++;
+		t0 = t1;
 	}
 	for (i = 0; i < dp->n_ports; i++)
 		tx_drain(w, &dp->ports[i], &w->txq[i]);

@@ -125,6 +125,23 @@ tel_ports(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* The port's congestion control parameters, as one nested dictionary. */
+static void
+tel_port_cc(struct rte_tel_data *d, const struct uroce_eng_cc_params *cc)
+{
+	struct rte_tel_data *c = rte_tel_data_alloc();
+	unsigned int i;
+
+	if (c == NULL)
+		return;
+	rte_tel_data_start_dict(c);
+	for (i = 0; i < uroce_eng_cc_param_count(); i++)
+		rte_tel_data_add_dict_u64(c, uroce_eng_cc_param_info(i)->name,
+					  uroce_eng_cc_param_get(cc, i));
+	if (rte_tel_data_add_dict_container(d, "congestion", c, 0) != 0)
+		rte_tel_data_free(c);
+}
+
 static int
 tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -158,6 +175,7 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "pcp", p->cfg.pcp);
 	rte_tel_data_add_dict_int(d, "dscp", p->cfg.dscp);
 	rte_tel_data_add_dict_int(d, "ecn", p->cfg.ecn);
+	tel_port_cc(d, &p->cfg.cc);
 	rte_tel_data_add_dict_string(d, "steering", p->steered ? "rte_flow" :
 				     tel_dp->n_workers > 1 ? "software" : "none");
 	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));

@@ -26,6 +26,7 @@
 #include <stdio.h>
 
 #include "uroce_common.h"
+#include "uroce_transport.h"
 #include "uroce_wire.h"
 
 #ifdef __cplusplus
@@ -70,7 +71,7 @@ struct uroce_dp_port_cfg {
 	uint8_t pcp;             /**< 802.1p priority 0..7 */
 	uint16_t mtu;            /**< IP MTU; 0 keeps the device's */
 	uint8_t dscp;            /**< default DSCP of RoCEv2 traffic */
-	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0)) */
+	uint8_t ecn;             /**< default ECN bits (0 not-ECT, 1 ECT(1), 2 ECT(0): default) */
 	unsigned int n_neigh;
 	struct uroce_dp_neigh_cfg neigh[UROCE_DP_MAX_STATIC_NEIGH];
 	/*
@@ -85,6 +86,18 @@ struct uroce_dp_port_cfg {
 	double fault_corrupt;
 	enum uroce_dp_fault_dir fault_dir; /**< directions faults apply to */
 	uint64_t fault_seed;               /**< PRNG seed: same seed, same decisions */
+	/**
+	 * The fraction, 0..1, of received ECN-capable RoCEv2 frames marked CE
+	 * (as a congested switch in front of the port would), drawn apart from
+	 * the four faults above; received frames only.
+	 */
+	double fault_ce;
+	/**
+	 * Congestion control of the port's QPs: the ConnectX-named keys of
+	 * lib/transport/cc_params.def (rpg_time_reset, min_time_between_cnps,
+	 * ...), ConnectX defaults unless set. Its ecn field is the ecn key.
+	 */
+	struct uroce_eng_cc_params cc;
 };
 
 /** The whole configuration: file plus command line. */
@@ -119,7 +132,10 @@ struct uroce_dp_config {
 	 * last told us its MAC (and fails after neigh_tries unanswered requests). */
 	unsigned int neigh_reachable_ms;
 	unsigned int neigh_max;      /**< neighbour table entries per port */
-	unsigned int idle_sleep_us;  /**< sleep after an empty poll (0: busy poll) */
+	/** Longest sleep of an idle worker (0: it never sleeps, busy polling). */
+	unsigned int idle_sleep_us;
+	/** How long an idle worker keeps spinning before it sleeps. */
+	unsigned int idle_spin_us;
 	/* ports */
 	unsigned int n_ports;
 	struct uroce_dp_port_cfg ports[UROCE_DP_MAX_PORTS];
@@ -180,8 +196,10 @@ struct uroce_dp;
 /**
  * What a worker hands to the transport for every valid RoCEv2 packet: the
  * frame's encapsulation and the validated view. @p pkt->owner is the mbuf;
- * the callback owns it from then on and must free it (rte_pktmbuf_free) or
- * keep it. The callback runs on the worker lcore that received the packet.
+ * it is valid during the call only: the dataplane frees it afterwards, with
+ * the rest of the burst in one bulk free (the transport copies what it
+ * keeps). The callback runs on the worker that owns the destination QP
+ * (see uroce_dp_set_owner()).
  */
 typedef void (*uroce_dp_rx_fn)(void *ctx, uint16_t port, const struct uroce_frame *frame,
 			       struct uroce_pkt *pkt);
@@ -215,9 +233,8 @@ typedef unsigned int (*uroce_dp_work_fn)(void *ctx);
 
 /**
  * Install the per-iteration work callback of worker @p worker, before
- * uroce_dp_start(). uroced runs its daemon core (transport engine and client
- * sessions) there on worker 0, which then owns every QP: RoCEv2 frames that
- * another worker receives are handed to worker 0 through a ring.
+ * uroce_dp_start(). uroced runs one worker of its daemon core there (its
+ * engine, the QPs placed on it, their shared-memory rings).
  *
  * @return 0, or -EINVAL if @p worker is out of range, -EBUSY if running.
  */
@@ -225,6 +242,58 @@ int uroce_dp_set_work_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp
 			      void *ctx);
 
 /** Bytes of headroom uroce_dp_roce_alloc() leaves in front of the IB part. */
+/** Which worker owns destination QP @p dqpn (an index below the worker count). */
+typedef unsigned int (*uroce_dp_owner_fn)(void *ctx, uint32_t dqpn);
+
+/**
+ * Tell the dataplane which worker owns each QP, before uroce_dp_start(). A
+ * RoCEv2 frame that lands on another worker's RX queue is handed to its
+ * owner through the owner's ring, in bursts (counted handoff_out/in).
+ * Without an owner function worker 0 owns every QP.
+ *
+ * @return 0, or -EBUSY if running.
+ */
+int uroce_dp_set_owner(struct uroce_dp *dp, uroce_dp_owner_fn fn, void *ctx);
+
+/** The transport's earliest timer in µs (uroce_dp_worker_now_us() clock), or UINT64_MAX. */
+typedef uint64_t (*uroce_dp_deadline_fn)(void *ctx);
+
+/**
+ * The idle policy's view of worker @p worker's transport, before
+ * uroce_dp_start(). A worker with work queued never sleeps. One that found
+ * nothing keeps spinning for [limits] idle_spin_us, then sleeps at most
+ * idle_sleep_us at a time (0: it never sleeps) and never past this
+ * deadline.
+ *
+ * @return 0, or -EINVAL for a bad worker, -EBUSY if running.
+ */
+int uroce_dp_set_deadline_handler(struct uroce_dp *dp, unsigned int worker,
+				  uroce_dp_deadline_fn fn, void *ctx);
+
+/** Worker @p worker's clock in µs, read once per loop from the TSC. On that worker. */
+uint64_t uroce_dp_worker_now_us(const struct uroce_dp *dp, unsigned int worker);
+
+/** What a worker's loop did (cycle accounting). */
+struct uroce_dp_worker_stats {
+	uint64_t busy_cycles;   /**< TSC cycles of loops that did work */
+	uint64_t idle_cycles;   /**< TSC cycles of loops that found none, sleeps included */
+	uint64_t loops;
+	uint64_t rx_packets;    /**< frames received on its queues */
+	uint64_t tx_packets;    /**< frames sent on its queues */
+	uint64_t handoff_in;    /**< frames other workers handed it */
+	uint64_t handoff_out;   /**< frames it handed to their owner */
+	uint64_t handoff_full;  /**< frames dropped: the owner's ring was full */
+	uint64_t sleeps;
+};
+
+/**
+ * Read worker @p worker's counters (any thread; each is a 64-bit word the
+ * worker alone writes) and the TSC rate they count in.
+ * @return 0, or -EINVAL.
+ */
+int uroce_dp_worker_stats(const struct uroce_dp *dp, unsigned int worker,
+			  struct uroce_dp_worker_stats *st, uint64_t *tsc_hz);
+
 #define UROCE_DP_ROCE_HEADROOM 128u
 
 /**

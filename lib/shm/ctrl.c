@@ -78,6 +78,8 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 	[UROCE_SHM_MSG_QUERY_COUNTERS] = {"QUERY_COUNTERS", S(query_counters_req),
 					  S(query_counters_resp), UROCE_SHM_FD_NONE,
 					  UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_LIST_WORKERS] = {"LIST_WORKERS", S(list_req), S(list_workers_resp),
+					UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 };
 
 #undef H

@@ -329,6 +329,17 @@ uroce_shm_ring_cons_peek(struct uroce_shm_ring *r, uint32_t n)
 	return UROCE_MIN(n, avail);
 }
 
+uint32_t
+uroce_shm_ring_untrusted_peek(struct uroce_shm_ring *r, uint32_t n)
+{
+	uint32_t avail;
+
+	if (r->role != UROCE_SHM_RING_CONSUMER || r->corrupt || n == 0)
+		return 0;
+	avail = cons_avail(r, n);
+	return UROCE_MIN(n, avail);
+}
+
 const void *
 uroce_shm_ring_cons_slot(struct uroce_shm_ring *r, uint32_t i)
 {

@@ -63,8 +63,12 @@ extern "C" {
 #define UROCE_SHM_ABI_MAJOR 1
 /** ABI minor version. Minors of one major interoperate (see doc/shm-abi.md).
  * 1.1: SRQs get a doorbell slot (create_srq_resp.db_block/db_slot), ASYNC_EVENT
- * is sent, introspection messages (LIST_SESSIONS, LIST_QPS, QUERY_COUNTERS). */
-#define UROCE_SHM_ABI_MINOR 1
+ * is sent, introspection messages (LIST_SESSIONS, LIST_QPS, QUERY_COUNTERS).
+ * 1.2: one doorbell block per worker (hello_resp.n_db_blocks; a QP or SRQ
+ * rings the block of the worker that owns it, create_*_resp.db_block), the
+ * owner worker in LIST_QPS (qp_info.worker), LIST_WORKERS. A 1.0 or 1.1
+ * client gets one block, and its QPs and SRQs all go to worker 0. */
+#define UROCE_SHM_ABI_MINOR 2
 
 /**
  * Check a peer's ABI version against ours.
@@ -400,6 +404,19 @@ void uroce_shm_ring_prod_commit(struct uroce_shm_ring *r, uint32_t n);
  *   handle has UROCE_SHM_RING_F_UNTRUSTED.
  */
 uint32_t uroce_shm_ring_cons_peek(struct uroce_shm_ring *r, uint32_t n);
+/**
+ * Read in place from a ring whose producer is not trusted (the daemon
+ * reading a client's WQEs): make up to n published entries available like
+ * uroce_shm_ring_cons_peek(). The producer can still write those entries
+ * while they are read, so the caller reads each field exactly once into its
+ * own memory and checks only that copy (never a field of the slot twice),
+ * then releases them with uroce_shm_ring_cons_release(). The indices are
+ * validated as for a copy-out.
+ *
+ * @return entries available (may be fewer than n); 0 if empty or corrupt.
+ */
+uint32_t uroce_shm_ring_untrusted_peek(struct uroce_shm_ring *r, uint32_t n);
+
 /** Pointer to the i-th entry after the consumer index (i < peeked count). */
 const void *uroce_shm_ring_cons_slot(struct uroce_shm_ring *r, uint32_t i);
 /** Release n peeked entries to the producer. */
@@ -419,6 +436,8 @@ uroce_shm_ring_is_corrupt(const struct uroce_shm_ring *r)
  */
 
 /** Slots (QPs) in one doorbell block. */
+/** Doorbell blocks a daemon may hand out (one per worker). */
+#define UROCE_SHM_MAX_DB_BLOCKS 64u
 #define UROCE_SHM_DB_SLOTS 4096u
 /** Words in the doorbell bitmap. */
 #define UROCE_SHM_DB_WORDS (UROCE_SHM_DB_SLOTS / 64)
@@ -625,7 +644,9 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_LIST_SESSIONS = 24,
 	UROCE_SHM_MSG_LIST_QPS = 25,
 	UROCE_SHM_MSG_QUERY_COUNTERS = 26,
-	UROCE_SHM_MSG_TYPE_MAX = 26,
+	/* ABI 1.2 */
+	UROCE_SHM_MSG_LIST_WORKERS = 27,
+	UROCE_SHM_MSG_TYPE_MAX = 27,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -1094,7 +1115,7 @@ struct uroce_shm_qp_info {
 	uint32_t sq_queued;
 	uint32_t rq_queued;   /**< the same for receive WQEs */
 	uint8_t dgid[16];     /**< RC/UC remote GID */
-	uint32_t reserved;
+	uint32_t worker;      /**< the worker that owns it (1.2; was reserved, 0) */
 };
 UROCE_SHM_OFF(struct uroce_shm_qp_info, qp_type, 12);
 UROCE_SHM_OFF(struct uroce_shm_qp_info, dgid, 44);
@@ -1119,6 +1140,13 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_list_qps_resp, 8 + 64 * 7);
 #define UROCE_SHM_COUNTER_G_DAEMON 0u
 /** Counter group: transport engine (names from lib/transport/counters.def). */
 #define UROCE_SHM_COUNTER_G_TRANSPORT 1u
+/**
+ * Counter group (QP scope, after the transport group): the QP's congestion
+ * control, values rather than counters: its DCQCN state (rp_current_rate_kbps,
+ * ...) and its parameters (lib/transport/cc_params.def). ABI 1.1 clients show
+ * an unknown group under a name of their own.
+ */
+#define UROCE_SHM_COUNTER_G_CC 2u
 
 /** Longest counter name, NUL included. */
 #define UROCE_SHM_COUNTER_NAME_LEN 32
@@ -1153,7 +1181,45 @@ struct uroce_shm_msg_query_counters_resp {
 	struct uroce_shm_counter c[UROCE_SHM_COUNTERS_MAX];
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_query_counters_resp, 16 + 48 * 9);
+/**
+ * One worker (LIST_WORKERS, ABI 1.2): what it did since the daemon started.
+ * Cycle counts come from the shell that runs the worker (uroced: the TSC);
+ * a daemon without one reports tsc_hz 0 and no cycles. Cycles per packet
+ * are busy_cycles / (rx_packets + tx_packets), per message busy_cycles / wqes.
+ */
+struct uroce_shm_worker_info {
+	uint32_t worker;
+	uint32_t qps;         /**< QPs placed on it */
+	uint64_t tsc_hz;
+	uint64_t busy_cycles; /**< cycles of rounds that found work */
+	uint64_t idle_cycles; /**< cycles of rounds that found none (spinning or asleep) */
+	uint64_t loops;
+	uint64_t rx_packets;  /**< frames its RX queues received */
+	uint64_t tx_packets;  /**< frames its TX queues sent */
+	uint64_t handoff_in;  /**< frames other workers handed it (their QP's owner) */
+	uint64_t handoff_out; /**< frames it handed to another worker */
+	uint64_t wqes;        /**< send and receive WQEs taken from client rings */
+	uint64_t cqes;        /**< CQEs written to client rings */
+	uint64_t roce_rx;     /**< packets its engine received */
+	uint64_t roce_tx;     /**< packets its engine sent */
+	uint64_t sleeps;      /**< idle back-offs */
+};
+UROCE_SHM_OFF(struct uroce_shm_worker_info, tsc_hz, 8);
+UROCE_SHM_SIZE(struct uroce_shm_worker_info, 112);
+
+/** Workers per LIST_WORKERS reply. */
+#define UROCE_SHM_LIST_WORKERS_MAX 3
+
+/** LIST_WORKERS response (request: struct uroce_shm_msg_list_req, start = worker). */
+struct uroce_shm_msg_list_workers_resp {
+	struct uroce_shm_list_page page;
+	struct uroce_shm_worker_info w[UROCE_SHM_LIST_WORKERS_MAX];
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_list_workers_resp, 8 + 112 * 3);
+
 UROCE_SHM_STATIC_ASSERT(sizeof(struct uroce_shm_msg_hdr) +
+			sizeof(struct uroce_shm_msg_list_workers_resp) <= UROCE_SHM_MSG_MAX &&
+			sizeof(struct uroce_shm_msg_hdr) +
 			sizeof(struct uroce_shm_msg_list_qps_resp) <= UROCE_SHM_MSG_MAX &&
 			sizeof(struct uroce_shm_msg_hdr) +
 			sizeof(struct uroce_shm_msg_list_sessions_resp) <= UROCE_SHM_MSG_MAX &&

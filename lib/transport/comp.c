@@ -108,7 +108,11 @@ comp_done(struct uroce_eng_qp *qp, bool progressed)
 {
 	uint64_t rto = comp_rto_us(qp);
 
-	if (head_wqe(qp) == NULL || qp->req.rnr_wait || rto == 0)
+	/* cc: the timer runs while packets await a response; a paced
+	 * requester with everything sent acknowledged re-arms it at its
+	 * next packet (arm_rto()). */
+	if (head_wqe(qp) == NULL || qp->req.rnr_wait || rto == 0 ||
+	    !uroce_psn_before(qp->comp.psn, qp->req.psn_hi))
 		qp->comp.rto_deadline = 0;
 	else if (progressed || qp->comp.rto_deadline == 0)
 		qp->comp.rto_deadline = eng_now(qp->eng) + rto;
@@ -409,7 +413,7 @@ static enum comp_st
 comp_error(struct comp_ctx *c)
 {
 	req_complete_wqe(c->qp, c->w, c->err);
-	qp_to_err(c->qp);
+	qp_to_err(c->qp, QP_ERR_REPORTED);
 	return COMP_EXIT;
 }
 
@@ -465,14 +469,16 @@ comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 	if (qp->comp.rto_deadline != 0 && now >= qp->comp.rto_deadline) {
 		qp->comp.rto_deadline = 0;
 		w = head_wqe(qp);
-		if (w != NULL) {
+		/* cc: nothing in flight (a paced requester waits to send): no
+		 * timeout; the next packet arms the timer again. */
+		if (w != NULL && uroce_psn_before(qp->comp.psn, qp->req.psn_hi)) {
 			/* IBA 9.7.6.1.3: local ACK timeout → go-back-N from the
 			 * oldest unacknowledged PSN. */
 			QP_CNT(qp, LOCAL_ACK_TIMEOUT_ERR);
 			if (qp->comp.retry_left == 0) {
 				QP_CNT(qp, RETRY_EXC_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_RETRY_EXC_ERR);
-				qp_to_err(qp);
+				qp_to_err(qp, QP_ERR_REPORTED);
 				return n + 1;
 			}
 			qp->comp.retry_left--;

@@ -97,6 +97,7 @@ uroce_eng_create(const struct uroce_eng_conf *conf)
 	TAILQ_INIT(&eng->timer_list);
 	TAILQ_INIT(&eng->cqs);
 	TAILQ_INIT(&eng->srqs);
+	cc_eng_init(eng); /* cc: ConnectX's defaults until uroce_eng_cc_set() */
 	return eng;
 }
 
@@ -169,7 +170,8 @@ void
 eng_timer_update(struct uroce_eng_qp *qp)
 {
 	struct uroce_eng *eng = qp->eng;
-	bool armed = qp->comp.rto_deadline != 0 || qp->comp.rnr_deadline != 0;
+	bool armed = qp->comp.rto_deadline != 0 || qp->comp.rnr_deadline != 0 ||
+		     qp->cc.deadline != 0; /* cc: pacing and DCQCN timers */
 
 	if (armed && !qp->comp.on_timer_list) {
 		qp->comp.on_timer_list = true;
@@ -179,6 +181,8 @@ eng_timer_update(struct uroce_eng_qp *qp)
 		eng->next_deadline = qp->comp.rto_deadline;
 	if (qp->comp.rnr_deadline != 0 && qp->comp.rnr_deadline < eng->next_deadline)
 		eng->next_deadline = qp->comp.rnr_deadline;
+	if (qp->cc.deadline != 0 && qp->cc.deadline < eng->next_deadline)
+		eng->next_deadline = qp->cc.deadline;
 	/* Disarmed QPs leave the list lazily, at the next walk. */
 }
 
@@ -201,6 +205,7 @@ eng_unlink_qp(struct uroce_eng_qp *qp)
 	}
 	qp->comp.rto_deadline = 0;
 	qp->comp.rnr_deadline = 0;
+	cc_reset(qp); /* cc: rate state and its deadlines go with the QP's */
 }
 
 uint64_t
@@ -214,6 +219,8 @@ uroce_eng_next_deadline(const struct uroce_eng *eng)
 			d = qp->comp.rto_deadline;
 		if (qp->comp.rnr_deadline != 0 && qp->comp.rnr_deadline < d)
 			d = qp->comp.rnr_deadline;
+		if (qp->cc.deadline != 0 && qp->cc.deadline < d)
+			d = qp->cc.deadline;
 	}
 	return d;
 }
@@ -258,6 +265,9 @@ uroce_eng_tx_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *e)
 	e->hop_limit = a->hop_limit;
 	e->flow_label = a->flow_label;
 	e->sport = a->sport;
+	e->tclass_final = a->tclass_final;
+	e->has_pcp = a->has_pcp;
+	e->pcp = a->pcp;
 }
 
 void
@@ -280,6 +290,7 @@ eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields
 	addr.sport = uroce_udp_sport(ah->flow_label, qp->qpn, bth->dqpn);
 	addr.port = ah->port_num != 0 ? ah->port_num : eng->port;
 	addr.src_qpn = qp->qpn;
+	cc_tx_mark(qp, bth->opcode, &addr); /* cc: ECN bits; a CNP's DSCP and PCP */
 	QP_CNT(qp, TX_PACKETS);
 	eng->ops.tx_send(eng->ctx, buf, ib_len, &addr);
 }
@@ -295,7 +306,9 @@ run_timers(struct uroce_eng *eng, uint64_t now)
 		return 0;
 	TAILQ_FOREACH_SAFE(qp, &eng->timer_list, comp.timer_link, tmp) {
 		n += comp_timers(qp, now);
-		if (qp->comp.rto_deadline == 0 && qp->comp.rnr_deadline == 0) {
+		n += cc_timers(qp, now);
+		if (qp->comp.rto_deadline == 0 && qp->comp.rnr_deadline == 0 &&
+		    qp->cc.deadline == 0) {
 			TAILQ_REMOVE(&eng->timer_list, qp, comp.timer_link);
 			qp->comp.on_timer_list = false;
 			continue;
@@ -304,6 +317,8 @@ run_timers(struct uroce_eng *eng, uint64_t now)
 			next = qp->comp.rto_deadline;
 		if (qp->comp.rnr_deadline != 0 && qp->comp.rnr_deadline < next)
 			next = qp->comp.rnr_deadline;
+		if (qp->cc.deadline != 0 && qp->cc.deadline < next)
+			next = qp->cc.deadline;
 	}
 	/* The walk saw every armed deadline, re-armed ones included. */
 	eng->next_deadline = next;

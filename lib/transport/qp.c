@@ -237,9 +237,10 @@ qp_flush(struct uroce_eng_qp *qp)
 	}
 }
 
-/* Enter ERR on our own (a protocol or local error): flush and report. */
+/* Enter ERR on our own (a protocol or local error): flush, and raise the
+ * affiliated event unless a completion already tells the consumer why. */
 void
-qp_to_err(struct uroce_eng_qp *qp)
+qp_to_err(struct uroce_eng_qp *qp, int event)
 {
 	if (qp->attr.qp_state == UROCE_QPS_ERR)
 		return;
@@ -247,7 +248,10 @@ qp_to_err(struct uroce_eng_qp *qp)
 	qp->comp.rto_deadline = 0;
 	qp->comp.rnr_deadline = 0;
 	qp_flush(qp);
-	eng_async(qp->eng, UROCE_EVENT_QP_FATAL, qp);
+	if (event != QP_ERR_REPORTED)
+		eng_async(qp->eng, (enum uroce_event_type)event, qp);
+	if (qp->init.srq != NULL)
+		eng_async(qp->eng, UROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 }
 
 static void
@@ -466,11 +470,14 @@ uroce_eng_modify_qp(struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *a, 
 		return 0;
 	}
 	if (next == UROCE_QPS_ERR) {
-		/* Entered by the user: flush, no async event. */
+		/* Entered by the user: flush; no error event, but an SRQ QP
+		 * takes no more WQEs from its SRQ (IBA 11.6.3). */
 		qp->attr.qp_state = UROCE_QPS_ERR;
 		qp->comp.rto_deadline = 0;
 		qp->comp.rnr_deadline = 0;
 		qp_flush(qp);
+		if (qp->init.srq != NULL && cur != UROCE_QPS_ERR)
+			eng_async(qp->eng, UROCE_EVENT_QP_LAST_WQE_REACHED, qp);
 		return 0;
 	}
 	qp->attr.qp_state = next;

@@ -45,6 +45,7 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	if (mask & UROCE_F_CNP) {
 		ENG_CNT(eng, RX_PACKETS);
 		ENG_CNT(eng, RX_CNP);
+		cc_rp_cnp(eng, pkt, frame); /* cc: the reaction point */
 		return;
 	}
 	/* IBA 9.6.1: the destination QP must exist. */
@@ -84,6 +85,8 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 			QP_CNT(qp, RX_BAD_STATE);
 			return;
 		}
+		if (unlikely(cc_frame_ce(frame)))
+			cc_np_ce(qp, pkt, frame); /* cc: the notification point */
 		resp_rx(qp, pkt, frame);
 	} else if (mask & UROCE_F_RESP) {
 		if (qp->init.qp_type != UROCE_QPT_RC ||
@@ -91,6 +94,8 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 			QP_CNT(qp, RX_BAD_STATE);
 			return;
 		}
+		if (unlikely(cc_frame_ce(frame)))
+			cc_np_ce(qp, pkt, frame); /* cc: the notification point */
 		comp_rx(qp, pkt);
 	} else {
 		QP_CNT(qp, RX_BAD_SERVICE);

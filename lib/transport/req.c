@@ -378,6 +378,9 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 					      UROCE_ACKREQ_INTERVAL == 0);
 	}
 
+	/* cc: a slowly paced RC packet asks for its ACK (cc_ackreq()). */
+	if (unlikely(qp->cc.limited) && qp->init.qp_type == UROCE_QPT_RC && !bth.ackreq)
+		bth.ackreq = cc_ackreq(qp, paylen);
 	buf = eng_tx_prepare(qp, &bth, &ext, paylen, &hdr_len);
 	if (buf == NULL)
 		return false;
@@ -395,6 +398,8 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 		}
 	}
 	eng_tx_send(qp, buf, &bth, hdr_len, paylen, ah);
+	if (unlikely(qp->cc.limited))
+		cc_tx_done(qp, hdr_len + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN); /* cc */
 
 	if (uroce_psn_before(psn, qp->req.psn_hi))
 		QP_CNT(qp, RETRANSMITS);
@@ -488,6 +493,10 @@ req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 			st = req_start_wqe(qp, w);
 			break;
 		case REQ_SEND_PKT:
+			/* cc: a QP that a CNP slowed waits for its pacing slot
+			 * on the timer list (cc.c), not on the work list. */
+			if (unlikely(qp->cc.limited) && !cc_pace_ok(qp))
+				return sent;
 			if (send_pkt(qp, w, &err)) {
 				sent++;
 				st = REQ_GET_WQE;
@@ -507,9 +516,11 @@ req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 						w->state = SWQE_POSTED;
 					return sent;
 				}
+				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
-				qp_to_err(qp);
+				qp_to_err(qp, QP_ERR_REPORTED);
 			} else {
+				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
 				qp->attr.qp_state = UROCE_QPS_SQE;
 				sq_flush(qp);

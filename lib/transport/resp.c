@@ -82,22 +82,25 @@ enum resp_err {
 	RERR_MAX,
 };
 
-/* Error → NAK code, WC status of the receive WQE in use (0: none), counter. */
+/* Error → NAK code, WC status of the receive WQE in use (0: none), counter,
+ * and the affiliated event when no WQE reports it (IBA 11.6.3). */
 static const struct {
 	enum uroce_nak_code nak;
 	enum uroce_wc_status wc;
 	enum uroce_counter cnt;
+	int event;
 } resp_err_tab[RERR_MAX] = {
 	[RERR_INVALID_REQUEST] = { UROCE_NAK_INVALID_REQUEST, UROCE_WC_REM_INV_REQ_ERR,
-				   UROCE_CNT_RESP_REMOTE_INVALID_REQUEST },
+				   UROCE_CNT_RESP_REMOTE_INVALID_REQUEST,
+				   UROCE_EVENT_QP_REQ_ERR },
 	[RERR_REMOTE_ACCESS] = { UROCE_NAK_REMOTE_ACCESS_ERR, UROCE_WC_REM_ACCESS_ERR,
-				 UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS },
+				 UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS, UROCE_EVENT_QP_ACCESS_ERR },
 	[RERR_LENGTH] = { UROCE_NAK_INVALID_REQUEST, UROCE_WC_LOC_LEN_ERR,
-			  UROCE_CNT_RESP_LOCAL_LENGTH_ERROR },
+			  UROCE_CNT_RESP_LOCAL_LENGTH_ERROR, UROCE_EVENT_QP_REQ_ERR },
 	[RERR_LOCAL_PROT] = { UROCE_NAK_REMOTE_OP_ERR, UROCE_WC_LOC_PROT_ERR,
-			      UROCE_CNT_RX_LOCAL_PROT_ERR },
+			      UROCE_CNT_RX_LOCAL_PROT_ERR, UROCE_EVENT_QP_FATAL },
 	[RERR_RD_ATOMIC] = { UROCE_NAK_INVALID_REQUEST, UROCE_WC_SUCCESS,
-			     UROCE_CNT_RESP_RD_ATOMIC_EXCEEDED },
+			     UROCE_CNT_RESP_RD_ATOMIC_EXCEEDED, UROCE_EVENT_QP_REQ_ERR },
 };
 
 /* One request packet on its way through the steps. */
@@ -794,6 +797,7 @@ resp_error(struct resp_ctx *c)
 	struct uroce_eng_qp *qp = c->qp;
 	struct resp_state *r = &qp->resp;
 	struct uroce_eng_wc wc;
+	bool reported;
 
 	qp->cnt[resp_err_tab[c->err].cnt]++;
 	if (!c->rc) {
@@ -802,15 +806,18 @@ resp_error(struct resp_ctx *c)
 		r->uc_drop = true;
 		return RESP_DROP;
 	}
-	if (r->has_wqe && resp_err_tab[c->err].wc != UROCE_WC_SUCCESS) {
+	reported = r->has_wqe && resp_err_tab[c->err].wc != UROCE_WC_SUCCESS;
+	if (reported) {
 		memset(&wc, 0, sizeof(wc));
 		wc.opcode = UROCE_WC_RECV;
 		wc.status = resp_err_tab[c->err].wc;
 		recv_complete(qp, &wc);
 	}
 	queue_nak(qp, uroce_aeth_nak(resp_err_tab[c->err].nak), c->pkt->psn);
+	/* IBA 11.6.3: with no WQE to carry it, the error is an affiliated
+	 * event: invalid request, or local access violation. */
 	if (c->err != RERR_RD_ATOMIC)
-		qp_to_err(qp);
+		qp_to_err(qp, reported ? QP_ERR_REPORTED : resp_err_tab[c->err].event);
 	return RESP_EXIT;
 }
 
@@ -1016,7 +1023,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 				qp->resp.nak_psn = res->cur_psn;
 				qp->resp.nak_msn = res->msn;
 				res->queued = false;
-				qp_to_err(qp);
+				qp_to_err(qp, UROCE_EVENT_QP_ACCESS_ERR);
 				return true;
 			}
 		}

@@ -221,6 +221,53 @@ struct resp_state {
 	TAILQ_ENTRY(uroce_eng_qp) link;
 };
 
+/*
+ * Congestion control (cc.c): ECN marking, the CNP notification point and
+ * the DCQCN reaction point. A cc_conf is a parameter set with the values the
+ * data path needs precomputed (rates in kb/s), so that no packet costs a
+ * division.
+ */
+struct cc_conf {
+	struct uroce_eng_cc_params p;
+	uint32_t max_kbps;      /* rpg_max_rate, else line_rate */
+	uint32_t min_kbps;      /* rpg_min_rate, at most max_kbps */
+	uint32_t first_kbps;    /* rate_to_set_on_first_cnp, else max_kbps */
+	uint32_t ai_kbps;
+	uint32_t hai_kbps;
+};
+
+/* Per-QP congestion state. Everything before conf is reset with the QP. */
+struct cc_state {
+	/* reaction point (DCQCN) */
+	bool limited;           /* rate limiter on: from the first CNP until rc is back at max */
+	bool reduce_pending;    /* a CNP came inside the monitor period: cut at reduce_at */
+	bool inc_timer;         /* a timer increase happened since the last cut */
+	bool inc_byte;          /* a byte counter increase happened since the last cut */
+	bool alpha_cnp;         /* a CNP came in the current alpha period */
+	bool paced;             /* the requester waits for pace_us on the timer list */
+	uint32_t rc_kbps;       /* current rate */
+	uint32_t rt_kbps;       /* target rate */
+	uint32_t alpha;         /* 1/1024 */
+	uint32_t t_stage;       /* timer increase events since the last cut */
+	uint32_t b_stage;       /* byte counter increase events since the last cut */
+	uint32_t bytes;         /* sent toward the next byte counter event */
+	uint32_t overhead;      /* frame bytes around the IB part (Ethernet, IP, UDP) */
+	uint64_t alpha_ts;      /* start of the current alpha period */
+	uint64_t reduce_at;     /* no cut before this */
+	uint64_t inc_at;        /* next timer increase */
+	/* pacing: the next packet may leave at pace_us + pace_frac / 2^CC_PACE_SHIFT */
+	uint64_t pace_us;
+	uint64_t pace_frac;
+	uint64_t cost;          /* µs << CC_PACE_SHIFT per byte at rc_kbps */
+	uint64_t deadline;      /* earliest armed time above; 0: none (engine timer list) */
+	/* notification point */
+	bool cnp_sent;
+	uint64_t last_cnp_us;
+	/* parameters: kept across a reset */
+	const struct cc_conf *conf; /* NULL: the engine's */
+	struct cc_conf own;
+};
+
 struct uroce_eng_qp {
 	struct uroce_eng *eng;
 	struct uroce_eng_pd *pd;
@@ -241,6 +288,7 @@ struct uroce_eng_qp {
 	struct req_state req;
 	struct comp_state comp;
 	struct resp_state resp;
+	struct cc_state cc;
 	uint64_t cnt[UROCE_CNT_MAX];
 };
 
@@ -263,6 +311,7 @@ struct uroce_eng {
 	struct qp_list timer_list;   /* QPs with an armed timer */
 	uint64_t next_deadline;      /* earliest deadline on timer_list (lower bound) */
 	uint64_t cnt[UROCE_CNT_MAX]; /* engine-level events (no QP) */
+	struct cc_conf cc;           /* the port's congestion control parameters */
 	/* every CQ and SRQ, so uroce_eng_destroy() frees them */
 	TAILQ_HEAD(, uroce_eng_cq) cqs;
 	TAILQ_HEAD(, uroce_eng_srq) srqs;
@@ -342,7 +391,10 @@ void rq_pop(struct rq *rq);
 uint32_t pow2_ceil(uint32_t v);
 
 /* qp.c */
-void qp_to_err(struct uroce_eng_qp *qp);
+/* The QP enters ERR on its own. @p event is the affiliated event to raise
+ * (IBA 11.6.3), or QP_ERR_REPORTED when a completion already reports it. */
+#define QP_ERR_REPORTED (-1)
+void qp_to_err(struct uroce_eng_qp *qp, int event);
 void qp_flush(struct uroce_eng_qp *qp);
 void sq_flush(struct uroce_eng_qp *qp);
 void qp_check_drained(struct uroce_eng_qp *qp);
@@ -366,6 +418,26 @@ sq_at(const struct uroce_eng_qp *qp, uint32_t idx)
 void comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt);
 unsigned int comp_timers(struct uroce_eng_qp *qp, uint64_t now);
 uint64_t comp_rto_us(const struct uroce_eng_qp *qp);
+
+/* cc.c: congestion control (doc/congestion.md) */
+void cc_eng_init(struct uroce_eng *eng);
+void cc_reset(struct uroce_eng_qp *qp);
+void cc_rp_cnp(struct uroce_eng *eng, const struct uroce_pkt *pkt,
+	       const struct uroce_frame *frame);
+void cc_np_ce(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
+	      const struct uroce_frame *frame);
+bool cc_pace_ok(struct uroce_eng_qp *qp);
+bool cc_ackreq(const struct uroce_eng_qp *qp, uint32_t paylen);
+void cc_tx_done(struct uroce_eng_qp *qp, uint32_t ib_len);
+void cc_tx_mark(const struct uroce_eng_qp *qp, uint8_t opcode, struct uroce_eng_tx_addr *a);
+unsigned int cc_timers(struct uroce_eng_qp *qp, uint64_t now);
+
+/* RFC 3168: ECN bits 11, Congestion Experienced. */
+static inline bool
+cc_frame_ce(const struct uroce_frame *frame)
+{
+	return frame != NULL && (frame->tclass & 3) == 3;
+}
 
 /* resp.c */
 void resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame);

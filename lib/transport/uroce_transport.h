@@ -66,8 +66,18 @@ struct uroce_eng_ah;
 /** Asynchronous events (subset of ibv_event_type). */
 enum uroce_event_type {
 	UROCE_EVENT_CQ_ERR = 0,        /**< obj is the CQ: it overflowed */
-	UROCE_EVENT_QP_FATAL = 1,      /**< obj is the QP: it went to ERR on its own */
+	/** obj is the QP: it went to ERR on its own, and no completion says why */
+	UROCE_EVENT_QP_FATAL = 1,
+	/** obj is the QP: its responder got an invalid request and had no receive
+	 * WQE to report it on (IBA 11.6.3, Invalid Request Local WQ Error) */
+	UROCE_EVENT_QP_REQ_ERR = 2,
+	/** obj is the QP: its responder refused a remote access and had no receive
+	 * WQE to report it on (IBA 11.6.3, Local Access Violation WQ Error) */
+	UROCE_EVENT_QP_ACCESS_ERR = 3,
 	UROCE_EVENT_SQ_DRAINED = 5,    /**< obj is the QP: SQD reached with nothing in flight */
+	/** obj is a QP with an SRQ: it entered ERR, so it takes no more WQEs
+	 * from the SRQ (IBA 11.6.3, Last WQE Reached) */
+	UROCE_EVENT_QP_LAST_WQE_REACHED = 16,
 };
 
 /** Bytes of GRH space in front of every UD receive buffer (IBA 11.4.1.2). */
@@ -111,6 +121,14 @@ struct uroce_eng_tx_addr {
 	uint16_t sport;       /**< UDP source port, uroce_udp_sport() */
 	uint8_t port;         /**< port number of the AH/QP (1-based, as verbs) */
 	uint32_t src_qpn;     /**< QP that sent it (for the shell's statistics) */
+	/**
+	 * The engine chose the whole traffic class (a CNP: cnp_dscp and its ECN
+	 * bits): the shell must not fill in its default DSCP. Otherwise a DSCP
+	 * of 0 means the port's (doc/congestion.md, "Marking").
+	 */
+	bool tclass_final;
+	bool has_pcp;         /**< pcp replaces the port's 802.1p priority (CNPs) */
+	uint8_t pcp;          /**< 802.1p priority 0..7 when has_pcp */
 };
 
 /**
@@ -498,6 +516,96 @@ int uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *
 
 /** Per-QP counter value. */
 uint64_t uroce_eng_qp_counter(const struct uroce_eng_qp *qp, enum uroce_counter c);
+
+/* ------------------------------------------------------------------------ */
+/* Congestion control (ECN marking, CNP notification point, DCQCN)           */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Congestion control parameters, one field per line of cc_params.def, named
+ * and defaulted as ConnectX names them (rpg_time_reset, dce_tcp_g,
+ * min_time_between_cnps, ...). An engine has one set (the port's, from
+ * uroce_eng_cc_set()); a QP uses it unless uroce_eng_qp_cc_set() gave it its
+ * own. See doc/congestion.md for what each does.
+ */
+struct uroce_eng_cc_params {
+#define UROCE_CC_PARAM(name, min, max, def, unit, desc) uint32_t name;
+#include "cc_params.def"
+#undef UROCE_CC_PARAM
+};
+
+/** Description of one parameter (uroce_eng_cc_param_info()). */
+struct uroce_eng_cc_param_info {
+	const char *name;     /**< the field and config key, e.g. "rpg_time_reset" */
+	uint32_t min;
+	uint32_t max;
+	uint32_t def;         /**< the ConnectX default */
+	const char *unit;     /**< "us", "Mb/s", "bytes", "1/1024", ... */
+	const char *desc;     /**< one line */
+};
+
+/** Number of parameters (lines of cc_params.def). */
+unsigned int uroce_eng_cc_param_count(void);
+
+/** Parameter @p i (0 .. count - 1), or NULL if out of range. */
+const struct uroce_eng_cc_param_info *uroce_eng_cc_param_info(unsigned int i);
+
+/** Index of the parameter called @p name, or -ENOENT. */
+int uroce_eng_cc_param_find(const char *name);
+
+/** Value of parameter @p i in @p p (0 if @p i is out of range). */
+uint32_t uroce_eng_cc_param_get(const struct uroce_eng_cc_params *p, unsigned int i);
+
+/**
+ * Set parameter @p i of @p p to @p v.
+ * @return 0, or -EINVAL if @p i is out of range or @p v outside [min, max].
+ */
+int uroce_eng_cc_param_set(struct uroce_eng_cc_params *p, unsigned int i, uint32_t v);
+
+/** Fill @p p with the defaults (ConnectX's). */
+void uroce_eng_cc_params_default(struct uroce_eng_cc_params *p);
+
+/**
+ * Check a whole set: every value within its range, and rpg_min_rate not
+ * above the maximum rate (rpg_max_rate, else line_rate).
+ * @return 0, or -EINVAL (with *@p bad, if not NULL, set to the index of the
+ *   first offending parameter).
+ */
+int uroce_eng_cc_params_check(const struct uroce_eng_cc_params *p, unsigned int *bad);
+
+/**
+ * Set the engine's (the port's) parameters. QPs without their own set use
+ * them from their next packet on; a QP already slowed down keeps its current
+ * rate and recovers under the new parameters.
+ * @return 0, or -EINVAL (NULL, or uroce_eng_cc_params_check() fails).
+ */
+int uroce_eng_cc_set(struct uroce_eng *eng, const struct uroce_eng_cc_params *p);
+
+/** Copy the engine's parameters. @return 0, or -EINVAL if an argument is NULL. */
+int uroce_eng_cc_get(const struct uroce_eng *eng, struct uroce_eng_cc_params *p);
+
+/**
+ * Give @p qp its own parameters (NULL: use the engine's again).
+ * @return 0, or -EINVAL (NULL @p qp, or uroce_eng_cc_params_check() fails).
+ */
+int uroce_eng_qp_cc_set(struct uroce_eng_qp *qp, const struct uroce_eng_cc_params *p);
+
+/** Copy the parameters @p qp uses. @return 0, or -EINVAL if an argument is NULL. */
+int uroce_eng_qp_cc_get(const struct uroce_eng_qp *qp, struct uroce_eng_cc_params *p);
+
+/** Reaction point state of one QP (uroce_eng_qp_cc_state()). */
+struct uroce_eng_cc_state {
+	bool limited;          /**< a CNP slowed it and it has not recovered to the maximum */
+	uint32_t rate_kbps;    /**< current rate (the maximum when not limited) */
+	uint32_t target_kbps;  /**< target rate of the recovery */
+	uint32_t max_kbps;     /**< the maximum rate (rpg_max_rate or line_rate) */
+	uint32_t alpha;        /**< congestion estimate, 1/1024 */
+	uint32_t time_stage;   /**< timer increase events since the last cut */
+	uint32_t byte_stage;   /**< byte counter increase events since the last cut */
+};
+
+/** The reaction point state of @p qp. @return 0, or -EINVAL if an argument is NULL. */
+int uroce_eng_qp_cc_state(const struct uroce_eng_qp *qp, struct uroce_eng_cc_state *st);
 
 /* ------------------------------------------------------------------------ */
 /* Work requests                                                             */

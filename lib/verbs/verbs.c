@@ -64,7 +64,8 @@ struct uroce_context {
 	uint32_t seq;
 	volatile int fatal;
 	struct uroce_shm_segment db;
-	struct uroce_shm_db_block *dbb;
+	struct uroce_shm_db_block *dbb;   /* n_db_blocks blocks: one per daemon worker */
+	uint32_t n_db_blocks;
 	struct ubuf *bufs;
 	uint32_t client_id;
 	uint32_t max_inline;
@@ -101,6 +102,7 @@ struct uroce_qp_priv {
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring sq; /* producer */
 	struct uroce_shm_ring rq; /* producer */
+	struct uroce_shm_db_block *db; /* the block of the worker that owns the QP */
 	uint32_t db_slot;
 	unsigned int unacked;     /* async events taken, not acknowledged */
 };
@@ -109,6 +111,7 @@ struct uroce_srq_priv {
 	pthread_mutex_t lock;
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring ring; /* producer */
+	struct uroce_shm_db_block *db; /* the block of the worker that owns the SRQ */
 	uint32_t db_slot;
 	uint32_t max_wr;
 	uint32_t max_sge;
@@ -435,10 +438,19 @@ uroce_open_device(const char *sock_path)
 	rc = rpc(c, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), -1, &hr, sizeof(hr), &fd);
 	if (rc != 0)
 		goto fail_rc;
-	rc = map_segment(&c->db, fd, sizeof(struct uroce_shm_db_block));
+	/* One doorbell block per worker of the daemon (ABI 1.2), one before. */
+	if (hr.n_db_blocks == 0 || hr.n_db_blocks > UROCE_SHM_MAX_DB_BLOCKS ||
+	    (hr.abi_minor < 2 && hr.n_db_blocks != 1)) {
+		if (fd >= 0)
+			close(fd);
+		rc = -EPROTO;
+		goto fail_rc;
+	}
+	rc = map_segment(&c->db, fd, hr.n_db_blocks * sizeof(struct uroce_shm_db_block));
 	if (rc != 0)
 		goto fail_rc;
 	c->dbb = c->db.addr;
+	c->n_db_blocks = hr.n_db_blocks;
 	c->client_id = hr.client_id;
 	c->max_inline = hr.max_inline;
 	c->max_sge = hr.max_sge;
@@ -1174,7 +1186,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	/* With an SRQ there is no receive ring: rq_offset is 0. */
 	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size ||
 	    (r.rq_offset == 0) != (init->srq != NULL) || r.rq_offset < r.sq_offset ||
-	    r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS) {
+	    r.db_block >= c->n_db_blocks || r.db_slot >= UROCE_SHM_DB_SLOTS) {
 		rc = -EPROTO;
 		goto fail_seg;
 	}
@@ -1191,6 +1203,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 		goto fail_seg;
 	pthread_mutex_init(&pv->sq_lock, NULL);
 	pthread_mutex_init(&pv->rq_lock, NULL);
+	pv->db = &c->dbb[r.db_block];
 	pv->db_slot = r.db_slot;
 	qp->context = c;
 	qp->pd = pd;
@@ -1445,7 +1458,7 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
 		posted++;
 	}
 	if (posted > 0)
-		uroce_shm_db_ring(qp->context->dbb, pv->db_slot);
+		uroce_shm_db_ring(pv->db, pv->db_slot);
 	pthread_mutex_unlock(&pv->sq_lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
@@ -1459,7 +1472,7 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
  * sg_list) or -ENOMEM (ring full); *bad_wr names the first WR not posted.
  */
 static int
-post_recv_ring(struct uroce_context *c, struct uroce_shm_ring *ring, pthread_mutex_t *lock,
+post_recv_ring(struct uroce_shm_db_block *db, struct uroce_shm_ring *ring, pthread_mutex_t *lock,
 	       uint32_t db_slot, uint32_t max_sge, struct uroce_recv_wr *wr,
 	       struct uroce_recv_wr **bad_wr)
 {
@@ -1493,7 +1506,7 @@ post_recv_ring(struct uroce_context *c, struct uroce_shm_ring *ring, pthread_mut
 		posted++;
 	}
 	if (posted > 0)
-		uroce_shm_db_ring(c->dbb, db_slot);
+		uroce_shm_db_ring(db, db_slot);
 	pthread_mutex_unlock(lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
@@ -1513,7 +1526,7 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 			*bad_wr = wr;
 		return rc;
 	}
-	return post_recv_ring(qp->context, &qp->priv->rq, &qp->priv->rq_lock, qp->priv->db_slot,
+	return post_recv_ring(qp->priv->db, &qp->priv->rq, &qp->priv->rq_lock, qp->priv->db_slot,
 			      qp->cap.max_recv_sge, wr, bad_wr);
 }
 
@@ -1556,7 +1569,8 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
 	if (rc != 0)
 		goto fail_daemon;
-	if (r.ring_offset >= pv->seg.size || r.db_block != 0 || r.db_slot >= UROCE_SHM_DB_SLOTS ||
+	if (r.ring_offset >= pv->seg.size || r.db_block >= c->n_db_blocks ||
+	    r.db_slot >= UROCE_SHM_DB_SLOTS ||
 	    r.max_wr < init->attr.max_wr || r.max_sge > UROCE_MAX_SGE) {
 		rc = -EPROTO;
 		goto fail_seg;
@@ -1568,6 +1582,7 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	if (rc != 0)
 		goto fail_seg;
 	pthread_mutex_init(&pv->lock, NULL);
+	pv->db = &c->dbb[r.db_block];
 	pv->db_slot = r.db_slot;
 	pv->max_wr = r.max_wr;
 	pv->max_sge = r.max_sge;
@@ -1659,7 +1674,7 @@ uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
 			*bad_wr = wr;
 		return rc;
 	}
-	return post_recv_ring(srq->context, &srq->priv->ring, &srq->priv->lock,
+	return post_recv_ring(srq->priv->db, &srq->priv->ring, &srq->priv->lock,
 			      srq->priv->db_slot, srq->priv->max_sge, wr, bad_wr);
 }
 

@@ -9,6 +9,7 @@
  * DF and no options, UDP checksum 0, ICRC appended by the caller.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "uroce_wire.h"
@@ -165,6 +166,49 @@ uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len, const struct u
 	/* The ICRC covers IP through payload (IBA A17.4.1): it starts after L2. */
 	uroce_icrc_fill(frame + l2, elen - l2 + ib_len - UROCE_ICRC_LEN, e->family);
 	return elen;
+}
+
+int
+uroce_frame_mark_ce(uint8_t *buf, uint32_t len, struct uroce_frame *f)
+{
+	uint8_t *ip;
+	uint32_t ihl;
+
+	if (buf == NULL || f == NULL || f->l3_off >= len)
+		return -EINVAL;
+	ip = buf + f->l3_off;
+	if (f->family == UROCE_IP_V4) {
+		uint32_t sum = 0, i;
+
+		ihl = (uint32_t)(ip[0] & 0x0F) * 4;
+		if (ihl < UROCE_IPV4_LEN || len - f->l3_off < ihl)
+			return -EINVAL;
+		if ((ip[1] & 3) == 3)
+			return 0;
+		if ((ip[1] & 3) == 0)
+			return -EINVAL;
+		ip[1] |= 3;
+		uroce_put_be16(ip + 10, 0);
+		for (i = 0; i < ihl; i += 2)
+			sum += uroce_get_be16(ip + i);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		uroce_put_be16(ip + 10, (uint16_t)~sum);
+	} else if (f->family == UROCE_IP_V6) {
+		/* Traffic class: low nibble of byte 0, high nibble of byte 1; its
+		 * two ECN bits are bits 5-4 of byte 1. */
+		if (len - f->l3_off < UROCE_IPV6_LEN)
+			return -EINVAL;
+		if ((ip[1] & 0x30) == 0x30)
+			return 0;
+		if ((ip[1] & 0x30) == 0)
+			return -EINVAL;
+		ip[1] |= 0x30;
+	} else {
+		return -EINVAL;
+	}
+	f->tclass |= 3;
+	return 1;
 }
 
 uint16_t

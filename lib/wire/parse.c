@@ -234,6 +234,12 @@ uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_frame *f, struct uroc
 	err = uroce_frame_parse(buf, len, f);
 	if (err != UROCE_WIRE_OK)
 		return err;
+	return uroce_parse_rest(buf, f, p);
+}
+
+enum uroce_wire_err
+uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f, struct uroce_pkt *p)
+{
 	/* ICRC before the transport headers: a corrupted packet is counted as
 	 * corrupted (rx_icrc_errors), not as whatever its flipped bits look like. */
 	if (!uroce_icrc_check(buf + f->l3_off, f->bth_off - f->l3_off + f->ib_len - UROCE_ICRC_LEN,

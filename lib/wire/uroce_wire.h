@@ -357,6 +357,15 @@ enum uroce_wire_err uroce_pkt_parse(const uint8_t *bth, uint32_t ib_len, struct 
 enum uroce_wire_err uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_frame *f,
 				struct uroce_pkt *p);
 
+/**
+ * The second half of uroce_parse(), for a frame @p f that uroce_frame_parse()
+ * already accepted from @p buf (a receiver that looked at the BTH's
+ * destination QP first, to hand the frame to the QP's owner): the ICRC, then
+ * uroce_pkt_parse(). @return UROCE_WIRE_OK, BAD_ICRC, or a BTH problem.
+ */
+enum uroce_wire_err uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f,
+				     struct uroce_pkt *p);
+
 /* ------------------------------------------------------------------------ */
 /* Building                                                                  */
 /* ------------------------------------------------------------------------ */
@@ -393,6 +402,15 @@ struct uroce_encap {
 	uint32_t flow_label;    /**< IPv6 */
 	uint16_t sport;         /**< see uroce_udp_sport() */
 	uint16_t ip_id;         /**< IPv4 identification */
+	/*
+	 * For the port that sends the frame (uroce_encap_build() ignores them):
+	 * the transport chose the whole traffic class (a CNP), so the port must
+	 * not fill in its default DSCP; and an 802.1p priority of the frame's
+	 * own for the port's VLAN tag (a CNP's cnp_802p_prio).
+	 */
+	bool tclass_final;
+	bool has_pcp;
+	uint8_t pcp;
 };
 
 /** Bytes uroce_encap_build() writes before the BTH for @p e. */
@@ -420,6 +438,19 @@ uint32_t uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap 
  */
 uint32_t uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len,
 			  const struct uroce_encap *e);
+
+/**
+ * Mark a parsed frame Congestion Experienced, as an ECN-capable switch does
+ * (RFC 3168, 5): the ECN field of the IPv4 TOS or IPv6 traffic class becomes
+ * 11 and the IPv4 header checksum is recomputed. The ICRC masks those fields
+ * (IBA A17.4.1), so it stays valid. @p f must come from uroce_frame_parse()
+ * of these @p len bytes; its tclass is updated too.
+ *
+ * @return 1 if marked, 0 if the frame already carried CE, -EINVAL if it is
+ *   not ECN-capable (not-ECT: a switch drops rather than marks those) or
+ *   @p f does not describe an IP header inside @p len.
+ */
+int uroce_frame_mark_ce(uint8_t *buf, uint32_t len, struct uroce_frame *f);
 
 /**
  * RoCEv2 UDP source port from the flow label, the convention Linux RDMA

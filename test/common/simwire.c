@@ -4,8 +4,9 @@
 
 /*
  * The simulated wire: see simwire.h. Packets in flight sit in a binary heap
- * ordered by (delivery time, sequence number), so equal times keep sending
- * order and a run is a pure function of the seed.
+ * ordered by (event time in ns, sequence number), so equal times keep sending
+ * order and a run is a pure function of the seed. An event is a delivery to
+ * a side, or (with a bottleneck) a packet's arrival at the switch queue.
  */
 
 #include <errno.h>
@@ -19,7 +20,8 @@
 #define HEADROOM (UROCE_ETH_LEN + UROCE_IPV6_LEN + UROCE_UDP_LEN)
 
 struct flight {
-	uint64_t at;
+	uint64_t at_ns;     /* event time: delivery, or arrival at the switch */
+	bool to_switch;     /* the event is the arrival at the bottleneck queue */
 	uint64_t seq;
 	int to;
 	uint8_t *base;      /* malloc'd block */
@@ -50,12 +52,16 @@ struct simwire {
 	uint32_t nheap;
 	uint32_t capheap;
 	struct simwire_stats st;
+	/* bottleneck: when the egress port is free again, and each side-0 QP's
+	 * access link (by QPN) */
+	uint64_t bn_free_ns;
+	uint64_t *acc_free_ns;
 };
 
 static bool
 flight_less(const struct flight *a, const struct flight *b)
 {
-	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+	return a->at_ns < b->at_ns || (a->at_ns == b->at_ns && a->seq < b->seq);
 }
 
 static void
@@ -217,6 +223,69 @@ capture(struct sim_ep *ep, uint8_t *frame, uint32_t len, const struct uroce_eng_
 	ep->ncap++;
 }
 
+/* ns to put @p len bytes on a link of @p mbps (1 Mb/s is one bit per µs). */
+static uint64_t
+ser_ns(uint32_t len, uint32_t mbps)
+{
+	return ((uint64_t)len * 8000 + mbps - 1) / mbps;
+}
+
+/* Bytes waiting in the bottleneck queue at @p t_ns: what the port still has
+ * to send, at its rate. */
+static uint32_t
+bn_backlog(const struct simwire *sw, uint64_t t_ns)
+{
+	if (sw->bn_free_ns <= t_ns)
+		return 0;
+	return (uint32_t)((sw->bn_free_ns - t_ns) * sw->conf.bn_rate_mbps / 8000);
+}
+
+/* RED with ECN: never below kmin, always from kmax, linear in between. */
+static bool
+bn_mark(struct simwire *sw, uint32_t q)
+{
+	const struct simwire_conf *c = &sw->conf;
+	uint64_t ppm;
+
+	if (q < c->bn_kmin)
+		return false;
+	if (q >= c->bn_kmax)
+		return true;
+	ppm = (uint64_t)c->bn_pmax_ppm * (q - c->bn_kmin) / (c->bn_kmax - c->bn_kmin);
+	return sim_chance(&sw->rng, (uint32_t)ppm);
+}
+
+/* A packet reaches the switch: tail drop, RED/ECN marking, then the FIFO. */
+static void
+bn_enqueue(struct simwire *sw, struct flight fl)
+{
+	uint32_t q = bn_backlog(sw, fl.at_ns);
+	struct uroce_frame f;
+
+	if (sw->conf.bn_capacity != 0 && q + fl.len > sw->conf.bn_capacity) {
+		trace(sw, "BNDROP", 0, fl.frame, fl.len);
+		sw->st.bn_dropped++;
+		free(fl.base);
+		return;
+	}
+	sw->st.bn_enqueued++;
+	if (q + fl.len > sw->st.bn_max_queue)
+		sw->st.bn_max_queue = q + fl.len;
+	if (bn_mark(sw, q)) {
+		if (uroce_frame_parse(fl.frame, fl.len, &f) == UROCE_WIRE_OK &&
+		    uroce_frame_mark_ce(fl.frame, fl.len, &f) >= 0)
+			sw->st.bn_marked++;
+		else
+			sw->st.bn_not_ect++;
+	}
+	sw->bn_free_ns = UROCE_MAX(sw->bn_free_ns, fl.at_ns) +
+			 ser_ns(fl.len, sw->conf.bn_rate_mbps);
+	fl.at_ns = sw->bn_free_ns + (uint64_t)sw->conf.delay_us * 1000;
+	fl.to_switch = false;
+	fl.seq = sw->seq++;
+	heap_push(sw, fl);
+}
+
 static void
 op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
@@ -250,16 +319,31 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		frame[off] ^= (uint8_t)(1 + sim_rnd(&sw->rng) % 255);
 		sw->st.corrupted++;
 	}
-	fl.at = sw->now + sw->conf.delay_us;
-	if (sim_chance(&sw->rng, sw->conf.reorder_ppm)) {
-		fl.at += 1 + sim_rnd(&sw->rng) % (sw->conf.reorder_us ? sw->conf.reorder_us : 50);
-		sw->st.reordered++;
-	}
 	fl.seq = sw->seq++;
 	fl.to = 1 - ep->side;
 	fl.base = buf - HEADROOM;
 	fl.frame = frame;
 	fl.len = len;
+	fl.to_switch = false;
+	if (sw->conf.bn_rate_mbps != 0 && ep->side == 0 && sw->acc_free_ns != NULL) {
+		/* Over the QP's own link into the switch: serialised behind the
+		 * QP's earlier packets, it arrives when its last bit does. */
+		uint32_t acc = sw->conf.bn_access_mbps ? sw->conf.bn_access_mbps :
+			       sw->conf.bn_rate_mbps;
+		uint64_t *af = &sw->acc_free_ns[a->src_qpn % UROCE_MAX_QP];
+
+		*af = UROCE_MAX(*af, sw->now * 1000) + ser_ns(len, acc);
+		fl.at_ns = *af;
+		fl.to_switch = true;
+		heap_push(sw, fl);
+		return;
+	}
+	fl.at_ns = (sw->now + sw->conf.delay_us) * 1000;
+	if (sim_chance(&sw->rng, sw->conf.reorder_ppm)) {
+		fl.at_ns += (1 + sim_rnd(&sw->rng) %
+			     (sw->conf.reorder_us ? sw->conf.reorder_us : 50)) * 1000;
+		sw->st.reordered++;
+	}
 	if (sim_chance(&sw->rng, sw->conf.dup_ppm)) {
 		struct flight d = fl;
 
@@ -268,7 +352,7 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 			memcpy(d.base, fl.base, HEADROOM + ib_len);
 			d.frame = d.base + (fl.frame - fl.base);
 			d.seq = sw->seq++;
-			d.at += sim_rnd(&sw->rng) % 20;
+			d.at_ns += (sim_rnd(&sw->rng) % 20) * 1000;
 			sw->st.duplicated++;
 			heap_push(sw, d);
 		}
@@ -306,6 +390,13 @@ simwire_create(const struct simwire_conf *conf)
 		sw->conf = *conf;
 	sw->rng = sim_rng_seed(sw->conf.seed);
 	sw->now = 1000;
+	if (sw->conf.bn_rate_mbps != 0) {
+		sw->acc_free_ns = calloc(UROCE_MAX_QP, sizeof(*sw->acc_free_ns));
+		if (sw->acc_free_ns == NULL) {
+			free(sw);
+			return NULL;
+		}
+	}
 	for (i = 0; i < 2; i++) {
 		struct sim_ep *ep = &sw->ep[i];
 		struct uroce_eng_conf ec;
@@ -357,6 +448,7 @@ simwire_destroy(struct simwire *sw)
 	while (sw->nheap > 0)
 		free(heap_pop(sw).base);
 	free(sw->heap);
+	free(sw->acc_free_ns);
 	free(sw);
 }
 
@@ -388,6 +480,18 @@ struct simwire_stats
 simwire_stats(const struct simwire *sw)
 {
 	return sw->st;
+}
+
+uint32_t
+simwire_bn_queue(const struct simwire *sw)
+{
+	return sw->conf.bn_rate_mbps != 0 ? bn_backlog(sw, sw->now * 1000) : 0;
+}
+
+void
+simwire_bn_reset_max(struct simwire *sw)
+{
+	sw->st.bn_max_queue = 0;
 }
 
 void
@@ -455,13 +559,21 @@ int
 simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
 	       const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen)
 {
-	return simwire_inject_from(sw, to_side, NULL, bth, ext, payload, paylen);
+	return simwire_inject_from(sw, to_side, NULL, bth, ext, payload, paylen, 0);
+}
+
+int
+simwire_inject_tc(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
+		  const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen,
+		  uint8_t tclass)
+{
+	return simwire_inject_from(sw, to_side, NULL, bth, ext, payload, paylen, tclass);
 }
 
 int
 simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 		    const struct uroce_bth_fields *bth, const struct uroce_ext_fields *ext,
-		    const void *payload, uint32_t paylen)
+		    const void *payload, uint32_t paylen, uint8_t tclass)
 {
 	struct sim_ep *from = &sw->ep[1 - to_side], *to = &sw->ep[to_side];
 	const struct uroce_opcode_info *oi = uroce_opcode_get(bth->opcode);
@@ -495,6 +607,7 @@ simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 	memcpy(a.sgid, sgid != NULL ? sgid : from->gid, 16);
 	memcpy(a.dgid, to->gid, 16);
 	a.sport = 0xC000;
+	a.tclass = tclass;
 	frame = encap(from, buf, ib_len, &a, &len);
 	if (frame == NULL || uroce_parse(frame, len, &f, &p) != UROCE_WIRE_OK)
 		rc = -EINVAL;
@@ -511,11 +624,15 @@ simwire_step(struct simwire *sw)
 
 	work += uroce_eng_poll(sw->ep[0].eng);
 	work += uroce_eng_poll(sw->ep[1].eng);
-	while (sw->nheap > 0 && sw->heap[0].at <= sw->now) {
+	while (sw->nheap > 0 && sw->heap[0].at_ns <= sw->now * 1000) {
 		struct flight fl = heap_pop(sw);
 		struct uroce_frame f;
 		struct uroce_pkt p;
 
+		if (fl.to_switch) {
+			bn_enqueue(sw, fl);
+			continue;
+		}
 		trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
 		if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
 			sw->st.delivered++;
@@ -532,7 +649,7 @@ simwire_step(struct simwire *sw)
 static uint64_t
 next_event(struct simwire *sw)
 {
-	uint64_t t = sw->nheap > 0 ? sw->heap[0].at : UINT64_MAX;
+	uint64_t t = sw->nheap > 0 ? (sw->heap[0].at_ns + 999) / 1000 : UINT64_MAX;
 	uint64_t d0 = uroce_eng_next_deadline(sw->ep[0].eng);
 	uint64_t d1 = uroce_eng_next_deadline(sw->ep[1].eng);
 
@@ -578,8 +695,8 @@ simwire_settle(struct simwire *sw)
 		if (w == 0 && sw->nheap == 0 && !uroce_eng_busy(sw->ep[0].eng) &&
 		    !uroce_eng_busy(sw->ep[1].eng))
 			return;
-		if (w == 0 && sw->nheap > 0 && sw->heap[0].at > sw->now)
-			sw->now = sw->heap[0].at;
+		if (w == 0 && sw->nheap > 0 && sw->heap[0].at_ns > sw->now * 1000)
+			sw->now = (sw->heap[0].at_ns + 999) / 1000;
 	}
 }
 

@@ -12,6 +12,16 @@
  * side validates them with uroce_parse() before uroce_eng_rx(), exactly
  * as the DPDK shell will. Protocol tests can capture what a side sends
  * instead of delivering it, and inject hand-built packets.
+ *
+ * Congestion: with bn_rate_mbps set, side 0's packets cross a switch on the
+ * way to side 1. Each side-0 QP has a link of its own into the switch
+ * (bn_access_mbps), as if it were a host of its own; the switch's egress
+ * port to side 1 is the bottleneck: a FIFO served at bn_rate_mbps that marks
+ * ECN-capable packets CE as a RED/ECN switch does (never below bn_kmin bytes
+ * queued, with a probability rising linearly to bn_pmax_ppm at bn_kmax, every
+ * one from bn_kmax up) and drops a packet that does not fit bn_capacity.
+ * Time inside the switch is kept in ns; the decisions are drawn from the
+ * wire's seeded generator, so a run is repeatable.
  */
 
 #ifndef UROCE_SIMWIRE_H
@@ -38,6 +48,13 @@ struct simwire_conf {
 	uint32_t budget;        /**< engine poll budget (0: engine default) */
 	bool ipv6;              /**< IPv6 GIDs (default IPv4-mapped 198.18.0.1/2) */
 	int drop_only_from;     /**< 0: both ways; 1: only side 0's packets; 2: only side 1's */
+	/* The switch on side 0's way to side 1 (see above); bn_rate_mbps 0: none. */
+	uint32_t bn_rate_mbps;    /**< egress rate of the bottleneck port */
+	uint32_t bn_access_mbps;  /**< each side-0 QP's link into the switch (0: bn_rate_mbps) */
+	uint32_t bn_kmin;         /**< bytes queued from which CE marking may happen */
+	uint32_t bn_kmax;         /**< bytes queued from which every ECT packet is marked */
+	uint32_t bn_pmax_ppm;     /**< marking probability just below bn_kmax */
+	uint32_t bn_capacity;     /**< bytes the queue holds; more is tail-dropped */
 };
 
 /** Link statistics. */
@@ -49,6 +66,12 @@ struct simwire_stats {
 	uint64_t reordered;
 	uint64_t corrupted;
 	uint64_t bad_parse;     /**< frames uroce_parse() rejected */
+	/* The bottleneck queue (bn_rate_mbps set) */
+	uint64_t bn_enqueued;   /**< packets that entered the queue */
+	uint64_t bn_marked;     /**< packets it marked CE */
+	uint64_t bn_not_ect;    /**< packets above bn_kmin it could not mark (not-ECT) */
+	uint64_t bn_dropped;    /**< packets that did not fit */
+	uint32_t bn_max_queue;  /**< largest backlog seen, bytes (the arriving packet included) */
 };
 
 /** A captured packet: the whole frame and its parsed views. */
@@ -70,6 +93,11 @@ const uint8_t *simwire_gid(const struct simwire *sw, int side);
 uint64_t simwire_now(const struct simwire *sw);
 void simwire_advance(struct simwire *sw, uint64_t us);
 struct simwire_stats simwire_stats(const struct simwire *sw);
+/** Bytes in the bottleneck queue now (0 without a bottleneck). */
+uint32_t simwire_bn_queue(const struct simwire *sw);
+/** Forget bn_max_queue, so that a test can watch a later part of a run. */
+void simwire_bn_reset_max(struct simwire *sw);
+
 /** Change loss parameters on the fly. */
 void simwire_set_loss(struct simwire *sw, uint32_t drop_ppm, uint32_t dup_ppm,
 		      uint32_t reorder_ppm, uint32_t corrupt_ppm);
@@ -94,10 +122,15 @@ void simwire_cap_forward(struct simwire *sw, int side, uint32_t i);
 int simwire_inject(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
 		   const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen);
 
-/** As simwire_inject(), from source GID @p sgid (NULL: the other side's). */
+/** simwire_inject() with an IP traffic class (DSCP << 2 | ECN; 3 is CE). */
+int simwire_inject_tc(struct simwire *sw, int to_side, const struct uroce_bth_fields *bth,
+		      const struct uroce_ext_fields *ext, const void *payload, uint32_t paylen,
+		      uint8_t tclass);
+
+/** As simwire_inject_tc(), from source GID @p sgid (NULL: the other side's). */
 int simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 			const struct uroce_bth_fields *bth, const struct uroce_ext_fields *ext,
-			const void *payload, uint32_t paylen);
+			const void *payload, uint32_t paylen, uint8_t tclass);
 
 /** One round: poll both engines, deliver every packet due. @return work done. */
 unsigned int simwire_step(struct simwire *sw);

@@ -151,17 +151,29 @@ d = json.loads(sys.stdin.read())
 print(d["/uroce/port/stats"][sys.argv[1]])' "$3"
 }
 
+# lcores SIDE: the EAL lcores of daemon a or b with $E2E_WORKERS workers
+# (1 when unset): a's main lcore on CPU 0 and its first worker on CPU 1, b
+# the other way round, so that the two first workers never share a CPU on a
+# 2-core machine; a second worker goes on the other CPU of its daemon.
+lcores() {
+	if [ "${E2E_WORKERS:-1}" = 2 ]; then
+		[ "$1" = a ] && echo 0@0,1@1,2@0 || echo 0@1,1@0,2@1
+	else
+		[ "$1" = a ] && echo 0,1 || echo 0@1,1@0
+	fi
+}
+
 # memif_conf SIDE IDLE_US [EXTRA]: writes $WORK/SIDE.conf for one of two
-# uroced joined by memif at $MEMIF: side a is the memif server with its
-# worker on CPU 1 and file prefix $PA, side b the client with its worker on
-# CPU 0 (lcore 1 on CPU 0) and prefix $PB, so that the two busy workers never
-# share a CPU on a 2-core machine. EXTRA: more lines for [port.memif].
+# uroced joined by memif at $MEMIF: side a is the memif server with file
+# prefix $PA, side b the client with prefix $PB; lcores as lcores() says.
+# EXTRA: more lines for [port.memif].
 memif_conf() {
 	local side="$1" idle="$2" extra="${3:-}" role n lcores prefix
+	lcores=$(lcores "$side")
 	if [ "$side" = a ]; then
-		role=server; n=1; lcores=0,1; prefix=$PA
+		role=server; n=1; prefix=$PA
 	else
-		role=client; n=2; lcores=0@1,1@0; prefix=$PB
+		role=client; n=2; prefix=$PB
 	fi
 	cat >"$WORK/$side.conf" <<EOF
 [eal]
@@ -245,4 +257,27 @@ finish() {
 	fi
 	log "all checks passed"
 	exit 0
+}
+
+# workers_busy SOCK WHAT: pass if every worker of the daemon at socket SOCK
+# received and sent RoCEv2 (QPs were placed on each) and frames were handed
+# from worker to worker with none lost on the way, else fail.
+workers_busy() {
+	local out
+	out=$("$UROCE_CTL" workers --socket "$1" --json 2>&1)
+	if echo "$out" | /usr/bin/python3 -c '
+import json, sys
+w = json.load(sys.stdin)["workers"]
+# QPs on each worker, and frames handed between them: what one handed
+# out, the other took in (the hand-off path carried traffic, lost nothing).
+ok = len(w) >= 2 and all(x["roce_rx"] > 0 and x["roce_tx"] > 0 for x in w)
+ok = ok and sum(x["handoff_out"] for x in w) > 0
+ok = ok and sum(x["handoff_out"] for x in w) == sum(x["handoff_in"] for x in w)
+print(" ".join("w%d rx %d tx %d handoff %d/%d" % (x["worker"], x["roce_rx"], x["roce_tx"],
+      x["handoff_in"], x["handoff_out"]) for x in w))
+sys.exit(0 if ok else 1)' >"$WORK/workers.txt"; then
+		pass "$2: every worker carried RoCEv2: $(cat "$WORK/workers.txt")"
+	else
+		fail "$2: not every worker carried RoCEv2: $(cat "$WORK/workers.txt") $out"
+	fi
 }

@@ -151,7 +151,7 @@ bad_case() {
 }
 PORT='[port.0]\ndevice = net_ring0\n'
 bad_case "${PORT}ipv4 = 198.18.1.2/24\nmtuu = 1500\n" \
-	'uroced: @F@: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, pcp, mtu, dscp, ecn, neighbor, fault_drop, fault_dup, fault_reorder, fault_corrupt, fault_dir, fault_seed)'
+	'uroced: @F@: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, pcp, mtu, dscp, ecn, neighbor, fault_drop, fault_dup, fault_reorder, fault_corrupt, fault_dir, fault_seed, fault_ce, and the congestion control keys of doc/congestion.md)'
 bad_case "${PORT}ipv4 = 198.18.1.300/24\n" \
 	'uroced: @F@: [port.0] ipv4 = "198.18.1.300/24": expected an IPv4 address with prefix, e.g. 198.18.1.2/24'
 bad_case "${PORT}ipv4 = 224.0.0.1/24\n" \
@@ -166,6 +166,10 @@ bad_case "${PORT}ipv4 = 198.18.1.2/24\nmtu = 100\n" \
 	'uroced: @F@: [port.0] mtu = "100": expected 576..9600'
 bad_case "${PORT}ipv6 = 2001:2::2/64\nmtu = 1000\n" \
 	'uroced: @F@: [port.0] mtu: 1000 is below 1280, the IPv6 minimum (RFC 8200)'
+bad_case "${PORT}ipv4 = 198.18.1.2/24\nrpg_time_reset = 0\n" \
+	'uroced: @F@: [port.0] rpg_time_reset = "0": expected 1..131071 (us): rate increase timer'
+bad_case "${PORT}ipv4 = 198.18.1.2/24\nfault_ce = 0.5\nfault_dir = tx\n" \
+	'uroced: @F@: [port.0] fault_ce: marks received frames, but fault_dir = tx leaves out the received ones (use rx or both)'
 bad_case "${PORT}ipv4 = 198.18.1.2/24\nneighbor = 198.18.1.1\n" \
 	'uroced: @F@: [port.0] neighbor = "198.18.1.1": expected "IP MAC", e.g. 198.18.1.1 02:00:00:00:00:01'
 bad_case "${PORT}ipv6 = 2001:2::2/64\nneighbor = 198.18.1.1 02:00:00:00:00:01\n" \

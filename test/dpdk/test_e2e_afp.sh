@@ -12,8 +12,8 @@
 #   Expect: every example passes on the IPv4 GID and on the IPv6 GID.
 #   Expect: uroce-perf write/read/send/atomic with --verify pass, at path MTU
 #           1024 and 512.
-#   Expect: the frames carry VLAN 100 with each port's PCP, and A's carry
-#           its DSCP 26 and ECT(0), over IPv4 and IPv6.
+#   Expect: the frames carry VLAN 100 with each port's PCP and ECT(0), and
+#           A's carry its DSCP 26, over IPv4 and IPv6.
 #   Expect: dumpcap on A's veth end captures WRITE, SEND, atomic, READ and UD
 #           traffic on both GIDs; tshark
 #           decodes every frame as InfiniBand over UDP 4791 with no malformed
@@ -73,12 +73,17 @@ $6
 EOF
 }
 # A marks its RoCEv2 traffic DSCP 26 (AF31) ECT(0) with 802.1p priority 3;
-# B keeps DSCP 0 and uses priority 5. (uroce-perf's QPs set traffic class 0,
-# so the port defaults apply.)
-conf a 1 "$VA" 0,1 "$PA" "pcp = 3
+# B keeps DSCP 0 and the default ECN bits, ECT(0) (doc/congestion.md), and
+# uses priority 5. (uroce-perf's QPs set traffic class 0, so the port
+# defaults apply.)
+# With E2E_WORKERS=2 (test_e2e_afp_2w), two workers each: af_packet gives
+# each a queue pair (qpairs) and the kernel spreads frames over them.
+QP_ARG=""
+[ "${E2E_WORKERS:-1}" = 2 ] && QP_ARG=",qpairs=2"
+conf a 1 "$VA$QP_ARG" "$(lcores a)" "$PA" "pcp = 3
 dscp = 26
 ecn = 2"
-conf b 2 "$VB" 0@1,1@0 "$PB" "pcp = 5"
+conf b 2 "$VB$QP_ARG" "$(lcores b)" "$PB" "pcp = 5"
 start_uroced a "$NA" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b "$NB" -c "$WORK/b.conf" || finish
@@ -107,6 +112,10 @@ grep -q "Mtu             : 1024\[B\]" "$WORK/afp-write-x1.cli" &&
 	pass "path MTU 1024 (the active MTU) over a 1500-byte veth" ||
 	fail "active MTU is not 1024 on MTU 1500"
 perf_pair "afp-mtu512" "$A_SOCK" "$B_SOCK" 18950 send bw -x 2 -m 512 -s 30000 -n 100 --verify
+if [ "${E2E_WORKERS:-1}" = 2 ]; then
+	workers_busy "$A_SOCK" "daemon A, 2 workers"
+	workers_busy "$B_SOCK" "daemon B, 2 workers"
+fi
 
 # --- a capture of every operation ------------------------------------------
 # The af_packet PMD sends with PACKET_QDISC_BYPASS, so a capture on a
@@ -145,13 +154,13 @@ bad=$(tshark -r "$CAP" "${TSHARK_OFF[@]}" -Y "_ws.malformed || _ws.expert.severi
 [ "$roce" -gt 200 ] && [ "$roce" -eq "$udp" ] && [ "$bad" -eq 0 ] &&
 	pass "tshark: $roce RoCEv2 frames captured, all decoded as InfiniBand, none malformed" ||
 	fail "tshark: $udp UDP 4791 frames, $roce decoded as InfiniBand, $bad malformed"
-# Each sender's marking: VLAN 100, its PCP, and (A only) DSCP 26 with ECT(0).
+# Each sender's marking: VLAN 100, its PCP, (A only) DSCP 26, and ECT(0).
 tshark -r "$CAP" -Y "udp.dstport == 4791" -T fields -E 'separator=|' -e vlan.id \
 	-e vlan.priority -e ip.src -e ip.dsfield.dscp -e ip.dsfield.ecn -e ipv6.src \
 	-e ipv6.tclass.dscp -e ipv6.tclass.ecn >"$WORK/marks.txt" 2>/dev/null
 marks=$(/usr/bin/python3 - "$WORK/marks.txt" <<'EOF'
 import sys
-want = {"a": ("3", "26", "2"), "b": ("5", "0", "0")}
+want = {"a": ("3", "26", "2"), "b": ("5", "0", "2")}
 ok = {"a": 0, "b": 0}
 bad = 0
 for line in open(sys.argv[1]):
@@ -167,7 +176,7 @@ EOF
 )
 read -r mk_a mk_b mk_bad <<<"$marks"
 [ "${mk_a:-0}" -gt 100 ] && [ "${mk_b:-0}" -gt 100 ] && [ "${mk_bad:-1}" -eq 0 ] &&
-	pass "marking: $mk_a frames from A with VLAN 100 PCP 3 DSCP 26 ECT(0), $mk_b from B with PCP 5 DSCP 0" ||
+	pass "marking: $mk_a frames from A with VLAN 100 PCP 3 DSCP 26 ECT(0), $mk_b from B with PCP 5 DSCP 0 ECT(0)" ||
 	fail "marking: A $mk_a, B $mk_b right, $mk_bad wrong (see $WORK/marks.txt)"
 "$UROCE_CTL" decode "$CAP" >"$WORK/full.json" 2>"$WORK/decode.err"
 read -r total good v4 v6 < <(/usr/bin/python3 - "$WORK/full.json" <<'EOF'

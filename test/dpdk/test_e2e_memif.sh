@@ -20,6 +20,10 @@
 #           verified transfer unharmed, and both daemons end with no QP.
 #   Expect: stopping daemon B under traffic fails A's sender with
 #           RETRY_EXC_ERR (its peer is gone); B restarts and serves again.
+# With E2E_WORKERS=2 (meson: test_e2e_memif_2w) each daemon has two workers,
+# QPs are placed on both (the examples and uroce-perf runs alternate), frames
+# that land on the other worker's queue are handed over, and every worker of
+# each daemon must have carried RoCEv2 after the first part.
 . "$(dirname "$0")/lib.sh"
 
 require_root
@@ -85,6 +89,10 @@ for m in 256 512 1024; do
 	grep -q "Mtu             : $m\[B\]" "$WORK/mtu-$m.cli" && pass "path MTU $m in use" ||
 		fail "path MTU $m not reported by uroce-perf"
 done
+if [ "${E2E_WORKERS:-1}" = 2 ]; then
+	workers_busy "$A_SOCK" "daemon A, 2 workers"
+	workers_busy "$B_SOCK" "daemon B, 2 workers"
+fi
 
 # --- 2. kill -9 of a client under traffic -------------------------------
 timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$A_SOCK" -p 18700 >"$WORK/k1.srv" 2>&1 &

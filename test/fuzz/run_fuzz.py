@@ -8,8 +8,8 @@ Seeds a fresh corpus, runs the target for SECONDS (-max_total_time), and fails
 if it found a crash, a leak or a timeout. Crash inputs are kept in the build
 tree (fuzz-artifacts/TARGET/). FORMAT says what a seed is for the target:
 
-  frames     every 7th frame of the classic-pcap files in SEED_DIR, as is
-             (fuzz_wire_parse)
+  frames     every 7th frame of the classic-pcap files in SEED_DIR, as is, and
+             every .json file there, whole (fuzz_wire_parse, fuzz_loadgen_desc)
   transport  the input format of fuzz_transport.c: a header, then records;
              each seed is 8 consecutive frames of one rxe capture as "raw
              packet" records, plus hand-made sequences (in-order WRITE, READ,
@@ -78,6 +78,9 @@ def seeds_frames(seed_dir):
             for i, frame in enumerate(pcap_frames(os.path.join(seed_dir, name))):
                 if i % 7 == 0:  # a sample is enough; many frames are alike
                     yield f"{name}-{i}", frame
+        elif name.endswith(".json"):
+            with open(os.path.join(seed_dir, name), "rb") as f:
+                yield name, f.read()
 
 
 # ------------------------------------------------------------- transport ---

@@ -822,8 +822,8 @@ run_ud(const char *sock, int role, int wfd, int rfd)
 		}
 		wait_wc(e.cq, &wc);
 		/* The engine refuses it at post (longer than the UD MTU): the
-		 * daemon fails the WR with a local QP operation error. */
-		CHECK(wc.wr_id == 400 && wc.status == UROCE_WC_LOC_QP_OP_ERR,
+		 * worker fails the WR with a local length error (IBA 10.8.3.1). */
+		CHECK(wc.wr_id == 400 && wc.status == UROCE_WC_LOC_LEN_ERR,
 		      "4097 B datagram: wr_id %llu status %u", (unsigned long long)wc.wr_id,
 		      wc.status);
 	}

@@ -19,6 +19,15 @@
 
 #include "daemon_test_util.h"
 
+unsigned int
+dt_workers(void)
+{
+	const char *e = getenv("UROCE_TEST_WORKERS");
+	unsigned long n = e != NULL ? strtoul(e, NULL, 10) : 1;
+
+	return n >= 1 && n <= 64 ? (unsigned int)n : 1; /* the daemon checks its limit */
+}
+
 double
 dt_now_s(void)
 {

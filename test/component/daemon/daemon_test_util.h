@@ -27,6 +27,11 @@
 #include "uroce_verbs.h"
 
 /** CLOCK_MONOTONIC in seconds. */
+/* Workers of the in-process daemons the tests create: UROCE_TEST_WORKERS
+ * (1 when unset). The same tests run again with 2 (meson: *_2w), so QPs of
+ * one client pair are placed on two workers and loop back across them. */
+unsigned int dt_workers(void);
+
 double dt_now_s(void);
 
 /** Sleep @p us microseconds (or @p ms milliseconds). */

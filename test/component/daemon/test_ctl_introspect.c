@@ -764,7 +764,7 @@ Test(ctl_introspect, messages_check_their_fields)
 	struct uroce_shm_msg_list_qps_resp qr;
 	struct uroce_shm_msg_list_req lq;
 	struct client c;
-	uint32_t start, seen = 0, total = 0;
+	uint32_t start, seen = 0, total = 0, n_cc = 0;
 	int s = raw_hello();
 
 	client_open(&c);
@@ -810,7 +810,9 @@ Test(ctl_introspect, messages_check_their_fields)
 	cq.qp_num = 0xabcdef;
 	cr_expect_eq(raw_call(s, UROCE_SHM_MSG_QUERY_COUNTERS, 9, &cq, sizeof(cq), &cr,
 			      sizeof(cr)), -ENOENT);
-	/* Expect: the pages of a QP's counters add up to total, names NUL-terminated. */
+	/* Expect: the pages of a QP's counters add up to total, names NUL-terminated;
+	 * the transport counters first, then the congestion group (its DCQCN state
+	 * and parameters: rp_current_rate_kbps, rpg_time_reset 300, ...). */
 	cq.qp_num = c.a->qp_num;
 	start = 0;
 	do {
@@ -820,7 +822,19 @@ Test(ctl_introspect, messages_check_their_fields)
 		cr_assert_leq(cr.page.count, UROCE_SHM_COUNTERS_MAX);
 		for (unsigned int i = 0; i < cr.page.count; i++) {
 			cr_expect_neq(memchr(cr.c[i].name, '\0', sizeof(cr.c[i].name)), NULL);
-			cr_expect_eq(cr.c[i].group, UROCE_SHM_COUNTER_G_TRANSPORT);
+			if (cr.c[i].group == UROCE_SHM_COUNTER_G_TRANSPORT) {
+				cr_expect_eq(n_cc, 0, "%s after the congestion group",
+					     cr.c[i].name);
+				continue;
+			}
+			cr_expect_eq(cr.c[i].group, UROCE_SHM_COUNTER_G_CC);
+			n_cc++;
+			if (strcmp(cr.c[i].name, "rp_limited") == 0)
+				cr_expect_eq(cr.c[i].value, 0);
+			if (strcmp(cr.c[i].name, "rp_current_rate_kbps") == 0)
+				cr_expect_eq(cr.c[i].value, 100000000u, "line rate of an idle QP");
+			if (strcmp(cr.c[i].name, "rpg_time_reset") == 0)
+				cr_expect_eq(cr.c[i].value, 300);
 		}
 		seen += cr.page.count;
 		total = cr.total;
@@ -832,6 +846,7 @@ Test(ctl_introspect, messages_check_their_fields)
 	} while (cr.page.flags & UROCE_SHM_LIST_F_MORE);
 	cr_expect_gt(total, UROCE_SHM_COUNTERS_MAX);
 	cr_expect_eq(seen, total);
+	cr_expect_gt(n_cc, 7, "the DCQCN state rows and the parameters");
 	/* Expect: a start beyond total -> EINVAL. */
 	cq.start = total + 1;
 	cr_expect_eq(raw_call(s, UROCE_SHM_MSG_QUERY_COUNTERS, 99, &cq, sizeof(cq), &cr,

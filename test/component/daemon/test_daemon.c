@@ -54,6 +54,7 @@ start_daemon(void)
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
+	conf.n_workers = dt_workers();
 	dmn = uroce_daemon_create(&conf);
 	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
 }
@@ -276,8 +277,15 @@ Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)
 	expect_exit0(&ch[0], "victim");
 	expect_exit0(&ch[1], "thief");
 	uroce_daemon_stats(dmn, &st);
-	/* Expect: the foreign-lkey WQE was rejected by the daemon's own check. */
-	cr_expect_eq(st.wqe_rejected, 1);
+	/* Expect: the foreign lkey is of another PD: the requester's own check
+	 * (IBA 10.8.3.1) failed that WQE; the daemon refused no WQE itself. */
+	cr_expect_eq(st.wqe_rejected, 0);
+	{
+		uint64_t cnt[UROCE_CNT_MAX];
+
+		uroce_daemon_counters(dmn, cnt, UROCE_CNT_MAX);
+		cr_expect_eq(cnt[UROCE_CNT_REQ_LOCAL_PROT_ERR], 1);
+	}
 	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);

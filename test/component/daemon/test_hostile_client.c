@@ -429,7 +429,7 @@ struct raw {
 struct rawqp {
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring sq, rq;
-	uint32_t handle, qpn, slot;
+	uint32_t handle, qpn, slot, block;
 };
 
 /* One request; the answer's status, its body in @p resp, any descriptor in
@@ -598,6 +598,7 @@ raw_qp_create(struct raw *r, struct rawqp *q)
 	q->handle = cr.qp_handle;
 	q->qpn = cr.qp_num;
 	q->slot = cr.db_slot;
+	q->block = cr.db_block;
 	RASSERT_EQ(uroce_shm_segment_map(&q->seg, fd, cr.seg_size), 0);
 	RASSERT_EQ(uroce_shm_ring_attach(&q->sq, (uint8_t *)q->seg.addr + cr.sq_offset,
 					 cr.rq_offset - cr.sq_offset, UROCE_SHM_RING_PRODUCER, 0),
@@ -672,7 +673,8 @@ raw_drain_cq(struct raw *r)
 static void
 ring(struct raw *r, const struct rawqp *q)
 {
-	uroce_shm_db_ring(r->db.addr, q->slot);
+	/* The doorbell block of the worker that owns the QP (ABI 1.2). */
+	uroce_shm_db_ring((struct uroce_shm_db_block *)r->db.addr + q->block, q->slot);
 }
 
 /* A WRITE of @p len bytes from the raw client's own memory to itself. */

@@ -697,6 +697,7 @@ start_daemon(void)
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
+	conf.n_workers = dt_workers();
 	dmn = uroce_daemon_create(&conf);
 	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
 }

@@ -18,10 +18,16 @@
  *       _REORDER_PPM and _SEED (environment) put faults on that wire, as
  *       uroced's fault_* keys do (test_soak.sh's failures replay here).
  *
+ * Environment (one daemon core): UROCED_LITE_WORKERS=N gives it N workers
+ * (QPs placed round robin, so the two QPs of a pair loop back across
+ * workers); UROCED_LITE_THREADS=1 runs it as uroced does, the control plane
+ * on the main thread (epoll) and each worker on a thread of its own.
+ *
  * SIGINT or SIGTERM stops it cleanly.
  */
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,24 +116,76 @@ out:
 	return rc;
 }
 
+struct wthread {
+	struct uroce_daemon *d;
+	unsigned int idx;
+	pthread_t tid;
+};
+
+static volatile int workers_quit;
+
+/* A worker's thread: its rounds, a nap when idle. */
+static void *
+worker_main(void *arg)
+{
+	struct wthread *t = arg;
+
+	while (!workers_quit) {
+		if (uroce_daemon_worker_poll(t->d, t->idx) == 0)
+			nap();
+	}
+	return NULL;
+}
+
+static unsigned int
+env_uint(const char *name, unsigned int def)
+{
+	const char *e = getenv(name);
+
+	return e != NULL && *e != '\0' ? (unsigned int)strtoul(e, NULL, 10) : def;
+}
+
 static int
 run_one(const char *path, const char *mode)
 {
+	struct wthread t[UROCE_DAEMON_MAX_WORKERS];
 	struct uroce_daemon_conf conf;
 	struct uroce_daemon_stats st;
 	struct uroce_daemon *d;
+	unsigned int i;
 
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = path;
 	if (mode != NULL)
 		conf.sock_mode = (mode_t)strtoul(mode, NULL, 8);
+	conf.n_workers = env_uint("UROCED_LITE_WORKERS", 1);
+	conf.threaded = env_uint("UROCED_LITE_THREADS", 0) != 0;
 	d = uroce_daemon_create(&conf);
 	if (d == NULL) {
 		fprintf(stderr, "uroced_lite: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	printf("uroced_lite: listening on %s (loopback port, test tool)\n", path);
+	printf("uroced_lite: listening on %s (loopback port, %u worker(s)%s, test tool)\n", path,
+	       uroce_daemon_worker_count(d), conf.threaded ? " on threads" : "");
 	fflush(stdout);
+	if (conf.threaded) {
+		for (i = 0; i < uroce_daemon_worker_count(d); i++) {
+			t[i].d = d;
+			t[i].idx = i;
+			if (pthread_create(&t[i].tid, NULL, worker_main, &t[i]) != 0) {
+				fprintf(stderr, "uroced_lite: pthread_create failed\n");
+				return 1;
+			}
+		}
+		while (!stop)
+			uroce_daemon_control_poll(d, 10);
+		/* Orderly: flushes written while the workers still run. */
+		uroce_daemon_quiesce(d);
+		workers_quit = 1;
+		for (i = 0; i < uroce_daemon_worker_count(d); i++)
+			pthread_join(t[i].tid, NULL);
+		uroce_daemon_workers_stopped(d);
+	}
 	while (!stop) {
 		if (uroce_daemon_poll(d) == 0)
 			nap();

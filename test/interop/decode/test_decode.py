@@ -36,9 +36,9 @@ import zlib
 CTL = None
 VECTORS = None
 
-BASE_KEYS = ["index", "valid", "error", "icrc_ok", "src", "dst", "sport", "opcode",
-             "opcode_name", "dqpn", "psn", "ackreq", "solicited", "migreq", "padcnt",
-             "pkey", "payload_len"]
+BASE_KEYS = ["index", "valid", "error", "icrc_ok", "src", "dst", "sport", "dscp", "ecn",
+             "opcode", "opcode_name", "dqpn", "psn", "ackreq", "solicited", "migreq",
+             "padcnt", "pkey", "fecn", "becn", "payload_len"]
 EXT_KEYS = ["reth", "aeth", "atomiceth", "atomicacketh", "immdt", "ieth", "deth"]
 
 SAN_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
@@ -504,8 +504,9 @@ def build(opcode, psn=0x123456, dqpn=0x000ABC, ext=b"", payload=b"", v6=False, v
         "valid": True, "error": None, "icrc_ok": True,
         "src": str(ipaddress.ip_address(SRC6 if v6 else SRC4)),
         "dst": str(ipaddress.ip_address(DST6 if v6 else DST4)),
-        "sport": sport, "opcode": opcode, "dqpn": dqpn, "psn": psn, "ackreq": bool(ackreq),
-        "solicited": bool(se), "migreq": bool(migreq), "padcnt": pad, "pkey": pkey,
+        "sport": sport, "dscp": 0x68 >> 2, "ecn": 0, "opcode": opcode, "dqpn": dqpn,
+        "psn": psn, "ackreq": bool(ackreq), "solicited": bool(se), "migreq": bool(migreq),
+        "padcnt": pad, "pkey": pkey, "fecn": False, "becn": bool(becn),
         "payload_len": len(payload),
     }
     exp.update(expect_ext or {})
@@ -645,7 +646,7 @@ class Scapy(unittest.TestCase):
         cases.append(("flip_psn_bit", f, e))
         f = bytearray(V["ack_v4"].frame)
         f[bth_off(f) + 4] |= 0xC0                       # FECN/BECN: variant, not covered
-        cases.append(("variant_fecn_becn", f, dict(V["ack_v4"].expect)))
+        cases.append(("variant_fecn_becn", f, dict(V["ack_v4"].expect, fecn=True, becn=True)))
         f = bytearray(V["psn_max_v4"].frame)
         l3 = frame_l3(f)
         f[l3 + 8] = 3                                   # TTL: variant ...
@@ -654,6 +655,14 @@ class Scapy(unittest.TestCase):
         ck = (ck & 0xFFFF) + (ck >> 16)
         f[l3 + 10:l3 + 12] = struct.pack("!H", ~ck & 0xFFFF)  # ... with a fixed checksum
         cases.append(("variant_ttl", f, dict(V["psn_max_v4"].expect)))
+        f = bytearray(V["psn_max_v4"].frame)
+        l3 = frame_l3(f)
+        f[l3 + 1] |= 3                                  # ECN CE: variant (a switch) ...
+        f[l3 + 10:l3 + 12] = b"\0\0"
+        ck = sum(struct.unpack("!10H", bytes(f[l3:l3 + 20])))
+        ck = (ck & 0xFFFF) + (ck >> 16)
+        f[l3 + 10:l3 + 12] = struct.pack("!H", ~ck & 0xFFFF)  # ... with a fixed checksum
+        cases.append(("variant_ecn_ce", f, dict(V["psn_max_v4"].expect, ecn=3)))
 
         # wrong UDP length: frame parse says bad_length, the IP length still
         # locates the BTH and the ICRC (scapy computed it with that UDP length)

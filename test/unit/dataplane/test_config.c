@@ -130,6 +130,11 @@ Test(dp_config, full_file)
 	cr_expect_eq(p->mtu, 4200);
 	cr_expect_eq(p->dscp, 26);
 	cr_expect_eq(p->ecn, 2);
+	/* Expect: congestion control left at ConnectX's defaults, ECT(0). */
+	cr_expect_eq(p->cc.rpg_time_reset, 300);
+	cr_expect_eq(p->cc.min_time_between_cnps, 4);
+	cr_expect_eq(p->cc.ecn, 2);
+	cr_expect_eq(p->fault_ce, 0.0);
 	cr_assert_eq(p->n_neigh, 2);
 	cr_expect_eq(p->neigh[0].family, UROCE_IP_V4);
 	cr_expect_eq(p->neigh[0].ip[10], 0xff);
@@ -163,7 +168,8 @@ Test(dp_config, bad_values_one_line_each)
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nmtuu = 1\n",
 		 "F: [port.0] mtuu: unknown key (known: device, vdev, ipv4, ipv6, mac, vlan, "
 		 "pcp, mtu, dscp, ecn, neighbor, fault_drop, fault_dup, fault_reorder, "
-		 "fault_corrupt, fault_dir, fault_seed)"},
+		 "fault_corrupt, fault_dir, fault_seed, fault_ce, and the congestion control "
+		 "keys of doc/congestion.md)"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2\n",
 		 "F: [port.0] ipv4 = \"198.18.1.2\": expected an IPv4 address with prefix, e.g. "
 		 "198.18.1.2/24"},
@@ -211,6 +217,25 @@ Test(dp_config, bad_values_one_line_each)
 		 "integer"},
 		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_drop = 0.1\nfault_drop = 0.2\n",
 		 "F: [port.0] fault_drop: given twice"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_ce = 2\n",
+		 "F: [port.0] fault_ce = \"2\": above 1; expected a fraction 0..1 such as 0.01"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nfault_ce = 0.1\nfault_dir = tx\n",
+		 "F: [port.0] fault_ce: marks received frames, but fault_dir = tx leaves out the "
+		 "received ones (use rx or both)"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nrpg_time_reset = 0\n",
+		 "F: [port.0] rpg_time_reset = \"0\": expected 1..131071 (us): rate increase "
+		 "timer"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\ncnp_dscp = 64\n",
+		 "F: [port.0] cnp_dscp = \"64\": expected 0..63 (DSCP): DSCP of the CNPs sent"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nrpg_gd = x\n",
+		 "F: [port.0] rpg_gd = \"x\": expected 1..15 (log2): a cut multiplies the rate "
+		 "by 1 - alpha / 2^rpg_gd (alpha in 1/1024)"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\ndce_tcp_g = 1\ndce_tcp_g = 2\n",
+		 "F: [port.0] dce_tcp_g: given twice"},
+		{"[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\nrpg_max_rate = 1000\n"
+		 "rpg_min_rate = 2000\n",
+		 "F: [port.0] rpg_min_rate: rpg_min_rate is above the maximum rate (rpg_max_rate, "
+		 "or line_rate when rpg_max_rate is 0, or 100000 when both are 0)"},
 		{"[port.x y]\ndevice = d\n",
 		 "F: [port.x y]: unknown section (known: eal, daemon, limits, port.<name>)"},
 		{"[eal]\nmemory = 8\n", "F: [eal] memory = \"8\": expected megabytes, 16..1048576"},
@@ -402,4 +427,32 @@ Test(dp_config, eal_args)
 	cr_expect(!argv_has(argv, argc, "--no-pci", NULL));
 
 	cr_expect_eq(uroce_dp_eal_args(&c, "uroced", argv, 4), -E2BIG);
+}
+
+/* Expect: every congestion control parameter is a [port.N] key of its
+ * ConnectX name; ecn = 0 reaches the parameters too; fault_ce parses. */
+Test(dp_config, congestion_keys)
+{
+	struct uroce_dp_config c;
+	char text[8192], msg[UROCE_DP_ERR_LEN];
+	const struct uroce_dp_port_cfg *p;
+	unsigned int i, n = uroce_eng_cc_param_count();
+
+	snprintf(text, sizeof(text), "[port.0]\ndevice = d\nipv4 = 198.18.1.2/24\n"
+		 "fault_ce = 0.25\nfault_dir = rx\n");
+	for (i = 0; i < n; i++) {
+		const struct uroce_eng_cc_param_info *pi = uroce_eng_cc_param_info(i);
+
+		/* The minimum of each (rpg_min_rate 1 stays below any maximum). */
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s = %u\n",
+			 pi->name, pi->min);
+	}
+	cr_assert_eq(load(text, &c, msg, sizeof(msg)), 0, "%s", msg);
+	p = &c.ports[0];
+	for (i = 0; i < n; i++)
+		cr_expect_eq(uroce_eng_cc_param_get(&p->cc, i), uroce_eng_cc_param_info(i)->min,
+			     "%s", uroce_eng_cc_param_info(i)->name);
+	cr_expect_eq(p->ecn, 0);
+	cr_expect_eq(p->fault_ce, 0.25);
+	cleanup();
 }

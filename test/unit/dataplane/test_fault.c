@@ -630,3 +630,111 @@ Test(dp_fault, direction_and_create)
 	dp_fault_destroy(NULL, 2);
 	expect_no_leak();
 }
+
+/* A RoCEv2 frame as build_roce() makes it, with traffic class @p tclass (the
+ * IPv4 checksum and the ICRC made for it). */
+static struct rte_mbuf *
+roce_mbuf_tc(uint32_t seq, enum uroce_ip_family family, uint8_t tclass)
+{
+	uint8_t f[MAX_FRAME];
+	uint32_t len = build_roce(f, seq, family);
+	struct uroce_frame fr;
+
+	cr_assert_eq(uroce_frame_parse(f, len, &fr), UROCE_WIRE_OK);
+	if (family == UROCE_IP_V4) {
+		uint32_t sum = 0, i;
+
+		f[fr.l3_off + 1] = tclass;
+		uroce_put_be16(f + fr.l3_off + 10, 0);
+		for (i = 0; i < UROCE_IPV4_LEN; i += 2)
+			sum += uroce_get_be16(f + fr.l3_off + i);
+		while (sum >> 16)
+			sum = (sum & 0xFFFF) + (sum >> 16);
+		uroce_put_be16(f + fr.l3_off + 10, (uint16_t)~sum);
+	} else {
+		f[fr.l3_off] = (uint8_t)(0x60 | tclass >> 4);
+		f[fr.l3_off + 1] = (uint8_t)((tclass & 0x0F) << 4 | (f[fr.l3_off + 1] & 0x0F));
+	}
+	return mbuf_of(f, len);
+}
+
+/*
+ * Expect: fault_ce marks about its fraction of the ECT(0) RoCEv2 frames a
+ * port receives CE, over IPv4 and IPv6; each marked frame still passes
+ * uroce_parse() (IPv4 checksum fixed, ICRC intact) and carries CE; not-ECT
+ * frames and ARP pass untouched (not-ECT counted); the TX side marks
+ * nothing; nothing is dropped and no mbuf leaks.
+ */
+Test(dp_fault, ce_marks_received_ect_frames)
+{
+	static const enum uroce_ip_family fam[2] = { UROCE_IP_V4, UROCE_IP_V6 };
+	struct uroce_dp_port_cfg c;
+	struct dp_counters cnt;
+	struct dp_fault rx, tx;
+	struct rte_mbuf *pkts[32];
+	struct uroce_frame fr;
+	struct uroce_pkt pk;
+	uint32_t ce = 0, total = 0, k, j;
+	uint8_t arp[64];
+	uint16_t i, n;
+	int fi;
+
+	cfg_init(&c, 9);
+	c.fault_ce = 0.25;
+	cr_expect(dp_fault_wanted(&c));
+	memset(&cnt, 0, sizeof(cnt));
+	dp_fault_init(&rx, &c, 0, 0, DP_FAULT_RX, &cnt);
+	dp_fault_init(&tx, &c, 0, 0, DP_FAULT_TX, &cnt);
+	cr_expect(rx.enabled);
+	cr_expect_not(tx.enabled, "fault_ce never marks what the port sends");
+	build_arp(arp);
+	for (fi = 0; fi < 2; fi++) {
+		for (k = 0; k < 250; k++) {
+			for (i = 0; i < 16; i++)
+				pkts[i] = roce_mbuf_tc(k * 16 + i, fam[fi], 0x6A);
+			pkts[16] = mbuf_of(arp, 60);
+			n = dp_fault_burst(&rx, pkts, 17, 32, pool);
+			cr_assert_eq(n, 17);
+			for (i = 0; i < 16; i++) {
+				const uint8_t *b = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+
+				cr_assert_eq(uroce_parse(b, pkts[i]->data_len, &fr, &pk),
+					     UROCE_WIRE_OK, "family %d frame %u", fam[fi],
+					     k * 16 + i);
+				cr_assert(fr.tclass == 0x6A || fr.tclass == 0x6B, "%#x", fr.tclass);
+				ce += fr.tclass == 0x6B;
+				total++;
+			}
+			cr_expect(is_arp(pkts[16]));
+			free_all(pkts, n);
+		}
+	}
+	/* 8000 frames at 0.25: 2000, sd ~39. */
+	cr_expect(ce >= 1800 && ce <= 2200, "%u of %u marked", ce, total);
+	cr_expect_eq(cnt.fault_ce_marked, ce);
+	cr_expect_eq(cnt.fault_ce_not_ect, 0);
+	/* Not-ECT frames: picked as often, left as they were. */
+	for (j = 0; j < 100; j++) {
+		pkts[0] = roce_mbuf_tc(j, UROCE_IP_V4, 0x68);
+		cr_assert_eq(dp_fault_burst(&rx, pkts, 1, 32, pool), 1);
+		cr_assert_eq(uroce_parse(rte_pktmbuf_mtod(pkts[0], uint8_t *), pkts[0]->data_len,
+					 &fr, &pk), UROCE_WIRE_OK);
+		cr_expect_eq(fr.tclass, 0x68);
+		free_all(pkts, 1);
+	}
+	cr_expect_gt(cnt.fault_ce_not_ect, 0);
+	cr_expect_eq(cnt.fault_ce_marked, ce);
+	cr_expect_eq(cnt.fault_dropped + cnt.fault_duplicated + cnt.fault_reordered +
+		     cnt.fault_corrupted, 0);
+	/* Expect: the other faults keep their fractions with fault_ce on. */
+	cfg_init(&c, 42);
+	c.fault_drop = 0.1;
+	c.fault_ce = 0.5;
+	memset(&cnt, 0, sizeof(cnt));
+	dp_fault_init(&rx, &c, 0, 0, DP_FAULT_RX, &cnt);
+	k = run_stream(&rx, 20000, 32, 32, NULL, 0);
+	cr_expect(cnt.fault_dropped >= 1700 && cnt.fault_dropped <= 2300, "dropped %lu",
+		  (unsigned long)cnt.fault_dropped);
+	cr_expect_eq(k + cnt.fault_dropped, 20000);
+	expect_no_leak();
+}

@@ -173,8 +173,9 @@ Test(ctrl, every_type_every_direction)
 		}
 	}
 	/* Every type x 2 directions, minus ASYNC_EVENT from a client:
-	 * 23 types in ABI 1.0, 26 since 1.1 (introspection). */
-	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 26);
+	 * 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since 1.2
+	 * (LIST_WORKERS). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 27);
 	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 1);
 }
 

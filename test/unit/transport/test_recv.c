@@ -79,7 +79,7 @@ inj_from(struct proto *p, const uint8_t sgid[16], uint8_t op, uint32_t psn,
 	b.dqpn = uroce_eng_qp_num(p->s[1].qp);
 	b.psn = psn;
 	b.ackreq = true;
-	cr_assert_eq(simwire_inject_from(p->sw, 1, sgid, &b, ext, pay, len), 0);
+	cr_assert_eq(simwire_inject_from(p->sw, 1, sgid, &b, ext, pay, len, 0), 0);
 }
 
 /*
@@ -153,7 +153,7 @@ Test(recv, uc_qp_drops_foreign_source)
 	e.va = IOVA(1) + 64;
 	e.rkey = uroce_eng_mr_rkey(p.mr[1]);
 	e.dma_len = 4;
-	cr_assert_eq(simwire_inject_from(p.sw, 1, spoof, &b, &e, d, 4), 0);
+	cr_assert_eq(simwire_inject_from(p.sw, 1, spoof, &b, &e, d, 4, 0), 0);
 	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RX_BAD_SRC_ADDR), 1);
 	cr_expect_eq(memcmp(p.buf[1] + 64, "\0\0\0\0", 4), 0);
 	cr_assert_eq(simwire_inject(p.sw, 1, &b, &e, d, 4), 0);

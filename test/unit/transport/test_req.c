@@ -219,7 +219,9 @@ Test(req, address_vector_on_the_wire)
 	cr_expect_eq(c->f.family, UROCE_IP_V6);
 	cr_expect_eq(memcmp(c->f.sgid, simwire_gid(sw, 0), 16), 0);
 	cr_expect_eq(memcmp(c->f.dgid, simwire_gid(sw, 1), 16), 0);
-	cr_expect_eq(c->f.tclass, 0x68);
+	/* DSCP 26 from the AV; no ECN bits there, so the port's default
+	 * ECT(0) (doc/congestion.md, "Marking"). */
+	cr_expect_eq(c->f.tclass, 0x6A);
 	cr_expect_eq(c->f.hop_limit, 7);
 	cr_expect_eq(c->f.flow_label, 0x12345);
 	cr_expect_eq(c->f.sport, uroce_udp_sport(0x12345, uroce_eng_qp_num(s[0].qp),

@@ -6,6 +6,7 @@
  * then parsed, byte-exact against frames Linux rxe put on the wire. */
 
 #include <criterion/criterion.h>
+#include <errno.h>
 
 #include "uroce_wire.h"
 #include "wire_test_util.h"
@@ -315,4 +316,54 @@ Test(build, udp_sport_convention)
 	cr_assert_eq(uroce_udp_sport(0xFC000, 1, 2), 0xC03F);
 	cr_assert_eq(uroce_udp_sport(0x03FFF, 1, 2), 0xFFFF);
 	cr_assert_eq(uroce_udp_sport(0x1FC001, 1, 2), 0xC03E, "only 20 bits of label count");
+}
+
+/* Expect: uroce_frame_mark_ce() turns ECT(0)/ECT(1) into CE, IPv4 and IPv6,
+ * with and without VLAN; the frame still parses (IPv4 checksum recomputed)
+ * and its ICRC still verifies (A17.4.1 masks the ECN bits); CE stays CE;
+ * not-ECT and a frame description that does not fit are refused. */
+Test(build, frame_mark_ce)
+{
+	static const enum uroce_ip_family fam[2] = { UROCE_IP_V4, UROCE_IP_V6 };
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+	struct uroce_encap e;
+	struct uroce_frame f, g;
+	struct uroce_pkt p;
+	uint8_t buf[TEST_FRAME_MAX];
+	uint32_t len;
+	int i, vlan, ecn;
+
+	test_fields(UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY), &bth, &ext);
+	for (i = 0; i < 2; i++) {
+		for (vlan = 0; vlan < 2; vlan++) {
+			for (ecn = 0; ecn < 4; ecn++) {
+				test_encap(&e, fam[i], vlan);
+				e.tclass = (uint8_t)(0x68 | ecn);
+				len = test_build_frame(buf, &e, &bth, &ext, 100);
+				cr_assert_gt(len, 0);
+				cr_assert_eq(uroce_parse(buf, len, &f, &p), UROCE_WIRE_OK);
+				if (ecn == 0) {
+					cr_expect_eq(uroce_frame_mark_ce(buf, len, &f), -EINVAL);
+					cr_expect_eq(f.tclass, 0x68);
+					continue;
+				}
+				cr_expect_eq(uroce_frame_mark_ce(buf, len, &f), ecn == 3 ? 0 : 1);
+				cr_expect_eq(f.tclass, 0x6B);
+				/* Expect: parses again, CE on the wire, ICRC good. */
+				cr_assert_eq(uroce_parse(buf, len, &g, &p), UROCE_WIRE_OK,
+					     "family %d vlan %d ecn %d", fam[i], vlan, ecn);
+				cr_expect_eq(g.tclass, 0x6B);
+				cr_expect_eq(g.flow_label, f.flow_label);
+			}
+		}
+	}
+	test_encap(&e, UROCE_IP_V4, false);
+	len = test_build_frame(buf, &e, &bth, &ext, 100);
+	cr_assert_eq(uroce_parse(buf, len, &f, &p), UROCE_WIRE_OK);
+	cr_expect_eq(uroce_frame_mark_ce(buf, f.l3_off + 10, &f), -EINVAL);
+	cr_expect_eq(uroce_frame_mark_ce(NULL, len, &f), -EINVAL);
+	cr_expect_eq(uroce_frame_mark_ce(buf, len, NULL), -EINVAL);
+	f.family = UROCE_IP_NONE;
+	cr_expect_eq(uroce_frame_mark_ce(buf, len, &f), -EINVAL);
 }

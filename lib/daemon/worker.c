@@ -1,0 +1,1214 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * A worker of lib/daemon: one transport engine and everything placed on it.
+ *
+ *  - Doorbells: the worker serves one doorbell block per session that has
+ *    objects here. A rung slot names a QP or an SRQ; its WQEs are read in
+ *    place from the client's ring, each field once, checked, and written
+ *    straight into the engine's queue slot (one translation, no copy of the
+ *    WQE itself). A WQE the checks refuse completes in error and moves the
+ *    QP to ERR (IBA 10.8.3.3). When the engine's queue is full the WQEs
+ *    stay in the ring and the slot is served again next round.
+ *  - Receives on demand: when a message finds no receive WQE in the engine,
+ *    the engine asks (rq_refill) and the worker takes what the client has
+ *    posted in the meantime, so a receive posted before a message arrives is
+ *    always there for it (UD has no RNR to fall back on).
+ *  - Completions: every CQ placed here is a sink of the engine; a completion
+ *    is written once, straight into the client's CQ ring, and the CQs that
+ *    got some are published (one release store each) and signalled at the
+ *    end of the round.
+ *  - Loopback: packets for the daemon's own GIDs are wrapped and ICRC'd as
+ *    on a wire, in frames of a preallocated pool (no malloc per frame), and
+ *    delivered next round to the worker that owns the destination QP, over
+ *    a single-producer ring per pair of workers; the frame then goes back to
+ *    the sender's pool over another.
+ *  - Mailbox: commands from the control thread run at the top of a round.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uroce_common.h"
+#include "uroce_shm.h"
+#include "uroce_wire.h"
+
+#include "daemon_internal.h"
+
+/* Work bounds of one round. */
+#define WQES_PER_SLOT 64
+#define SLOTS_PER_ROUND 256
+
+/* Loopback frames: room in front of the IB part for Ethernet (+VLAN), IPv6
+ * and UDP; the IB part of the largest packet (headers, 4096, pad, ICRC). */
+#define LOOP_HEADROOM 128u
+#define LOOP_IB_MAX (64u + UROCE_MAX_PMTU + 8u)
+
+/* Read a field of a client-written WQE exactly once. */
+#define SHM_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
+struct loop_frame {
+	struct loop_frame *next;
+	uint8_t *frame;
+	uint32_t len;
+	uint16_t owner;                 /* the worker whose pool it is from */
+	uint8_t buf[LOOP_HEADROOM + LOOP_IB_MAX] __attribute__((aligned(64)));
+};
+
+/* A single-producer single-consumer ring of frame pointers between two
+ * workers. head: consumer's; tail: producer's. It holds a whole pool, so a
+ * frame going home always finds room. */
+struct pring {
+	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint32_t mask __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct loop_frame *slot[];
+};
+
+struct dloop {
+	struct pring *in[UROCE_DAEMON_MAX_WORKERS];  /* from worker i to me */
+	struct pring *ret[UROCE_DAEMON_MAX_WORKERS]; /* my frames back from worker i */
+};
+
+static struct dloop *
+loop_of(struct dworker *w)
+{
+	return (struct dloop *)w->loop_mem;
+}
+
+static bool
+pring_put(struct pring *r, struct loop_frame *f)
+{
+	uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	if (r->tail - head > r->mask)
+		return false;
+	r->slot[r->tail & r->mask] = f;
+	/* Release: the frame's bytes before the index that hands it over. */
+	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+static struct loop_frame *
+pring_get(struct pring *r)
+{
+	uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	struct loop_frame *f;
+
+	if (r->head == tail)
+		return NULL;
+	f = r->slot[r->head & r->mask];
+	/* Release: done with the slot before the producer may reuse it. */
+	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+	return f;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Events to the control thread                                              */
+/* ------------------------------------------------------------------------ */
+
+static void
+raise_event(struct dworker *w, struct session *s, uint32_t type, uint32_t handle)
+{
+	uint32_t head = __atomic_load_n(&w->ev_head, __ATOMIC_ACQUIRE);
+	struct devent *e;
+
+	if (w->ev_tail - head == DWORKER_EVENTS) {
+		w->cnt.events_dropped++;
+		return;
+	}
+	e = &w->ev[w->ev_tail & (DWORKER_EVENTS - 1)];
+	e->session_id = s->id;
+	e->reserved = 0;
+	e->type = type;
+	e->handle = handle;
+	__atomic_store_n(&w->ev_tail, w->ev_tail + 1, __ATOMIC_RELEASE);
+}
+
+unsigned int
+worker_events(struct dworker *w, struct devent *out, unsigned int max)
+{
+	uint32_t tail = __atomic_load_n(&w->ev_tail, __ATOMIC_ACQUIRE);
+	unsigned int n = 0;
+
+	while (w->ev_head != tail && n < max) {
+		out[n++] = w->ev[w->ev_head & (DWORKER_EVENTS - 1)];
+		__atomic_store_n(&w->ev_head, w->ev_head + 1, __ATOMIC_RELEASE);
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Completions: written once, into the client's ring                         */
+/* ------------------------------------------------------------------------ */
+
+static void srq_check_limit(struct dworker *w, struct dsrq *srq);
+
+static bool
+cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
+{
+	struct dcq *cq = ctx;
+	struct uroce_shm_cqe *c;
+	struct dworker *w = cq->wk;
+
+	if (uroce_shm_ring_prod_reserve(&cq->ring, cq->pending + 1) <= cq->pending) {
+		/* The client's ring is full: IBA 11.4.2.1 CQ overrun. The
+		 * engine counts it and raises CQ_ERR once. */
+		cq->overflowed = true;
+		return false;
+	}
+	c = uroce_shm_ring_prod_slot(&cq->ring, cq->pending);
+	c->wr_id = wc->wr_id;
+	c->status = (uint8_t)wc->status;
+	c->opcode = (uint8_t)wc->opcode;
+	c->wc_flags = (uint16_t)wc->wc_flags;
+	c->vendor_err = wc->vendor_err;
+	c->byte_len = wc->byte_len;
+	c->imm_data = (wc->wc_flags & UROCE_WC_WITH_INV) ? wc->invalidated_rkey : wc->imm_data;
+	c->qp_num = wc->qp_num;
+	c->src_qp = wc->src_qp;
+	c->pkey_index = wc->pkey_index;
+	c->slid = 0;
+	c->sl = wc->sl;
+	c->dlid_path_bits = 0;
+	c->reserved0 = 0;
+	memset(c->reserved1, 0, sizeof(c->reserved1));
+	cq->pending++;
+	if (wc->status != UROCE_WC_SUCCESS)
+		cq->qualifies = true;
+	if (!cq->dirty) {
+		cq->dirty = true;
+		cq->dirty_next = w->dirty;
+		w->dirty = cq;
+	}
+	/* A receive of an SRQ QP took one of the SRQ's WQEs: check its limit. */
+	if (wc->opcode & UROCE_WC_RECV) {
+		struct uroce_eng_qp *eq = uroce_eng_qp(w->eng, wc->qp_num);
+		struct dqp *qp = eq != NULL ? uroce_eng_qp_context(eq) : NULL;
+
+		if (qp != NULL && qp->srq != NULL && qp->srq->limit != 0)
+			srq_check_limit(w, qp->srq);
+	}
+	return true;
+}
+
+static void
+cq_signal(struct dworker *w, struct dcq *cq, bool qualifies)
+{
+	uint64_t one = 1;
+
+	if (cq->evfd < 0)
+		return;
+	/* The client armed the CQ and blocks on its channel: the one system
+	 * call of a worker, made only for a client that asked to sleep. A full
+	 * eventfd counter (EAGAIN) already means "wake up". */
+	if (uroce_shm_cq_should_signal(&cq->ring, qualifies) &&
+	    write(cq->evfd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+		w->cnt.cq_events++;
+}
+
+/* Make the CQEs written this round visible (one release store per CQ). */
+static unsigned int
+cq_publish(struct dworker *w)
+{
+	unsigned int n = 0;
+	struct dcq *cq;
+
+	while ((cq = w->dirty) != NULL) {
+		w->dirty = cq->dirty_next;
+		cq->dirty = false;
+		uroce_shm_ring_prod_commit(&cq->ring, cq->pending);
+		w->cnt.cqe_written += cq->pending;
+		n += cq->pending;
+		cq->pending = 0;
+		cq_signal(w, cq, cq->qualifies);
+		cq->qualifies = false;
+	}
+	return n;
+}
+
+/* Write one completion outside the engine (a WQE the worker refused). */
+static void
+cq_write(struct dcq *cq, uint64_t wr_id, uint32_t qpn, int wc_opcode, int status)
+{
+	struct uroce_eng_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = wr_id;
+	wc.status = (enum uroce_wc_status)status;
+	wc.opcode = (enum uroce_wc_opcode)wc_opcode;
+	wc.qp_num = qpn;
+	if (!cq_sink_push(cq, &wc) && !cq->err_reported) {
+		cq->err_reported = true;
+		raise_event(cq->wk, cq->owner, UROCE_ASYNC_CQ_ERR, cq->handle);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* SRQ limit                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The SRQ limit (IBA 10.2.9.3, 11.5.2.4): once armed, the first time the SRQ
+ * holds fewer WQEs than the limit (in the engine plus still in the client's
+ * ring), report SRQ_LIMIT_REACHED and disarm, so one arming gives one event.
+ */
+static void
+srq_check_limit(struct dworker *w, struct dsrq *srq)
+{
+	uint32_t level;
+
+	if (srq->limit == 0 || srq->srq == NULL)
+		return;
+	level = uroce_eng_srq_count(srq->srq) + uroce_shm_ring_used_count(&srq->ring);
+	if (level >= srq->limit)
+		return;
+	srq->limit = 0;
+	raise_event(w, srq->owner, UROCE_ASYNC_SRQ_LIMIT_REACHED, srq->handle);
+}
+
+/* ------------------------------------------------------------------------ */
+/* WQEs: read once from the client's ring, straight into the engine's slot   */
+/* ------------------------------------------------------------------------ */
+
+static bool
+opcode_has_payload(uint8_t op)
+{
+	return op == UROCE_WR_SEND || op == UROCE_WR_SEND_WITH_IMM ||
+	       op == UROCE_WR_SEND_WITH_INV || op == UROCE_WR_RDMA_WRITE ||
+	       op == UROCE_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static bool
+opcode_is_atomic(uint8_t op)
+{
+	return op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The WC status a refused commit gets. */
+static int
+commit_status(int rc)
+{
+	return rc == -EMSGSIZE ? UROCE_WC_LOC_LEN_ERR : UROCE_WC_LOC_QP_OP_ERR;
+}
+
+/*
+ * Read the send WQE @p sw of @p qp into the engine slot @p e. Every field of
+ * the shared WQE is read once; only what was read is checked and used.
+ * @return UROCE_WC_SUCCESS, or the status to fail the WQE with.
+ */
+static int
+sq_read(struct dqp *qp, const struct uroce_shm_send_wqe *sw, struct uroce_eng_send_wqe *e,
+	uint8_t *opcode)
+{
+	uint8_t op = SHM_READ(sw->opcode), nsge = SHM_READ(sw->num_sge);
+	uint16_t flags = SHM_READ(sw->send_flags);
+	uint32_t i;
+
+	e->wr_id = SHM_READ(sw->wr_id);
+	*opcode = op;
+	if (!(opcode_has_payload(op) || op == UROCE_WR_RDMA_READ || opcode_is_atomic(op)) ||
+	    (flags & ~UROCE_SEND_FLAGS_ALL) != 0 || SHM_READ(sw->reserved0) != 0 ||
+	    SHM_READ(sw->reserved1) != 0)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	e->opcode = op;
+	e->flags = flags;
+	e->imm = SHM_READ(sw->imm_data);
+	if (qp->type == UROCE_QPT_UD) {
+		uint32_t ah_handle = SHM_READ(sw->wr.ud.ah_handle);
+		struct dah *ah;
+
+		/* The AH must be this client's and of the QP's PD (IBA 10.2.3). */
+		e->remote_qpn = SHM_READ(sw->wr.ud.remote_qpn);
+		e->remote_qkey = SHM_READ(sw->wr.ud.remote_qkey);
+		if (SHM_READ(sw->wr.ud.reserved) != 0 || e->remote_qpn > UROCE_QPN_MASK ||
+		    obj_get(qp->owner, ah_handle, OBJ_AH, (void **)&ah) != 0 ||
+		    uroce_eng_ah_pd(ah->ah) != qp->pd->pd)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		e->ah = *uroce_eng_ah_attr(ah->ah);
+	} else if (opcode_is_atomic(op)) {
+		e->remote_addr = SHM_READ(sw->wr.atomic.remote_addr);
+		e->compare_add = SHM_READ(sw->wr.atomic.compare_add);
+		e->swap = SHM_READ(sw->wr.atomic.swap);
+		e->rkey = SHM_READ(sw->wr.atomic.rkey);
+	} else {
+		e->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
+		e->rkey = SHM_READ(sw->wr.rdma.rkey);
+	}
+	if (flags & UROCE_SEND_INLINE) {
+		uint32_t len = SHM_READ(sw->inline_len);
+
+		if (!opcode_has_payload(op))
+			return UROCE_WC_LOC_QP_OP_ERR;
+		if (len > qp->max_inline || len > UROCE_MAX_INLINE || e->inline_data == NULL)
+			return UROCE_WC_LOC_LEN_ERR;
+		/* The bytes are data: whatever the client writes meanwhile is what
+		 * it sends; the length was read once and bounded. */
+		memcpy(e->inline_data, sw->data.inline_data, len);
+		e->inline_len = len;
+		return UROCE_WC_SUCCESS;
+	}
+	if (nsge > qp->max_send_sge || nsge > UROCE_MAX_SGE)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	e->num_sge = nsge;
+	for (i = 0; i < nsge; i++) {
+		e->sge[i].addr = SHM_READ(sw->data.sg_list[i].addr);
+		e->sge[i].length = SHM_READ(sw->data.sg_list[i].length);
+		e->sge[i].lkey = SHM_READ(sw->data.sg_list[i].lkey);
+	}
+	/* Atomics return the 64-bit original value into one 8-byte SGE. */
+	if (opcode_is_atomic(op) && (nsge != 1 || e->sge[0].length != 8))
+		return UROCE_WC_LOC_LEN_ERR;
+	return UROCE_WC_SUCCESS;
+}
+
+/* Read a receive WQE into an engine slot. @return a WC status. */
+static int
+rq_read(const struct uroce_shm_recv_wqe *rw, uint32_t max_sge, struct uroce_eng_recv_wqe *e)
+{
+	uint32_t n = SHM_READ(rw->num_sge), i;
+
+	e->wr_id = SHM_READ(rw->wr_id);
+	if (SHM_READ(rw->reserved0) != 0 || n > max_sge || n > UROCE_MAX_SGE)
+		return UROCE_WC_LOC_QP_OP_ERR;
+	e->num_sge = n;
+	for (i = 0; i < n; i++) {
+		e->sge[i].addr = SHM_READ(rw->sg_list[i].addr);
+		e->sge[i].length = SHM_READ(rw->sg_list[i].length);
+		e->sge[i].lkey = SHM_READ(rw->sg_list[i].lkey);
+	}
+	return UROCE_WC_SUCCESS;
+}
+
+/*
+ * A WQE the worker refuses: the QP goes to ERR (IBA 10.8.3.3: a local error
+ * puts the QP in the error state); the engine flushes what it holds first,
+ * so completions stay in order, then the refused WQE's error CQE.
+ */
+static void
+wqe_reject(struct dworker *w, struct dqp *qp, struct dcq *cq, uint64_t wr_id, int wc_opcode,
+	   int status)
+{
+	struct uroce_eng_qp_attr a;
+
+	w->cnt.wqe_rejected++;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_ERR;
+	uroce_eng_modify_qp(qp->qp, &a, UROCE_QP_STATE);
+	cq_write(cq, wr_id, qp->qpn, wc_opcode, status);
+}
+
+static void
+qp_ring_failed(struct dworker *w, struct dqp *qp)
+{
+	struct uroce_eng_qp_attr a;
+
+	if (qp->failed)
+		return;
+	qp->failed = true;
+	w->cnt.ring_corrupt++;
+	/* No completion can say it: the QP goes to ERR on its own (IBA 11.6.3);
+	 * the engine adds Last WQE Reached for an SRQ QP. */
+	raise_event(w, qp->owner, UROCE_ASYNC_QP_FATAL, qp->handle);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_ERR;
+	uroce_eng_modify_qp(qp->qp, &a, UROCE_QP_STATE);
+}
+
+/* @return true if the QP may have more send WQEs (budget or engine room out). */
+static bool
+qp_service_sq(struct dworker *w, struct dqp *qp)
+{
+	uint32_t n, i;
+
+	if (qp->failed)
+		return false;
+	n = uroce_shm_ring_untrusted_peek(&qp->sq, WQES_PER_SLOT);
+	if (n == 0) {
+		if (uroce_shm_ring_is_corrupt(&qp->sq))
+			qp_ring_failed(w, qp);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
+		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
+		uint8_t op = 0;
+		int st, rc;
+
+		if (e == NULL)
+			break; /* the engine's SQ is full: the rest waits in the ring */
+		st = sq_read(qp, sw, e, &op);
+		if (st == UROCE_WC_SUCCESS) {
+			rc = uroce_eng_sq_commit(qp->qp);
+			if (rc != 0)
+				st = commit_status(rc);
+		}
+		if (st != UROCE_WC_SUCCESS)
+			wqe_reject(w, qp, qp->scq, e->wr_id, uroce_wc_opcode_of(op), st);
+	}
+	uroce_shm_ring_cons_release(&qp->sq, i);
+	w->cnt.wqes += i;
+	return i < n || n == WQES_PER_SLOT;
+}
+
+/*
+ * Take receive WQEs of @p qp into the engine. From the engine's refill hook
+ * (@p from_engine), a WQE that must be refused is left in the ring for the
+ * doorbell path: the QP cannot change state under the responder.
+ * @return true if the QP may have more receive WQEs.
+ */
+static bool
+qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
+{
+	uint32_t n, i;
+
+	if (qp->rq.hdr == NULL || qp->failed)
+		return false;
+	n = uroce_shm_ring_untrusted_peek(&qp->rq, WQES_PER_SLOT);
+	if (n == 0) {
+		if (uroce_shm_ring_is_corrupt(&qp->rq) && !from_engine)
+			qp_ring_failed(w, qp);
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		struct uroce_eng_recv_wqe *e = uroce_eng_rq_reserve(qp->qp);
+		int st, rc;
+
+		if (e == NULL)
+			break;
+		st = rq_read(uroce_shm_ring_cons_slot(&qp->rq, i), qp->max_recv_sge, e);
+		if (st == UROCE_WC_SUCCESS) {
+			rc = uroce_eng_rq_commit(qp->qp);
+			if (rc != 0)
+				st = commit_status(rc);
+		}
+		if (st != UROCE_WC_SUCCESS) {
+			if (from_engine)
+				break;
+			wqe_reject(w, qp, qp->rcq, e->wr_id, UROCE_WC_RECV, st);
+		}
+	}
+	uroce_shm_ring_cons_release(&qp->rq, i);
+	w->cnt.wqes += i;
+	return i < n || n == WQES_PER_SLOT;
+}
+
+/*
+ * Move receive WQEs from the SRQ ring to the engine SRQ. A WQE the ABI
+ * alone refuses (reserved bits, too many SGEs, too long) is dropped and
+ * counted: there is no QP to complete it on yet. Keys, bounds and rights are
+ * the engine's to check when data lands (a key of another client's MR is of
+ * another PD: the QP that consumes the WQE completes it LOC_PROT_ERR).
+ * @return true if work is left.
+ */
+static bool
+srq_service(struct dworker *w, struct dsrq *srq)
+{
+	uint32_t n, i;
+
+	if (srq->failed)
+		return false;
+	n = uroce_shm_ring_untrusted_peek(&srq->ring, WQES_PER_SLOT);
+	if (n == 0) {
+		if (uroce_shm_ring_is_corrupt(&srq->ring)) {
+			srq->failed = true;
+			w->cnt.ring_corrupt++;
+			raise_event(w, srq->owner, UROCE_ASYNC_SRQ_ERR, srq->handle);
+		}
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		struct uroce_eng_recv_wqe *e = uroce_eng_srq_reserve(srq->srq);
+
+		if (e == NULL)
+			break;
+		if (rq_read(uroce_shm_ring_cons_slot(&srq->ring, i), srq->max_sge, e) !=
+			    UROCE_WC_SUCCESS ||
+		    uroce_eng_srq_commit(srq->srq) != 0) {
+			w->cnt.wqe_rejected++;
+			w->cnt.srq_wqe_rejected++;
+		}
+	}
+	uroce_shm_ring_cons_release(&srq->ring, i);
+	w->cnt.wqes += i;
+	srq_check_limit(w, srq);
+	return i < n || n == WQES_PER_SLOT;
+}
+
+static unsigned int
+session_doorbells(struct dworker *w, struct dwsess *ws)
+{
+	uint32_t again[SLOTS_PER_ROUND];
+	uint32_t nagain = 0, i;
+	unsigned int served = 0;
+	int slot;
+
+	while (served < SLOTS_PER_ROUND && (slot = uroce_shm_db_next(&ws->rd)) >= 0) {
+		uintptr_t e = ws->slot[slot];
+		bool more = false;
+
+		served++;
+		if ((e & SLOT_MASK) == SLOT_QP) {
+			struct dqp *qp = (struct dqp *)(e & ~(uintptr_t)SLOT_MASK);
+
+			more = qp_service_rq(w, qp, false);
+			more |= qp_service_sq(w, qp);
+		} else if ((e & SLOT_MASK) == SLOT_SRQ) {
+			more = srq_service(w, (struct dsrq *)(e & ~(uintptr_t)SLOT_MASK));
+		}
+		/* A slot with neither: the client's own noise. */
+		if (more)
+			again[nagain++] = (uint32_t)slot;
+	}
+	for (i = 0; i < nagain; i++)
+		uroce_shm_db_requeue(&ws->rd, again[i]);
+	return served;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The engine's ops                                                          */
+/* ------------------------------------------------------------------------ */
+
+static uint64_t
+op_now(void *ctx)
+{
+	struct dworker *w = ctx;
+	const struct uroce_daemon_port_ops *port = w->d->port;
+
+	if (port != NULL && port->now_us != NULL)
+		return port->now_us(w->port_ctx);
+	return w->now_us;
+}
+
+static uint64_t
+clock_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static struct loop_frame *
+frame_of(uint8_t *ib)
+{
+	return (struct loop_frame *)(void *)(ib - LOOP_HEADROOM - offsetof(struct loop_frame, buf));
+}
+
+/* Frames other workers are done with come home. */
+static void
+loop_reclaim(struct dworker *w)
+{
+	struct dloop *l = loop_of(w);
+	struct loop_frame *f;
+	unsigned int i;
+
+	for (i = 0; i < w->d->n_workers; i++) {
+		if (l->ret[i] == NULL)
+			continue;
+		while ((f = pring_get(l->ret[i])) != NULL) {
+			f->next = w->loop_free;
+			w->loop_free = f;
+		}
+	}
+}
+
+static uint8_t *
+loop_alloc(struct dworker *w, uint32_t ib_len)
+{
+	struct loop_frame *f;
+
+	if (ib_len > LOOP_IB_MAX)
+		return NULL;
+	if (w->loop_free == NULL)
+		loop_reclaim(w);
+	f = w->loop_free;
+	if (f == NULL)
+		return NULL;
+	w->loop_free = f->next;
+	return f->buf + LOOP_HEADROOM;
+}
+
+/* A frame this worker delivered goes back to its pool. */
+static void
+loop_release(struct dworker *w, struct loop_frame *f)
+{
+	struct dworker *home;
+
+	if (f->owner == w->idx) {
+		f->next = w->loop_free;
+		w->loop_free = f;
+		return;
+	}
+	home = w->d->w[f->owner];
+	/* The return ring holds the owner's whole pool: there is always room. */
+	if (!pring_put(loop_of(home)->ret[w->idx], f))
+		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
+}
+
+static uint8_t *
+op_tx_alloc(void *ctx, uint32_t ib_len)
+{
+	struct dworker *w = ctx;
+
+	if (w->d->port != NULL)
+		return w->d->port->tx_alloc(w->port_ctx, ib_len);
+	return loop_alloc(w, ib_len);
+}
+
+static void
+op_tx_free(void *ctx, uint8_t *buf)
+{
+	struct dworker *w = ctx;
+
+	if (w->d->port != NULL)
+		w->d->port->tx_free(w->port_ctx, buf);
+	else
+		loop_release(w, frame_of(buf));
+}
+
+/* Is @p gid one of this daemon's GIDs (so packets to it loop back)? */
+static bool
+gid_is_local(const struct uroce_daemon *d, const uint8_t gid[16])
+{
+	unsigned int i;
+
+	if (uroce_gid_is_zero(gid)) /* empty table slots are zero */
+		return false;
+	for (i = 0; i < d->n_gid; i++)
+		if (memcmp(d->gids[i], gid, 16) == 0)
+			return true;
+	return false;
+}
+
+/* Wrap a loop frame as a wire would and hand it to the QP's owner worker. */
+static void
+loop_send(struct dworker *w, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+{
+	static const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+	struct loop_frame *f = frame_of(ib);
+	struct uroce_daemon *d = w->d;
+	struct uroce_encap enc;
+	unsigned int to;
+	uint32_t elen;
+
+	uroce_eng_tx_encap(a, &enc);
+	memcpy(enc.smac, mac, 6);
+	memcpy(enc.dmac, mac, 6);
+	elen = uroce_frame_wrap(ib, LOOP_HEADROOM, ib_len, &enc);
+	if (elen == 0) {
+		w->cnt.loop_bad++;
+		loop_release(w, f);
+		return;
+	}
+	f->frame = ib - elen;
+	f->len = elen + ib_len;
+	f->next = NULL;
+	to = uroce_daemon_qpn_worker(uroce_bth_dqpn(ib));
+	if (to >= d->n_workers)
+		to = 0; /* nobody's QPN: worker 0's engine counts it */
+	if (to == w->idx) {
+		*w->loop_tail = f;
+		w->loop_tail = &f->next;
+		return;
+	}
+	if (!pring_put(loop_of(d->w[to])->in[w->idx], f)) {
+		w->cnt.loop_bad++; /* the owner is that far behind: a loss, as on a wire */
+		loop_release(w, f);
+	}
+}
+
+static void
+op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
+{
+	struct dworker *w = ctx;
+	const struct uroce_daemon_port_ops *port = w->d->port;
+	uint8_t *copy;
+
+	if (port == NULL) {
+		loop_send(w, buf, ib_len, a);
+		return;
+	}
+	if (!gid_is_local(w->d, a->dgid)) {
+		w->cnt.port_tx++;
+		port->tx_send(w->port_ctx, buf, ib_len, a);
+		return;
+	}
+	/* A packet for ourselves never leaves: loop a copy, free the port buffer. */
+	copy = loop_alloc(w, ib_len);
+	if (copy != NULL) {
+		memcpy(copy, buf, ib_len);
+		loop_send(w, copy, ib_len, a);
+	} else {
+		w->cnt.loop_bad++;
+	}
+	port->tx_free(w->port_ctx, buf);
+}
+
+_Static_assert((int)UROCE_EVENT_QP_FATAL == (int)UROCE_ASYNC_QP_FATAL &&
+	       (int)UROCE_EVENT_QP_REQ_ERR == (int)UROCE_ASYNC_QP_REQ_ERR &&
+	       (int)UROCE_EVENT_QP_ACCESS_ERR == (int)UROCE_ASYNC_QP_ACCESS_ERR &&
+	       (int)UROCE_EVENT_SQ_DRAINED == (int)UROCE_ASYNC_SQ_DRAINED &&
+	       (int)UROCE_EVENT_QP_LAST_WQE_REACHED == (int)UROCE_ASYNC_QP_LAST_WQE_REACHED,
+	       "engine QP events carry ibverbs' numbers");
+
+/* Engine events go to the owning client, through the control thread. */
+static void
+op_async_event(void *ctx, enum uroce_event_type t, void *obj)
+{
+	struct dworker *w = ctx;
+	struct dqp *qp;
+	struct dcq *cq;
+
+	switch (t) {
+	case UROCE_EVENT_QP_FATAL:
+	case UROCE_EVENT_QP_REQ_ERR:
+	case UROCE_EVENT_QP_ACCESS_ERR:
+	case UROCE_EVENT_SQ_DRAINED:
+	case UROCE_EVENT_QP_LAST_WQE_REACHED:
+		qp = uroce_eng_qp_context(obj);
+		if (qp == NULL)
+			return;
+		/* The engine's event numbers are ibverbs' (see the asserts above). */
+		raise_event(w, qp->owner, (uint32_t)t, qp->handle);
+		return;
+	case UROCE_EVENT_CQ_ERR:
+		cq = uroce_eng_cq_context(obj);
+		if (cq != NULL && !cq->err_reported) {
+			cq->err_reported = true;
+			raise_event(w, cq->owner, UROCE_ASYNC_CQ_ERR, cq->handle);
+		}
+		return;
+	}
+}
+
+static void
+op_rq_refill(void *ctx, struct uroce_eng_qp *eq)
+{
+	struct dworker *w = ctx;
+	struct dqp *qp = uroce_eng_qp_context(eq);
+
+	if (qp == NULL)
+		return;
+	if (qp->srq != NULL)
+		srq_service(w, qp->srq);
+	else
+		qp_service_rq(w, qp, true);
+}
+
+static const struct uroce_eng_ops worker_ops = {
+	.now_us = op_now,
+	.tx_alloc = op_tx_alloc,
+	.tx_send = op_tx_send,
+	.tx_free = op_tx_free,
+	.async_event = op_async_event,
+	.rq_refill = op_rq_refill,
+};
+
+/* ------------------------------------------------------------------------ */
+/* Commands from the control thread                                          */
+/* ------------------------------------------------------------------------ */
+
+static int
+ws_add(struct dworker *w, struct dwsess *ws)
+{
+	if (w->n_ws == w->cap_ws) {
+		unsigned int n = w->cap_ws ? w->cap_ws * 2 : 16;
+		struct dwsess **a = realloc(w->ws, n * sizeof(*a));
+
+		if (a == NULL)
+			return -ENOMEM;
+		w->ws = a;
+		w->cap_ws = n;
+	}
+	w->ws[w->n_ws++] = ws;
+	return 0;
+}
+
+static void
+ws_del(struct dworker *w, struct dwsess *ws)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->n_ws; i++)
+		if (w->ws[i] == ws) {
+			w->ws[i] = w->ws[--w->n_ws];
+			return;
+		}
+}
+
+static int
+cq_place(struct dworker *w, struct dcq *cq)
+{
+	struct uroce_eng_cq_sink sink = { .push = cq_sink_push, .ctx = cq };
+
+	cq->wk = w;
+	cq->cq = uroce_eng_cq_create_sink(w->eng, &sink, cq);
+	return cq->cq != NULL ? 0 : -ENOMEM;
+}
+
+static void
+dirty_unlink(struct dworker *w, struct dcq *cq)
+{
+	struct dcq **pp;
+
+	for (pp = &w->dirty; *pp != NULL; pp = &(*pp)->dirty_next)
+		if (*pp == cq) {
+			*pp = cq->dirty_next;
+			break;
+		}
+	cq->dirty = false;
+}
+
+static int
+qp_create(struct dworker *w, struct dqp *qp)
+{
+	struct uroce_eng_qp_init_attr ia;
+	struct session *s = qp->owner;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_context = qp;
+	ia.send_cq = qp->scq->cq;
+	ia.recv_cq = qp->rcq->cq;
+	ia.srq = qp->srq != NULL ? qp->srq->srq : NULL;
+	ia.qp_type = (enum uroce_qp_type)qp->type;
+	ia.sq_sig_all = qp->sig_all != 0;
+	ia.cap.max_send_wr = qp->max_send_wr;
+	ia.cap.max_recv_wr = qp->max_recv_wr;
+	ia.cap.max_send_sge = qp->max_send_sge;
+	ia.cap.max_recv_sge = qp->max_recv_sge;
+	ia.cap.max_inline_data = qp->max_inline;
+	qp->qp = uroce_eng_qp_create(qp->pd->pd, &ia);
+	if (qp->qp == NULL)
+		return errno ? -errno : -ENOMEM;
+	qp->qpn = uroce_eng_qp_num(qp->qp);
+	s->ws[w->idx]->slot[qp->slot] = (uintptr_t)qp | SLOT_QP;
+	return 0;
+}
+
+static void
+qp_destroy(struct dworker *w, struct dqp *qp)
+{
+	qp->owner->ws[w->idx]->slot[qp->slot] = 0;
+	uroce_eng_qp_destroy(qp->qp);
+	qp->qp = NULL;
+}
+
+static void
+qp_state(struct dworker *w, struct dqp *qp, struct dqp_state *st)
+{
+	unsigned int k;
+
+	(void)w;
+	memset(st, 0, sizeof(*st));
+	uroce_eng_query_qp(qp->qp, &st->attr, NULL);
+	st->sq_queued = uroce_shm_ring_used_count(&qp->sq);
+	st->rq_queued = qp->rq.hdr != NULL ? uroce_shm_ring_used_count(&qp->rq) : 0;
+	st->failed = qp->failed;
+	st->n_cnt = UROCE_CNT_MAX;
+	for (k = 0; k < UROCE_CNT_MAX; k++)
+		st->cnt[k] = uroce_eng_qp_counter(qp->qp, (enum uroce_counter)k);
+	uroce_eng_qp_cc_state(qp->qp, &st->cc);
+	uroce_eng_qp_cc_get(qp->qp, &st->cc_params);
+}
+
+/* Every QP of this worker to ERR; their flushes written. @return QPs moved. */
+static unsigned int
+quiesce(struct dworker *w)
+{
+	struct uroce_eng_qp_attr a;
+	unsigned int n = 0, i, round;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_ERR;
+	for (i = UROCE_FIRST_USER_QPN; i < UROCE_MAX_QP; i++) {
+		struct uroce_eng_qp *qp = uroce_eng_qp(w->eng, w->idx << UROCE_QPN_LOCAL_BITS | i);
+
+		if (qp != NULL && uroce_eng_qp_state(qp) != UROCE_QPS_ERR &&
+		    uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE) == 0)
+			n++;
+	}
+	for (round = 0; round < 4; round++)
+		uroce_eng_poll(w->eng);
+	return n;
+}
+
+static unsigned int
+qps_placed(struct dworker *w)
+{
+	unsigned int n = 0, i;
+
+	for (i = UROCE_FIRST_USER_QPN; i < UROCE_MAX_QP; i++)
+		if (uroce_eng_qp(w->eng, w->idx << UROCE_QPN_LOCAL_BITS | i) != NULL)
+			n++;
+	return n;
+}
+
+void
+worker_exec(struct dworker *w, struct dcmd *c)
+{
+	struct uroce_eng_srq_init_attr sa;
+	unsigned int k;
+
+	c->rc = 0;
+	switch (c->type) {
+	case CMD_BARRIER:
+		break;
+	case CMD_WS_ADD:
+		c->rc = ws_add(w, c->u.ws);
+		break;
+	case CMD_WS_DEL:
+		ws_del(w, c->u.ws);
+		break;
+	case CMD_CQ_PLACE:
+		c->rc = cq_place(w, c->u.cq);
+		break;
+	case CMD_CQ_DESTROY:
+		c->rc = uroce_eng_cq_destroy(c->u.cq->cq);
+		if (c->rc == 0)
+			dirty_unlink(w, c->u.cq);
+		break;
+	case CMD_SRQ_CREATE:
+		memset(&sa, 0, sizeof(sa));
+		sa.max_wr = c->u.srq.srq->max_wr;
+		sa.max_sge = c->u.srq.srq->max_sge;
+		sa.srq_context = c->u.srq.srq;
+		sa.eng = w->eng;
+		c->u.srq.srq->srq = uroce_eng_srq_create(c->u.srq.pd->pd, &sa);
+		if (c->u.srq.srq->srq == NULL) {
+			c->rc = errno ? -errno : -ENOMEM;
+			break;
+		}
+		/* Its doorbell rings here only if its block is this worker's; else
+		 * the engine's refill hook takes its WQEs. */
+		if (c->u.srq.srq->db_worker == w->idx)
+			c->u.srq.srq->owner->ws[w->idx]->slot[c->u.srq.srq->slot] =
+				(uintptr_t)c->u.srq.srq | SLOT_SRQ;
+		srq_service(w, c->u.srq.srq);
+		break;
+	case CMD_SRQ_DESTROY:
+		c->rc = uroce_eng_srq_destroy(c->u.srq.srq->srq);
+		if (c->rc == 0 && c->u.srq.srq->db_worker == w->idx)
+			c->u.srq.srq->owner->ws[w->idx]->slot[c->u.srq.srq->slot] = 0;
+		break;
+	case CMD_SRQ_LIMIT:
+		c->u.srq.srq->limit = c->u.srq.limit;
+		srq_check_limit(w, c->u.srq.srq);
+		break;
+	case CMD_SRQ_QUERY:
+		c->u.srq.limit = c->u.srq.srq->limit;
+		break;
+	case CMD_QP_CREATE:
+		c->rc = qp_create(w, c->u.qp.qp);
+		break;
+	case CMD_QP_DESTROY:
+		qp_destroy(w, c->u.qp.qp);
+		break;
+	case CMD_QP_MODIFY:
+		c->rc = uroce_eng_modify_qp(c->u.qp.qp->qp, c->u.qp.attr, c->u.qp.mask);
+		break;
+	case CMD_QP_QUERY:
+		qp_state(w, c->u.qp.qp, c->u.qp.out);
+		break;
+	case CMD_QP_TO_ERR: {
+		struct uroce_eng_qp_attr a;
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = UROCE_QPS_ERR;
+		c->rc = uroce_eng_modify_qp(c->u.qp.qp->qp, &a, UROCE_QP_STATE);
+		break;
+	}
+	case CMD_QUIESCE:
+		c->u.stats.flushed = quiesce(w);
+		break;
+	case CMD_STATS:
+		c->u.stats.cnt = w->cnt;
+		for (k = 0; k < UROCE_CNT_MAX; k++)
+			c->u.stats.eng[k] = uroce_eng_counter(w->eng, (enum uroce_counter)k);
+		c->u.stats.qps = qps_placed(w);
+		break;
+	}
+	/* What the command completed (flushes) reaches the clients now. */
+	cq_publish(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The round                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static unsigned int
+mailbox(struct dworker *w)
+{
+	uint64_t seq = __atomic_load_n(&w->req.seq, __ATOMIC_ACQUIRE);
+
+	if (seq == w->handled)
+		return 0;
+	/* Acquire above: the command the control thread wrote is visible. */
+	worker_exec(w, w->req.cmd);
+	w->handled = seq;
+	/* Release: the command's results before the control thread reads them. */
+	__atomic_store_n(&w->done.seq, seq, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Give each frame delivered to this worker to its engine, in arrival order
+ * per sender (a wire between two ports does not reorder either). */
+static unsigned int
+loop_deliver(struct dworker *w)
+{
+	struct loop_frame *list = w->loop_head, **tail = w->loop_tail, *f;
+	struct dloop *l = loop_of(w);
+	unsigned int work = 0, i;
+	struct uroce_frame fr;
+	struct uroce_pkt p;
+
+	/* Take the local queue as it is now; what delivery sends waits. */
+	w->loop_head = NULL;
+	w->loop_tail = &w->loop_head;
+	if (list == NULL)
+		tail = &list;
+	for (i = 0; i < w->d->n_workers; i++) {
+		if (l->in[i] == NULL)
+			continue;
+		while ((f = pring_get(l->in[i])) != NULL) {
+			f->next = NULL;
+			*tail = f;
+			tail = &f->next;
+		}
+	}
+	while ((f = list) != NULL) {
+		list = f->next;
+		if (uroce_parse(f->frame, f->len, &fr, &p) == UROCE_WIRE_OK) {
+			p.owner = f;
+			uroce_eng_rx(w->eng, &p, &fr);
+			w->cnt.loop_frames++;
+		} else {
+			w->cnt.loop_bad++;
+		}
+		loop_release(w, f);
+		work++;
+	}
+	return work;
+}
+
+unsigned int
+worker_poll(struct dworker *w)
+{
+	unsigned int work = 0, i;
+
+	w->cnt.polls++;
+	if (w->d->port == NULL || w->d->port->now_us == NULL)
+		w->now_us = clock_us();
+	work += mailbox(w);
+	if (w->d->n_workers > 1)
+		loop_reclaim(w);
+	for (i = 0; i < w->n_ws; i++)
+		work += session_doorbells(w, w->ws[i]);
+	work += loop_deliver(w);
+	work += uroce_eng_poll(w->eng);
+	work += cq_publish(w);
+	return work;
+}
+
+void
+worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
+{
+	w->cnt.port_rx++;
+	uroce_eng_rx(w->eng, pkt, frame);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life                                                                      */
+/* ------------------------------------------------------------------------ */
+
+struct dworker *
+worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemon_conf *conf)
+{
+	struct uroce_eng_conf ec;
+	struct loop_frame *frames;
+	struct dworker *w;
+	struct dloop *l;
+	uint32_t i;
+
+	w = aligned_alloc(DAEMON_CACHE_LINE, (sizeof(*w) + DAEMON_CACHE_LINE - 1) &
+						     ~(size_t)(DAEMON_CACHE_LINE - 1));
+	if (w == NULL)
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->d = d;
+	w->idx = idx;
+	w->port_ctx = conf->port_ctxs[idx] != NULL ? conf->port_ctxs[idx] : conf->port_ctx;
+	w->loop_tail = &w->loop_head;
+	w->now_us = clock_us();
+	l = calloc(1, sizeof(*l));
+	w->loop_mem = l;
+	frames = aligned_alloc(64, sizeof(*frames) * d->loop_frames);
+	w->loop_frames = frames;
+	if (l == NULL || frames == NULL)
+		goto fail;
+	for (i = 0; i < d->loop_frames; i++) {
+		frames[i].owner = (uint16_t)idx;
+		frames[i].next = w->loop_free;
+		w->loop_free = &frames[i];
+	}
+	for (i = 0; i < d->n_workers && d->n_workers > 1; i++) {
+		uint32_t n = pow2_at_least(d->loop_frames);
+		size_t sz = sizeof(struct pring) + n * sizeof(struct loop_frame *);
+
+		if (i == idx)
+			continue;
+		l->in[i] = aligned_alloc(DAEMON_CACHE_LINE, sz);
+		l->ret[i] = aligned_alloc(DAEMON_CACHE_LINE, sz);
+		if (l->in[i] == NULL || l->ret[i] == NULL)
+			goto fail;
+		memset(l->in[i], 0, sz);
+		memset(l->ret[i], 0, sz);
+		l->in[i]->mask = n - 1;
+		l->ret[i]->mask = n - 1;
+	}
+	memset(&ec, 0, sizeof(ec));
+	ec.ops = &worker_ops;
+	ec.ctx = w;
+	memcpy(ec.gid, d->gids[0], 16);
+	ec.port = 1;
+	ec.ud_mtu = uroce_mtu_bytes(d->active_mtu);
+	ec.dev = d->dev;
+	ec.qpn_base = idx << UROCE_QPN_LOCAL_BITS;
+	w->eng = uroce_eng_create(&ec);
+	if (w->eng == NULL)
+		goto fail;
+	if (conf->cc != NULL && uroce_eng_cc_set(w->eng, conf->cc) != 0) {
+		errno = EINVAL;
+		goto fail;
+	}
+	return w;
+fail:
+	worker_destroy(w);
+	return NULL;
+}
+
+void
+worker_destroy(struct dworker *w)
+{
+	struct dloop *l;
+	unsigned int i;
+
+	if (w == NULL)
+		return;
+	uroce_eng_destroy(w->eng);
+	l = loop_of(w);
+	if (l != NULL)
+		for (i = 0; i < UROCE_DAEMON_MAX_WORKERS; i++) {
+			free(l->in[i]);
+			free(l->ret[i]);
+		}
+	free(l);
+	free(w->loop_frames);
+	free(w->ws);
+	free(w);
+}
