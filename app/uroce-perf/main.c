@@ -63,6 +63,9 @@
 #define PEER_CHECK_SPINS 4096
 /* Shortest interval the bw peak is measured over. */
 #define PEAK_INTERVAL_US 10000.0
+/* -e: longest sleep on the completion fd before the peer and the deadline
+ * are looked at again. */
+#define EVENT_WAIT_MS 100
 
 enum test_kind { TEST_WRITE, TEST_READ, TEST_SEND, TEST_ATOMIC };
 enum run_mode { MODE_BW, MODE_LAT };
@@ -140,6 +143,8 @@ struct perf {
 	unsigned long spins;
 	bool verify_failed;
 	unsigned int hold;       /* --hold: seconds to keep the QPs after the run */
+	bool events;             /* -e: sleep on the CQ's completion fd when it is empty */
+	uint64_t cq_sleeps;      /* -e: times this side slept on the fd */
 };
 
 static void __attribute__((noreturn, format(printf, 1, 2)))
@@ -173,6 +178,9 @@ usage(FILE *f)
 		"  -D, --duration SEC     run each size for SEC seconds instead of -n (bw only)\n"
 		"  -t, --tx-depth N       outstanding WRs per QP, bw (default %u, max 4096)\n"
 		"      --verify           check the data (and the atomic counter)\n"
+		"  -e, --events           sleep on the CQ's completion fd instead of busy\n"
+		"                         polling it (arm, poll, wait: perftest -e); not for\n"
+		"                         write lat, which watches memory\n"
 		"      --socket PATH      uroce daemon socket (default $UROCE_SOCKET, then %s)\n"
 		"  -x, --gid-index N      source GID index (default 0; uroced: 1 is IPv4, 2 IPv6)\n"
 		"  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU;\n"
@@ -672,11 +680,47 @@ wc_status_str(uint32_t s)
 	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown status";
 }
 
+/*
+ * Take up to POLL_BATCH completions. With -e an empty CQ is slept on, the
+ * way perftest -e does it: arm, poll once more (a completion that came
+ * before the arm raises no event), then wait on the CQ's eventfd and the
+ * side channel, at most EVENT_WAIT_MS so that the caller can look at its
+ * deadline and its peer.
+ */
+static int
+cq_poll(struct perf *pf, struct uroce_wc *wc)
+{
+	struct pollfd p[2];
+	int n = uroce_poll_cq(pf->cq, POLL_BATCH, wc), rc;
+
+	if (n != 0 || !pf->events)
+		return n;
+	rc = uroce_req_notify_cq(pf->cq, false);
+	if (rc < 0)
+		fatal("req_notify_cq: %s", strerror(-rc));
+	n = uroce_poll_cq(pf->cq, POLL_BATCH, wc);
+	if (n != 0)
+		return n;
+	p[0] = (struct pollfd){.fd = uroce_cq_fd(pf->cq), .events = POLLIN};
+	p[1] = (struct pollfd){.fd = pf->fd, .events = POLLIN};
+	pf->cq_sleeps++;
+	rc = poll(p, 2, EVENT_WAIT_MS);
+	if (rc < 0 && errno != EINTR)
+		fatal("poll: %s", strerror(errno));
+	/* Consume the event; a timeout also looks at the daemon's socket. */
+	rc = uroce_get_cq_event(pf->cq, 0);
+	if (rc == -ENOTCONN)
+		fatal("the uroce daemon went away");
+	if (rc < 0)
+		fatal("get_cq_event: %s", strerror(-rc));
+	return uroce_poll_cq(pf->cq, POLL_BATCH, wc);
+}
+
 /* Poll up to POLL_BATCH completions, failing on any error completion. */
 static int
 poll_some(struct perf *pf, struct uroce_wc *wc)
 {
-	int i, n = uroce_poll_cq(pf->cq, POLL_BATCH, wc);
+	int i, n = cq_poll(pf, wc);
 
 	if (n == -ENOTCONN)
 		fatal("the uroce daemon went away");
@@ -887,7 +931,7 @@ bw_server_send(struct perf *pf, uint64_t size, uint64_t *hdr)
 					break;
 			if (q == pf->p.qps)
 				return;
-		} else if (pf->spins % 256 == 0 && tcp_readable(pf)) {
+		} else if ((pf->events || pf->spins % 256 == 0) && tcp_readable(pf)) {
 			uint64_t counts[MAX_QPS];
 
 			expect_cmd(pf, hdr, CMD_DONE);
@@ -898,7 +942,7 @@ bw_server_send(struct perf *pf, uint64_t size, uint64_t *hdr)
 			continue;
 		}
 		pf->spins++;
-		n = uroce_poll_cq(pf->cq, POLL_BATCH, wc);
+		n = cq_poll(pf, wc);
 		if (n == -ENOTCONN)
 			fatal("the uroce daemon went away");
 		if (n < 0)
@@ -1135,6 +1179,7 @@ print_header(struct perf *pf)
 	else
 		printf(" Iterations      : %" PRIu64 " per QP\n", pf->p.iters);
 	printf(" Data verify     : %s\n", pf->p.verify ? "ON" : "OFF");
+	printf(" Use events      : %s\n", pf->events ? "ON (sleep on the CQ's fd)" : "OFF (busy poll)");
 	printf(" Timer           : clock_gettime(CLOCK_MONOTONIC)\n");
 	printf(RULE);
 	for (q = 0; q < pf->p.qps; q++) {
@@ -1342,6 +1387,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'D'},
 	{"tx-depth", required_argument, NULL, 't'},
 	{"verify", no_argument, NULL, 'V'},
+	{"events", no_argument, NULL, 'e'},
 	{"socket", required_argument, NULL, 'S'},
 	{"gid-index", required_argument, NULL, 'x'},
 	{"mtu", required_argument, NULL, 'm'},
@@ -1367,7 +1413,7 @@ parse_args(struct perf *pf, int argc, char **argv)
 	pf->p.tx_depth = DEFAULT_TX_DEPTH;
 	pf->p.max_size = SWEEP_MAX;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:eh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			pf->p.size = parse_num("-s", optarg, 1, SWEEP_MAX);
@@ -1394,6 +1440,9 @@ parse_args(struct perf *pf, int argc, char **argv)
 			break;
 		case 'V':
 			pf->p.verify = 1;
+			break;
+		case 'e':
+			pf->events = true;
 			break;
 		case 'S':
 			pf->sock_path = optarg;
@@ -1452,6 +1501,10 @@ parse_args(struct perf *pf, int argc, char **argv)
 
 	if (pf->p.iters && pf->p.duration)
 		bad_usage("-n and -D exclude each other");
+	if (pf->events && pf->p.test == TEST_WRITE && pf->p.mode == MODE_LAT)
+		bad_usage("-e: write lat waits for the peer's bytes in memory, with no "
+			  "completion to sleep on (as perftest: events are not available "
+			  "for the write latency test)");
 	if (pf->p.duration && pf->p.mode == MODE_LAT)
 		bad_usage("-D is supported in bw mode only; use -n in lat mode");
 	if (pf->p.qps > 1 && pf->p.mode == MODE_LAT)
@@ -1499,6 +1552,9 @@ main(int argc, char **argv)
 	create_resources(pf);
 	exchange_qps(pf);
 	run(pf);
+	if (pf->events)
+		printf(" CQ sleeps       : %" PRIu64 " (-e: times this side slept on the CQ's fd)\n",
+		       pf->cq_sleeps);
 	if (pf->hold != 0) {
 		/* The run is over and reported; the QPs stay as they are (the
 		 * peer may already be gone) until the hold ends. */

@@ -428,16 +428,20 @@ uroced_core_main_poll(struct uroced_core *c, int timeout_ms)
 }
 
 unsigned int
-uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp)
+uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp, bool workers_ran)
 {
 	unsigned int n;
 
 	if (c->d == NULL)
 		return 0;
+	/* Workers that never started (the dataplane failed to start) would
+	 * never answer a mailbox: this thread does their part itself. */
+	if (!workers_ran)
+		uroce_daemon_workers_stopped(c->d);
 	/* Each worker moves its QPs to ERR on its own lcore and writes the
 	 * flushes; then the workers stop. */
 	n = uroce_daemon_quiesce(c->d);
-	if (c->on_worker) {
+	if (c->on_worker && workers_ran) {
 		uroce_dp_stop(dp);
 		uroce_daemon_workers_stopped(c->d);
 	}

@@ -313,7 +313,7 @@ main(int argc, char **argv)
 	struct uroce_dp *dp = NULL;
 	struct uroced_core core;
 	struct sigaction sa;
-	bool check = false, pdump_ok = false, core_ok = false;
+	bool check = false, pdump_ok = false, core_ok = false, dp_started = false;
 	unsigned int flushed;
 	int eal_argc, rc;
 	pid_t holder = 0;
@@ -386,6 +386,7 @@ main(int argc, char **argv)
 		die("%s", err);
 		goto out;
 	}
+	dp_started = true;
 	printf(PROG ": ready: %u port(s), %u worker(s), socket %s, file prefix %s\n",
 	       uroce_dp_port_count(dp), uroce_dp_worker_count(dp), cfg.socket_path,
 	       cfg.in_memory ? "(in-memory)" : cfg.file_prefix);
@@ -402,7 +403,7 @@ main(int argc, char **argv)
 	rc = EXIT_SUCCESS;
 out:
 	if (core_ok) {
-		flushed = uroced_core_stop(&core, dp);
+		flushed = uroced_core_stop(&core, dp, dp_started);
 		printf(PROG ": %u QP(s) moved to ERR with their work flushed; clients told\n",
 		       flushed);
 	}

@@ -76,8 +76,10 @@ unsigned int uroced_core_main_poll(struct uroced_core *c, int timeout_ms);
 /**
  * Orderly stop: QPs to ERR with flush completions written (on the owner
  * lcore), workers stopped, sessions closed, socket removed.
+ * @param workers_ran  false if uroce_dp_start() failed: the caller's thread
+ *                     then does the workers' part itself
  * @return the number of QPs that were moved to ERR.
  */
-unsigned int uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp);
+unsigned int uroced_core_stop(struct uroced_core *c, struct uroce_dp *dp, bool workers_ran);
 
 #endif /* UROCED_H */

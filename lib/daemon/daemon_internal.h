@@ -288,8 +288,11 @@ struct dworker {
 	struct dwsess **ws;
 	unsigned int n_ws;
 	unsigned int cap_ws;
-	/* wrk: CQs with CQEs written since the last publish */
+	/* wrk: CQs with CQEs written since the last publish, in the order of
+	 * their first CQE: a client waiting on several CQs through one channel
+	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
+	struct dcq **dirty_tail;
 	/* wrk: placed QPs by QPN index (SRQ accounting of completions, events) */
 	struct dqp **qps;
 	/* wrk: loopback */

@@ -183,8 +183,9 @@ cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 		cq->qualifies = true;
 	if (!cq->dirty) {
 		cq->dirty = true;
-		cq->dirty_next = w->dirty;
-		w->dirty = cq;
+		cq->dirty_next = NULL;
+		*w->dirty_tail = cq;
+		w->dirty_tail = &cq->dirty_next;
 	}
 	/* A receive of an SRQ QP took one of the SRQ's WQEs: check its limit. */
 	if (wc->opcode & UROCE_WC_RECV) {
@@ -229,6 +230,7 @@ cq_publish(struct dworker *w)
 		cq_signal(w, cq, cq->qualifies);
 		cq->qualifies = false;
 	}
+	w->dirty_tail = &w->dirty;
 	return n;
 }
 
@@ -860,6 +862,8 @@ dirty_unlink(struct dworker *w, struct dcq *cq)
 	for (pp = &w->dirty; *pp != NULL; pp = &(*pp)->dirty_next)
 		if (*pp == cq) {
 			*pp = cq->dirty_next;
+			if (w->dirty_tail == &cq->dirty_next)
+				w->dirty_tail = pp;
 			break;
 		}
 	cq->dirty = false;
@@ -1144,6 +1148,7 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	w->idx = idx;
 	w->port_ctx = conf->port_ctxs[idx] != NULL ? conf->port_ctxs[idx] : conf->port_ctx;
 	w->loop_tail = &w->loop_head;
+	w->dirty_tail = &w->dirty;
 	w->now_us = clock_us();
 	l = calloc(1, sizeof(*l));
 	w->loop_mem = l;

@@ -152,6 +152,9 @@ struct dp_ncache {
 /* Frames a worker's hand-off ring holds (RoCEv2 for its QPs, from others). */
 #define DP_HANDOFF_RING 2048
 #define DP_MAX_BURST 256
+/** mbufs a started port must leave beyond the workers' bursts (control
+ *  frames, neighbour replies, per-lcore cache spill) */
+#define DP_POOL_SLACK 128
 
 struct dp_worker {
 	struct uroce_dp *dp;

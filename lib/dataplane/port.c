@@ -20,6 +20,7 @@
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mempool.h>
 
 #include "uroce_steer.h"
 
@@ -296,6 +297,30 @@ uroce_dp_worker_stats(const struct uroce_dp *dp, unsigned int worker,
 	return 0;
 }
 
+/*
+ * What the queues keep once started must leave the workers enough to run:
+ * some PMDs fill every RX descriptor with an mbuf of the port's pool at
+ * setup or start (NICs, and net_tap, which holds a chain per descriptor),
+ * others hold none (af_packet, memif). Measure instead of guessing: a pool
+ * the queues took whole drops every frame as rx_nombuf, silently.
+ */
+static int
+pool_check(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
+{
+	unsigned int avail = rte_mempool_avail_count(p->pool);
+	unsigned int need = dp->n_workers * (DP_MAX_BURST + DP_TXBUF) + DP_POOL_SLACK;
+
+	if (avail >= need)
+		return 0;
+	return dp_err(err, errlen, -ENOBUFS,
+		      "[%s] %s: the %u RX/TX queue pair(s) keep %u of the port's %u mbufs, "
+		      "leaving %u; %u worker(s) need at least %u to receive and send: raise "
+		      "[limits] mbufs (to %u or more) or lower rx_desc (%u)",
+		      p->cfg.section, p->cfg.device, dp->n_workers, dp->cfg.mbufs - avail,
+		      dp->cfg.mbufs, avail, dp->n_workers, need,
+		      dp->cfg.mbufs - avail + need, dp->cfg.rx_desc);
+}
+
 int
 uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 {
@@ -312,6 +337,11 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 				      p->cfg.section, p->cfg.device, strerror(-rc));
 		}
 		p->started = true;
+		rc = pool_check(dp, p, err, errlen);
+		if (rc != 0) {
+			uroce_dp_stop(dp);
+			return rc;
+		}
 		/* With one worker owning every QP (no owner function), have the NIC
 		 * put RoCEv2 on its queue (drivers/net). When QPs are spread over
 		 * the workers, RSS spreads the frames and rx.c hands each to its

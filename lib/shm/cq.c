@@ -17,6 +17,14 @@
  *
  * With the fences, at least one side sees the other's store, and the CAS
  * makes at most one of them win.
+ *
+ * Only completions added after the arm raise its event (IBA 11.4.2.2): an
+ * application that arms before it polls (perftest's event mode: one event,
+ * one poll) must not get a second event for a CQE it is about to take. After
+ * each check the daemon stores cq_judged = prod; the client only considers
+ * CQEs at or past cq_judged. A CQE below it was checked while the CQ was not
+ * armed, so it was there before the arm. One past it may be being checked
+ * right now, and either side may claim it, once.
  */
 
 #include <errno.h>
@@ -38,7 +46,7 @@ uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only)
 {
 	_Atomic uint64_t *arm = SHM_A64(&cq->hdr->cq_arm);
 	uint32_t mode = solicited_only ? UROCE_SHM_CQ_ARM_SOLICITED : UROCE_SHM_CQ_ARM_NEXT;
-	uint32_t cons = cq->head, prod, i;
+	uint32_t cons = cq->head, prod, judged, i;
 	uint64_t word, expected;
 	bool fire = !solicited_only;
 
@@ -62,8 +70,15 @@ uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only)
 	if (prod == cons)
 		return 0;
 	cq->peer = prod;
+	/* cq_judged: daemon-written; used only when it lies in [cons, prod]
+	 * (so an old daemon that leaves it 0 gets the whole unpolled range). */
+	judged = atomic_load_explicit(SHM_A32(&cq->hdr->cq_judged), memory_order_acquire);
+	if (judged - cons <= prod - cons)
+		cons = judged;
+	if (prod == cons)
+		return 0;
 	for (i = 0; !fire && i < prod - cons; i++)
-		fire = cqe_qualifies(uroce_shm_ring_cons_slot(cq, i));
+		fire = cqe_qualifies(uroce_shm_ring_cons_slot(cq, cons - cq->head + i));
 	if (!fire)
 		return 0;
 	/* Claim the event ourselves unless the daemon already did. acq_rel on
@@ -77,22 +92,12 @@ uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only)
 	return 0;
 }
 
-bool
-uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies)
+/* Does @p word (as loaded) ask for an event for what we just published? */
+static bool
+armed_for(struct uroce_shm_ring *cq, uint64_t word, bool qualifies)
 {
-	_Atomic uint64_t *arm = SHM_A64(&cq->hdr->cq_arm);
-	uint64_t word;
-	uint32_t mode, dist;
+	uint32_t mode = SHM_ARM_MODE(word), dist;
 
-	if (cq->role != UROCE_SHM_RING_PRODUCER || cq->corrupt)
-		return false;
-	/* Our half of the store-buffering pattern: the release store of prod
-	 * (in the commit) is ordered before the load of the arm word. */
-	atomic_thread_fence(memory_order_seq_cst);
-	/* cq_arm: client-written, untrusted. It only decides whether this
-	 * client's own eventfd is written, so a bad value harms no one else. */
-	word = atomic_load_explicit(arm, memory_order_acquire);
-	mode = SHM_ARM_MODE(word);
 	if (mode == UROCE_SHM_CQ_DISARMED)
 		return false;
 	if (mode != UROCE_SHM_CQ_ARM_NEXT && mode != UROCE_SHM_CQ_ARM_SOLICITED) {
@@ -102,18 +107,52 @@ uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies)
 	if (mode == UROCE_SHM_CQ_ARM_SOLICITED && !qualifies)
 		return false;
 	/* Something must lie past the consumer index the client armed at, and
-	 * that index must be one the client could have had. */
+	 * that index must be one the client could have had: it armed with at
+	 * most size CQEs unpolled, and at most size more can have come since
+	 * (it polls after arming; the first new one disarms). */
 	dist = cq->head - SHM_ARM_CONS(word);
 	if (dist == 0)
 		return false;
-	if (dist > cq->size) {
+	if (dist > 2 * cq->size) {
 		cq->bad_arm++;
 		return false;
 	}
-	/* Disarm by CAS: if the client claimed the event or re-armed in between,
-	 * the CAS fails and the client's own re-check covers our CQE. */
-	return atomic_compare_exchange_strong_explicit(arm, &word,
-						       word & ~(0xffull << 32),
-						       memory_order_acq_rel,
-						       memory_order_relaxed);
+	return true;
+}
+
+/* A client re-arming over and over can only delay its own event. */
+#define ARM_CLAIM_TRIES 4
+
+bool
+uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies)
+{
+	_Atomic uint64_t *arm = SHM_A64(&cq->hdr->cq_arm);
+	bool fire = false;
+	uint64_t word;
+	unsigned int tries;
+
+	if (cq->role != UROCE_SHM_RING_PRODUCER || cq->corrupt)
+		return false;
+	/* Our half of the store-buffering pattern: the release store of prod
+	 * (in the commit) is ordered before the load of the arm word. */
+	atomic_thread_fence(memory_order_seq_cst);
+	/* cq_arm: client-written, untrusted. It only decides whether this
+	 * client's own eventfd is written, so a bad value harms no one else. */
+	word = atomic_load_explicit(arm, memory_order_acquire);
+	for (tries = 0; tries < ARM_CLAIM_TRIES && armed_for(cq, word, qualifies); tries++) {
+		/* Disarm by CAS. It fails if the client claimed the event (the
+		 * word is disarmed now) or armed again (the CQEs came while it
+		 * was armed, so they still raise one event): look again. */
+		if (atomic_compare_exchange_strong_explicit(arm, &word, word & ~(0xffull << 32),
+							    memory_order_acq_rel,
+							    memory_order_acquire)) {
+			fire = true;
+			break;
+		}
+	}
+	/* Checked, after the last load of the arm word: a client that sees this
+	 * store and finds the arm word still set knows those loads missed it,
+	 * so the CQEs below came before its arm. */
+	atomic_store_explicit(SHM_A32(&cq->hdr->cq_judged), cq->head, memory_order_release);
+	return fire;
 }

@@ -272,7 +272,11 @@ struct uroce_shm_ring_hdr {
 	uint32_t reserved0[11];
 	/** Producer index, free-running modulo 2^32. Owner: the producer. */
 	uint32_t prod;
-	uint32_t reserved1[15];
+	/** CQ only: every CQE below this index was published and checked
+	 * against the arm word (ABI 1.2; see uroce_shm_cq_arm()). Owner: the
+	 * producer. */
+	uint32_t cq_judged;
+	uint32_t reserved1[14];
 	/** Consumer index, free-running modulo 2^32. Owner: the consumer. */
 	uint32_t cons;
 	uint32_t reserved2[15];
@@ -285,6 +289,7 @@ UROCE_SHM_OFF(struct uroce_shm_ring_hdr, size, 8);
 UROCE_SHM_OFF(struct uroce_shm_ring_hdr, entry_size, 12);
 UROCE_SHM_OFF(struct uroce_shm_ring_hdr, entries_offset, 16);
 UROCE_SHM_OFF(struct uroce_shm_ring_hdr, prod, 64);
+UROCE_SHM_OFF(struct uroce_shm_ring_hdr, cq_judged, 68);
 UROCE_SHM_OFF(struct uroce_shm_ring_hdr, cons, 128);
 UROCE_SHM_OFF(struct uroce_shm_ring_hdr, cq_arm, 192);
 UROCE_SHM_SIZE(struct uroce_shm_ring_hdr, 256);
@@ -507,9 +512,12 @@ enum uroce_shm_cq_arm_mode {
 };
 
 /**
- * Client side: arm the CQ for one event (ibv_req_notify_cq). The arm word is
- * published, then the ring is re-read: if a qualifying CQE was already written
- * that the daemon may have missed, this call tries to claim the event itself.
+ * Client side: arm the CQ for one event (ibv_req_notify_cq). The event is for
+ * the next completion (IBA 11.4.2.2): CQEs the daemon published and checked
+ * against the arm word before the arm was visible raise none, polled or not.
+ * The arm word is published, then the ring is re-read: if a qualifying CQE
+ * was published that the daemon may not have checked yet, this call tries to
+ * claim the event itself.
  *
  * @param cq  the client's consumer handle on the CQ ring
  * @param solicited_only  arm for solicited or error completions only
@@ -523,9 +531,10 @@ int uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only);
 
 /**
  * Daemon side: after publishing CQEs on cq (the daemon's producer handle),
- * decide whether the CQ's eventfd must be signalled. Disarms the CQ when it
- * says yes, so there is one event per arm. The arm word is client-written and
- * only ever affects the client's own events.
+ * decide whether the CQ's eventfd must be signalled, then mark everything
+ * published as checked (cq_judged). Disarms the CQ when it says yes, so there
+ * is one event per arm. The arm word is client-written and only ever affects
+ * the client's own events.
  *
  * @param qualifies  some CQE just published is solicited or unsuccessful
  * @return true if the caller must write the eventfd.

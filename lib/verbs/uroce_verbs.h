@@ -100,6 +100,14 @@ struct uroce_device_attr {
 	uint8_t atomic_cap;
 	uint8_t phys_port_cnt;
 	uint16_t max_pkeys;
+	/* Added for drivers/verbs (ibv_query_device): */
+	uint64_t sys_image_guid;
+	uint32_t vendor_id;        /**< as the daemon reports it (0: none) */
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t device_cap_flags; /**< ibv_device_cap_flags bits */
+	uint32_t max_srq_wr;
+	uint32_t max_srq_sge;
 };
 
 /** Port attributes (ibv_port_attr subset). */
@@ -112,6 +120,10 @@ struct uroce_port_attr {
 	uint16_t pkey_tbl_len;
 	uint8_t link_layer;    /**< 2: Ethernet */
 	uint8_t phys_state;
+	/* Added for drivers/verbs (ibv_query_port): */
+	uint32_t port_cap_flags;
+	uint8_t active_speed;  /**< ibv_port_attr encoding */
+	uint8_t active_width;
 };
 
 /** Work completion (ibv_wc). */
@@ -542,6 +554,105 @@ int uroce_get_async_event(struct uroce_context *ctx, struct uroce_async_event *e
 
 /** Acknowledge an event from uroce_get_async_event() (ibv_ack_async_event). */
 void uroce_ack_async_event(struct uroce_async_event *ev);
+
+/*
+ * ---------------------------------------------------------------------------
+ * Direct ring access (for drivers/verbs)
+ *
+ * uroce_post_send(), uroce_post_recv() and uroce_poll_cq() translate
+ * uroce_* work requests and completions. A library that has its own WR and
+ * WC formats (drivers/verbs: ibv_send_wr, ibv_wc, the ibv_wr_* builder and
+ * ibv_cq_ex) writes WQEs and reads CQEs in the shared rings itself with these
+ * functions, so that it adds no copy and no system call over liburoce:
+ *
+ *   uroce_sq_begin(qp);                    locks the send queue
+ *   w = uroce_sq_slot(qp, 0); fill *w;     the n-th WQE of this batch
+ *   w = uroce_sq_slot(qp, 1); fill *w;
+ *   uroce_sq_end(qp, 2);                   publishes 2 WQEs, one doorbell, unlocks
+ *
+ * A slot is published only by *_end(), so a batch can be abandoned with
+ * *_end(x, 0). The daemon checks every WQE it copies out (doc/verbs.md, "Bad
+ * WQEs") exactly as for uroce_post_send(). Between *_begin() and *_end() the
+ * queue's lock is held: the same thread must end what it began, and must not
+ * call uroce_post_send()/uroce_post_recv() on that queue meanwhile.
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * Start a batch of send WQEs on @p qp: take the send queue's lock.
+ * @return 0 (the lock is held; end with uroce_sq_end()), -EINVAL (NULL),
+ *   -ENOTCONN (the daemon is gone; nothing is held).
+ */
+int uroce_sq_begin(struct uroce_qp *qp);
+
+/**
+ * The @p i-th WQE of the batch started with uroce_sq_begin() (i counts from
+ * 0 and must grow by one per call), its 64-byte control part zeroed; the
+ * caller fills it (wr_id, opcode, flags, wr, then SGEs or inline bytes).
+ * @return the slot, or NULL if the send ring has no room for i + 1 WQEs.
+ */
+struct uroce_shm_send_wqe *uroce_sq_slot(struct uroce_qp *qp, uint32_t i);
+
+/**
+ * Publish the first @p n WQEs of the batch (0: abandon it), ring the QP's
+ * doorbell once if n > 0, release the lock.
+ */
+void uroce_sq_end(struct uroce_qp *qp, uint32_t n);
+
+/**
+ * Receive-queue batch of @p qp, as uroce_sq_begin().
+ * @return 0, -EINVAL (NULL, or the QP takes its receives from an SRQ),
+ *   -ENOTCONN.
+ */
+int uroce_rq_begin(struct uroce_qp *qp);
+/** The @p i-th receive WQE of the batch, zeroed; NULL if the ring is full. */
+struct uroce_shm_recv_wqe *uroce_rq_slot(struct uroce_qp *qp, uint32_t i);
+/** Publish @p n receive WQEs, ring the doorbell once if n > 0, unlock. */
+void uroce_rq_end(struct uroce_qp *qp, uint32_t n);
+
+/** SRQ batch, as uroce_rq_begin(). @return 0, -EINVAL (NULL), -ENOTCONN. */
+int uroce_srq_begin(struct uroce_srq *srq);
+/** The @p i-th receive WQE of the SRQ batch, zeroed; NULL if the ring is full. */
+struct uroce_shm_recv_wqe *uroce_srq_slot(struct uroce_srq *srq, uint32_t i);
+/** Publish @p n SRQ WQEs, ring the SRQ's doorbell once if n > 0, unlock. */
+void uroce_srq_end(struct uroce_srq *srq, uint32_t n);
+/** The SRQ's actual max_sge (from uroce_create_srq()). */
+uint32_t uroce_srq_max_sge(const struct uroce_srq *srq);
+
+/**
+ * Start reading completions of @p cq in place: take the CQ's lock and make
+ * up to @p n CQEs visible (no system call).
+ * @return the number of CQEs readable with uroce_cq_entry() (0 if none);
+ *   the lock is held either way: end with uroce_cq_end().
+ */
+uint32_t uroce_cq_begin(struct uroce_cq *cq, uint32_t n);
+
+/** The @p i-th CQE made visible by uroce_cq_begin() (read-only, in the ring). */
+const struct uroce_shm_cqe *uroce_cq_entry(struct uroce_cq *cq, uint32_t i);
+
+/**
+ * Release the first @p n CQEs read (they may be overwritten from now on) and
+ * the CQ's lock. With n == 0 it checks, as uroce_poll_cq() does for an empty
+ * poll, that the ring is sane and (every 256th empty poll) that the daemon is
+ * there.
+ * @return 0, -EIO (the CQ ring is corrupt), -ENOTCONN (the daemon is gone).
+ */
+int uroce_cq_end(struct uroce_cq *cq, uint32_t n);
+
+/**
+ * Check now whether the daemon is still there (one poll() on the socket,
+ * no message). For blocking waits that do not watch the socket themselves.
+ * @return 0, -EINVAL (NULL), -ENOTCONN (gone: the context is now fatal).
+ */
+int uroce_context_check(struct uroce_context *ctx);
+
+/**
+ * uroce_query_gid() that also returns the GID's type.
+ * @param gid_type  set to 0 (RoCEv1) or 1 (RoCEv2), as the daemon reports it
+ * @return 0, -EINVAL (no such port or index), -ENOTCONN, -ETIMEDOUT.
+ */
+int uroce_query_gid_ex(struct uroce_context *ctx, uint8_t port, int index, uint8_t gid[16],
+		       uint32_t *gid_type);
 
 #ifdef __cplusplus
 }

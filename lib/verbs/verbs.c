@@ -561,6 +561,13 @@ uroce_query_device(struct uroce_context *c, struct uroce_device_attr *a)
 	a->atomic_cap = r.atomic_cap;
 	a->phys_port_cnt = r.phys_port_cnt;
 	a->max_pkeys = r.max_pkeys;
+	a->sys_image_guid = r.sys_image_guid;
+	a->vendor_id = r.vendor_id;
+	a->vendor_part_id = r.vendor_part_id;
+	a->hw_ver = r.hw_ver;
+	a->device_cap_flags = r.device_cap_flags;
+	a->max_srq_wr = r.max_srq_wr;
+	a->max_srq_sge = r.max_srq_sge;
 	return 0;
 }
 
@@ -587,24 +594,38 @@ uroce_query_port(struct uroce_context *c, uint8_t port, struct uroce_port_attr *
 	a->pkey_tbl_len = r.pkey_tbl_len;
 	a->link_layer = r.link_layer;
 	a->phys_state = r.phys_state;
+	a->port_cap_flags = r.port_cap_flags;
+	a->active_speed = r.active_speed;
+	a->active_width = r.active_width;
 	return 0;
 }
 
 int
 uroce_query_gid(struct uroce_context *c, uint8_t port, int index, uint8_t gid[16])
 {
+	uint32_t type;
+
+	return uroce_query_gid_ex(c, port, index, gid, &type);
+}
+
+int
+uroce_query_gid_ex(struct uroce_context *c, uint8_t port, int index, uint8_t gid[16],
+		   uint32_t *gid_type)
+{
 	struct uroce_shm_msg_query_gid_req q;
 	struct uroce_shm_msg_query_gid_resp r;
 	int rc;
 
-	if (c == NULL || gid == NULL || index < 0)
+	if (c == NULL || gid == NULL || gid_type == NULL || index < 0)
 		return -EINVAL;
 	memset(&q, 0, sizeof(q));
 	q.port_num = port;
 	q.index = (uint32_t)index;
 	rc = rpc(c, UROCE_SHM_MSG_QUERY_GID, &q, sizeof(q), -1, &r, sizeof(r), NULL);
-	if (rc == 0)
+	if (rc == 0) {
 		memcpy(gid, r.gid, 16);
+		*gid_type = r.gid_type;
+	}
 	return rc;
 }
 
@@ -1797,4 +1818,161 @@ uroce_ack_async_event(struct uroce_async_event *ev)
 	u = ev_unacked(ev);
 	if (u != NULL && __atomic_load_n(u, __ATOMIC_ACQUIRE) > 0)
 		__atomic_sub_fetch(u, 1, __ATOMIC_ACQ_REL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Direct ring access (drivers/verbs)                                        */
+/* ------------------------------------------------------------------------ */
+
+int
+uroce_sq_begin(struct uroce_qp *qp)
+{
+	int rc = post_check(qp, true);
+
+	if (rc != 0)
+		return rc;
+	pthread_mutex_lock(&qp->priv->sq_lock);
+	return 0;
+}
+
+struct uroce_shm_send_wqe *
+uroce_sq_slot(struct uroce_qp *qp, uint32_t i)
+{
+	struct uroce_shm_send_wqe *w;
+
+	if (uroce_shm_ring_prod_reserve(&qp->priv->sq, i + 1) != i + 1)
+		return NULL;
+	w = uroce_shm_ring_prod_slot(&qp->priv->sq, i);
+	memset(w, 0, offsetof(struct uroce_shm_send_wqe, data));
+	return w;
+}
+
+void
+uroce_sq_end(struct uroce_qp *qp, uint32_t n)
+{
+	struct uroce_qp_priv *pv = qp->priv;
+
+	if (n > 0) {
+		/* One release store publishes the whole batch, then one doorbell. */
+		uroce_shm_ring_prod_commit(&pv->sq, n);
+		uroce_shm_db_ring(pv->db, pv->db_slot);
+	}
+	pthread_mutex_unlock(&pv->sq_lock);
+}
+
+int
+uroce_rq_begin(struct uroce_qp *qp)
+{
+	int rc = post_check(qp, true);
+
+	if (rc == 0 && qp->srq != NULL)
+		rc = -EINVAL; /* its receives come from the SRQ */
+	if (rc != 0)
+		return rc;
+	pthread_mutex_lock(&qp->priv->rq_lock);
+	return 0;
+}
+
+/* The i-th zeroed receive slot of a batch on @p ring, or NULL if full. */
+static struct uroce_shm_recv_wqe *
+recv_slot(struct uroce_shm_ring *ring, uint32_t i)
+{
+	struct uroce_shm_recv_wqe *w;
+
+	if (uroce_shm_ring_prod_reserve(ring, i + 1) != i + 1)
+		return NULL;
+	w = uroce_shm_ring_prod_slot(ring, i);
+	memset(w, 0, sizeof(*w));
+	return w;
+}
+
+struct uroce_shm_recv_wqe *
+uroce_rq_slot(struct uroce_qp *qp, uint32_t i)
+{
+	return recv_slot(&qp->priv->rq, i);
+}
+
+void
+uroce_rq_end(struct uroce_qp *qp, uint32_t n)
+{
+	struct uroce_qp_priv *pv = qp->priv;
+
+	if (n > 0) {
+		uroce_shm_ring_prod_commit(&pv->rq, n);
+		uroce_shm_db_ring(pv->db, pv->db_slot);
+	}
+	pthread_mutex_unlock(&pv->rq_lock);
+}
+
+int
+uroce_srq_begin(struct uroce_srq *srq)
+{
+	if (srq == NULL)
+		return -EINVAL;
+	if (srq->context->fatal)
+		return -ENOTCONN;
+	pthread_mutex_lock(&srq->priv->lock);
+	return 0;
+}
+
+struct uroce_shm_recv_wqe *
+uroce_srq_slot(struct uroce_srq *srq, uint32_t i)
+{
+	return recv_slot(&srq->priv->ring, i);
+}
+
+void
+uroce_srq_end(struct uroce_srq *srq, uint32_t n)
+{
+	struct uroce_srq_priv *pv = srq->priv;
+
+	if (n > 0) {
+		uroce_shm_ring_prod_commit(&pv->ring, n);
+		uroce_shm_db_ring(pv->db, pv->db_slot);
+	}
+	pthread_mutex_unlock(&pv->lock);
+}
+
+uint32_t
+uroce_srq_max_sge(const struct uroce_srq *srq)
+{
+	return srq->priv->max_sge;
+}
+
+uint32_t
+uroce_cq_begin(struct uroce_cq *cq, uint32_t n)
+{
+	pthread_mutex_lock(&cq->lock);
+	return n == 0 ? 0 : uroce_shm_ring_cons_peek(&cq->ring, n);
+}
+
+const struct uroce_shm_cqe *
+uroce_cq_entry(struct uroce_cq *cq, uint32_t i)
+{
+	return uroce_shm_ring_cons_slot(&cq->ring, i);
+}
+
+int
+uroce_cq_end(struct uroce_cq *cq, uint32_t n)
+{
+	if (n > 0) {
+		uroce_shm_ring_cons_release(&cq->ring, n);
+		cq->empty_polls = 0;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	if (n > 0)
+		return 0;
+	if (uroce_shm_ring_is_corrupt(&cq->ring))
+		return -EIO;
+	if (++cq->empty_polls % LIVENESS_EVERY == 0 && daemon_gone(cq->context))
+		return -ENOTCONN;
+	return 0;
+}
+
+int
+uroce_context_check(struct uroce_context *c)
+{
+	if (c == NULL)
+		return -EINVAL;
+	return daemon_gone(c) ? -ENOTCONN : 0;
 }

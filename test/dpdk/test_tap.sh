@@ -75,4 +75,49 @@ for c in "rx_roce_packets 3" "rx_icrc_errors 1"; do
 	[ "$v" = "$2" ] && pass "$1 = $v" || fail "$1 = $v, want $2"
 done
 stop_uroced "$PID_T" t
+
+# --- Two workers on the tap. net_tap fills every RX descriptor of every
+# queue with mbufs of the port's pool: with 2 x 1024 descriptors a pool of
+# 2047 is gone before the first frame. uroced must say so and not start
+# (it used to start and drop every frame as rx_nombuf).
+sed -i 's/^lcores = 0,1$/lcores = 0,1,2@1/' "$WORK/t.conf"
+out=$(ip netns exec "$NS" timeout 30 "$UROCED" -c "$WORK/t.conf" 2>&1)
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && echo "$out" | grep -q "raise \[limits\] mbufs"; then
+	pass "two workers, mbufs = 2047: refused (exit $rc): $(echo "$out" | grep 'raise \[limits\] mbufs' | sed 's/^uroced: //')"
+else
+	fail "two workers, mbufs = 2047: exit $rc, no advice on mbufs:"
+	echo "$out" | tail -n 5 | sed 's/^/    /'
+fi
+
+# Then with enough mbufs: 64 frames of 64 flows, spread over both RX queues
+# by the kernel; every one is counted, none lost. (dqpn 0x11 is a QPN of
+# worker 0 that no QP has: its engine counts each as rx_bad_qpn; the frames
+# worker 1 receives are handed to worker 0 first.)
+sed -i 's/^mbufs = 2047$/mbufs = 4095/' "$WORK/t.conf"
+start_uroced t2 "$NS" -c "$WORK/t.conf" || finish
+PID_T=$LAST_PID
+ip -n "$NS" link set "$TAP" up
+for _ in $(seq 30); do
+	ip -n "$NS" link show "$TAP" | grep -q 'state UP' && break
+	sleep 0.1
+done
+ip netns exec "$NS" /usr/bin/python3 "$HERE/send_roce.py" --iface "$TAP" --dmac "$MAC_U" \
+	--smac "$MAC_K" --src 198.18.6.1 --dst 198.18.6.2 --good 64 2>&1 | grep -v '^WARNING'
+v=""
+for _ in $(seq 20); do
+	v=$(counter "$P" 0 rx_roce_packets)
+	[ "$v" = 64 ] && break
+	sleep 0.1
+done
+h=$(counter "$P" 0 rx_handoff)
+bq=$(dstat "$P" rx_bad_qpn)
+rxw=$(tel "$P" /uroce/workers | python3 -c 'import json,sys; d=json.load(sys.stdin)["/uroce/workers"]; print(" ".join(str(d[k]["rx_packets"]) for k in sorted(d)))')
+[ "$v" = 64 ] && pass "two workers: rx_roce_packets = 64 (per worker RX: $rxw; $h handed to worker 0)" ||
+	fail "two workers: rx_roce_packets = $v of 64 (per worker RX: $rxw; rx_handoff $h)"
+[ "$bq" = 64 ] && pass "two workers: all 64 reached worker 0's engine (rx_bad_qpn 64)" ||
+	fail "two workers: rx_bad_qpn = $bq of 64"
+nb=$(tel "$P" /ethdev/stats,0 | grep -o '"rx_nombuf": [0-9]*' | grep -o '[0-9]*$')
+[ "$nb" = 0 ] && pass "two workers: rx_nombuf = 0" || fail "two workers: rx_nombuf = $nb"
+stop_uroced "$PID_T" t2
 finish

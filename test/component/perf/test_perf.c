@@ -442,6 +442,74 @@ Test(perf, read_bw_duration, .timeout = 60)
 	run_pair(a, false, (const unsigned long[]){1024}, 1, 0);
 }
 
+/* -e: both sides sleep on their CQ's fd; the run still verifies, and the
+ * client says how often it slept (more than never: the peer's answer takes
+ * longer than arming and polling once more). */
+static void
+run_events(const char *const *args, bool lat, const unsigned long *sizes, unsigned long iters)
+{
+	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
+	struct proc srv = {0}, cli = {0};
+	struct row rows[MAX_ROWS];
+	char *sout, *cout, *p;
+	unsigned long sleeps;
+	bool cok, sok;
+	int n;
+
+	start_lite();
+	snprintf(port, sizeof(port), "%u", free_port());
+	build_argv(sargv, port, args, NULL);
+	build_argv(cargv, port, args, "127.0.0.1");
+	spawn(&srv, sargv);
+	spawn(&cli, cargv);
+	cok = wait_for(&cli, 25);
+	sok = wait_for(&srv, 5);
+	stop_lite();
+	sout = slurp(srv.out);
+	cout = slurp(cli.out);
+	unlink(srv.out);
+	unlink(cli.out);
+	/* Expect: both exit 0 in time, the header says events are on, one row
+	 * of the expected size and count, and the client slept on its CQ. */
+	cr_assert(cok && sok, "timeout\nclient:\n%s\nserver:\n%s", cout, sout);
+	cr_assert(WIFEXITED(cli.status) && WEXITSTATUS(cli.status) == 0, "client:\n%s", cout);
+	cr_assert(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 0, "server:\n%s", sout);
+	cr_expect(strstr(cout, "Use events      : ON") != NULL, "client:\n%s", cout);
+	p = strstr(cout, " CQ sleeps       : ");
+	cr_assert_not_null(p, "client printed no CQ sleeps:\n%s", cout);
+	sleeps = strtoul(p + 19, NULL, 10);
+	cr_expect_gt(sleeps, 0, "the client never slept on its CQ:\n%s", cout);
+	n = parse_table(cout, rows, MAX_ROWS);
+	cr_assert_eq(n, 1, "rows:\n%s", cout);
+	cr_expect_eq((unsigned long)rows[0].v[0], sizes[0]);
+	cr_expect_eq((unsigned long)rows[0].v[1], iters);
+	cr_expect_eq(rows[0].nv, lat ? 9 : 5);
+	cr_log_info("%s %s -e: the client slept %lu times", args[0], args[1], sleeps);
+	free(sout);
+	free(cout);
+}
+
+Test(perf, send_lat_events, .timeout = 60)
+{
+	const char *a[] = {"send", "lat", "-s", "64", "-n", "200", "--verify", "-e", NULL};
+
+	run_events(a, true, s64, 200);
+}
+
+Test(perf, read_lat_events, .timeout = 60)
+{
+	const char *a[] = {"read", "lat", "-s", "64", "-n", "200", "--verify", "-e", NULL};
+
+	run_events(a, true, s64, 200);
+}
+
+Test(perf, send_bw_events, .timeout = 60)
+{
+	const char *a[] = {"send", "bw", "-s", "4096", "-n", "300", "--verify", "-e", NULL};
+
+	run_events(a, false, s4096, 300);
+}
+
 /* Run uroce-perf alone and return its exit status and output. */
 static int
 run_alone(char *const argv[], char **out)
@@ -466,6 +534,7 @@ Test(perf, bad_options_exit_2_with_usage, .timeout = 60)
 		{perf, "atomic", "bw", "-s", "64", NULL},
 		{perf, "write", "bw", "--bogus", NULL},
 		{perf, "write", NULL},
+		{perf, "write", "lat", "-e", NULL},
 	};
 	unsigned int i;
 

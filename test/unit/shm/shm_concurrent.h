@@ -253,8 +253,9 @@ conc_doorbell(uint32_t posts, double seconds)
 
 struct conc_cq_result {
 	uint32_t claimed;   /* rounds where the client's arm claimed the event */
-	uint32_t woken;     /* rounds where the daemon's eventfd write woke it */
-	uint32_t lost;      /* rounds with no event within 5 s */
+	uint32_t woken;     /* rounds where the daemon's eventfd write came */
+	uint32_t quiet;     /* rounds with no event: the CQE came before the arm */
+	uint32_t lost;      /* rounds where the client found nothing and no event came */
 	uint32_t doubled;   /* rounds with a second event */
 	uint32_t missing;   /* rounds where the CQE was not there to poll */
 	uint64_t daemon_signals;
@@ -313,10 +314,12 @@ conc_cq_poll_all(struct uroce_shm_ring *c, uint64_t want_wr_id, uint32_t *wrong)
 	return total;
 }
 
-/* Per round: the client drains its CQ and arms; the daemon thread races one
- * CQE against the arm. Every third round the client arms only once the CQE is
- * visible, so the CQE lands between its poll and its arm. Exactly one event
- * must result per round: the arm claims it (1) or the eventfd fires. */
+/* Per round the client does what a verbs application does (IBA 11.4.2.2:
+ * an arm covers the next completion only): arm, poll, and block on the
+ * eventfd only if the poll found nothing. The daemon thread races one CQE
+ * against it. Every third round the client arms only once the CQE is
+ * visible, so the CQE lands between its poll and its arm. A client that
+ * found nothing must be woken (never lost); no round has two events. */
 static inline struct conc_cq_result
 conc_cq_race(uint32_t rounds)
 {
@@ -327,7 +330,7 @@ conc_cq_race(uint32_t rounds)
 	struct pollfd pfd;
 	eventfd_t val;
 	pthread_t t;
-	uint32_t r, spins = 0, wrong = 0;
+	uint32_t r, spins = 0, wrong = 0, got, events;
 	void *m = aligned_alloc(64, len);
 	int a;
 
@@ -351,26 +354,43 @@ conc_cq_race(uint32_t rounds)
 			while (uroce_shm_ring_used_count(&c) == 0)
 				conc_relax(&spins);
 		a = uroce_shm_cq_arm(&c, false);
-		if (a == 1) {
-			res.claimed++;
-		} else if (a == 0) {
+		if (a < 0) {
+			res.lost++;
+			break;
+		}
+		events = a == 1;
+		got = conc_cq_poll_all(&c, r, &wrong);
+		if (got == 0) {
+			/* Nothing yet, so the CQE comes after the arm: its event
+			 * must wake us. */
 			pfd = (struct pollfd){.fd = rc.efd, .events = POLLIN};
-			if (poll(&pfd, 1, 5000) != 1 || eventfd_read(rc.efd, &val) != 0 ||
-			    val != 1) {
+			if (a == 1 || poll(&pfd, 1, 5000) != 1 ||
+			    eventfd_read(rc.efd, &val) != 0 || val != 1) {
 				res.lost++;
 				break; /* the daemon thread may be ahead; stop here */
 			}
-			res.woken++;
-		} else {
-			res.lost++;
-			break;
+			events++;
+			got = conc_cq_poll_all(&c, r, &wrong);
 		}
 		while (atomic_load_explicit(&rc.daemon_done, memory_order_acquire) != r)
 			conc_relax(&spins);
 		if (eventfd_read(rc.efd, &val) == 0)
+			events += (uint32_t)val;
+		if (events > 1)
 			res.doubled++;
-		if (conc_cq_poll_all(&c, r, &wrong) != 1)
+		else if (events == 0)
+			res.quiet++;
+		else if (a == 1)
+			res.claimed++;
+		else
+			res.woken++;
+		if (got != 1)
 			res.missing++;
+		/* Leave the CQ disarmed for the next round: take the arm back if
+		 * nothing fired, as an application that closes its CQ would. */
+		if (events == 0)
+			atomic_store_explicit((_Atomic uint64_t *)(void *)&c.hdr->cq_arm, 0,
+					      memory_order_release);
 	}
 	if (r <= rounds) {
 		/* A lost wakeup: the daemon thread would wait forever. */

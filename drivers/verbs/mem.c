@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * Protection domains and memory regions. ibv_reg_mr() on ordinary memory
+ * (malloc, memalign, anonymous mmap) goes through liburoce's in-place
+ * re-backing (doc/verbs.md, "Registering ordinary memory"); a range that is
+ * not page aligned, which liburoce refuses on its own, is first re-backed as
+ * its enclosing pages and then registered exactly, so the MR grants no byte
+ * beyond what the application asked for.
+ */
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dv_internal.h"
+
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+DV_EXPORT struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *c)
+{
+	struct dv_pd *pd;
+
+	if (c == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return NULL;
+	pd->upd = uroce_alloc_pd(dv_ctx(c)->uctx);
+	if (pd->upd == NULL) {
+		free(pd);
+		return NULL;
+	}
+	pd->pd.context = c;
+	pd->pd.handle = pd->upd->handle;
+	return &pd->pd;
+}
+
+DV_EXPORT int
+ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct dv_pd *p = (struct dv_pd *)pd;
+	int rc;
+
+	if (pd == NULL)
+		return EINVAL;
+	rc = uroce_dealloc_pd(p->upd);
+	if (rc != 0 && rc != -ENOTCONN)
+		return -rc;
+	free(p);
+	return 0;
+}
+
+/* Access bits uroce implements; optional bits (relaxed ordering, ...) are
+ * hints that may be ignored, IBV_ACCESS_HUGETLB too. */
+#define DV_ACCESS_OK \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+	 IBV_ACCESS_REMOTE_ATOMIC)
+
+static struct ibv_mr *
+dv_reg(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
+{
+	struct dv_pd *p = (struct dv_pd *)pd;
+	struct uroce_mr *outer = NULL;
+	struct dv_mr *mr;
+	int err;
+
+	if (pd == NULL || length == 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	access &= ~(unsigned int)(IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_HUGETLB);
+	if ((access & ~(unsigned int)DV_ACCESS_OK) != 0 || iova != (uintptr_t)addr) {
+		/* Memory windows, zero-based, on-demand paging, and an iova other
+		 * than the address: not implemented. */
+		DV_TRACE("reg_mr: access 0x%x / iova unsupported", access);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL)
+		return NULL;
+	mr->umr = uroce_reg_mr(p->upd, addr, length, (int)access);
+	if (mr->umr == NULL && errno == EINVAL) {
+		uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t lo = (uintptr_t)addr & ~(pg - 1);
+		uintptr_t hi = ((uintptr_t)addr + length + pg - 1) & ~(pg - 1);
+
+		/* Not page aligned: re-back the enclosing pages, then the exact
+		 * range lies inside re-backed memory and needs no alignment. */
+		if (hi > lo && (lo != (uintptr_t)addr || hi != (uintptr_t)addr + length)) {
+			outer = uroce_reg_mr(p->upd, (void *)lo, hi - lo, 0);
+			if (outer != NULL)
+				mr->umr = uroce_reg_mr(p->upd, addr, length, (int)access);
+			else
+				errno = EINVAL;
+		}
+	}
+	err = errno;
+	if (outer != NULL)
+		uroce_dereg_mr(outer); /* the exact MR keeps the memory shared */
+	if (mr->umr == NULL) {
+		DV_TRACE("reg_mr %p+%zu access 0x%x: %s", addr, length, access, strerror(err));
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.handle = mr->umr->handle;
+	mr->mr.lkey = mr->umr->lkey;
+	mr->mr.rkey = mr->umr->rkey;
+	DV_TRACE("reg_mr %p+%zu access 0x%x: lkey 0x%x", addr, length, access, mr->mr.lkey);
+	return &mr->mr;
+}
+
+DV_EXPORT struct ibv_mr *
+ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return dv_reg(pd, addr, length, (uintptr_t)addr, (unsigned int)access);
+}
+
+DV_EXPORT struct ibv_mr *
+ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
+{
+	return dv_reg(pd, addr, length, iova, (unsigned int)access);
+}
+
+DV_EXPORT struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+		 unsigned int access)
+{
+	return dv_reg(pd, addr, length, iova, access);
+}
+
+DV_EXPORT int
+ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct dv_mr *m = (struct dv_mr *)mr;
+	int rc;
+
+	if (mr == NULL)
+		return EINVAL;
+	rc = uroce_dereg_mr(m->umr);
+	if (rc != 0 && rc != -ENOTCONN)
+		return -rc;
+	free(m);
+	return 0;
+}
+
+DV_EXPORT int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+	     int access)
+{
+	(void)mr;
+	(void)flags;
+	(void)pd;
+	(void)addr;
+	(void)length;
+	(void)access;
+	/* Deregister and register again instead; the old MR stays valid. */
+	errno = EOPNOTSUPP;
+	return IBV_REREG_MR_ERR_INPUT;
+}
+
+DV_EXPORT struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+		  int access)
+{
+	(void)pd;
+	(void)offset;
+	(void)length;
+	(void)iova;
+	(void)fd;
+	(void)access;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+/* Sharing objects between processes through a kernel command fd: no kernel. */
+DV_EXPORT struct ibv_context *
+ibv_import_device(int cmd_fd)
+{
+	(void)cmd_fd;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+DV_EXPORT struct ibv_pd *
+ibv_import_pd(struct ibv_context *c, uint32_t pd_handle)
+{
+	(void)c;
+	(void)pd_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+DV_EXPORT void
+ibv_unimport_pd(struct ibv_pd *pd)
+{
+	(void)pd; /* nothing can have been imported */
+}
+
+DV_EXPORT struct ibv_mr *
+ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	(void)pd;
+	(void)mr_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+DV_EXPORT void
+ibv_unimport_mr(struct ibv_mr *mr)
+{
+	(void)mr;
+}
+
+DV_EXPORT struct ibv_dm *
+ibv_import_dm(struct ibv_context *c, uint32_t dm_handle)
+{
+	(void)c;
+	(void)dm_handle;
+	errno = EOPNOTSUPP;
+	return NULL;
+}
+
+DV_EXPORT void
+ibv_unimport_dm(struct ibv_dm *dm)
+{
+	(void)dm;
+}
