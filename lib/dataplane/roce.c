@@ -170,6 +170,20 @@ encap_prepare(struct dp_worker *w, struct dp_port *p, uint16_t port, struct uroc
 	return 0;
 }
 
+void
+dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16], const uint8_t mac[6])
+{
+	struct dp_ncache *c = &w->ncache[ncache_slot(ip, port)];
+
+	/* Only a next hop this worker sends to, from the MAC it sends to, and
+	 * not more than once per DP_NEIGH_SEEN_US: no lock otherwise. */
+	if (c->expires_us <= w->now_us || c->port != port || memcmp(c->ip, ip, 16) != 0 ||
+	    memcmp(c->mac, mac, 6) != 0 || w->now_us - c->seen_us < DP_NEIGH_SEEN_US)
+		return;
+	c->seen_us = w->now_us;
+	dp_neigh_traffic(&w->dp->ports[port], ip, mac);
+}
+
 int
 uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
 		   uint32_t ib_len, const struct uroce_encap *enc)

@@ -178,6 +178,8 @@ roce_input_rest(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m,
 	}
 	cnt->rx_roce_packets++;
 	cnt->rx_roce_bytes += m->pkt_len;
+	/* The peer is alive at this MAC: its neighbour entry needs no probe. */
+	dp_neigh_rx_seen(w, (uint16_t)(p - w->dp->ports), f->sgid, f->smac);
 	pkt.owner = m;
 	/* The engine reads the packet only during the call; the frame is ours after. */
 	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), f, &pkt);

@@ -128,6 +128,9 @@ struct uroce_dp_config {
 	unsigned int burst;          /**< RX burst size, the bound on work per loop */
 	unsigned int neigh_retry_ms; /**< resolution: time between requests */
 	unsigned int neigh_tries;    /**< resolution: requests before failing */
+	/** Ageing: a reachable entry is asked again this long after the peer
+	 * last told us its MAC (and fails after neigh_tries unanswered requests). */
+	unsigned int neigh_reachable_ms;
 	unsigned int neigh_max;      /**< neighbour table entries per port */
 	/** Longest sleep of an idle worker (0: it never sleeps, busy polling). */
 	unsigned int idle_sleep_us;
@@ -400,7 +403,10 @@ int uroce_dp_gid_get(const struct uroce_dp *dp, uint16_t port, unsigned int inde
  * address. The first call for an address creates an entry and sends an ARP
  * request or a neighbour solicitation; uroce_dp_poll() resends it every
  * neigh_retry_ms and marks the entry failed after neigh_tries requests. A
- * failed entry is retried from scratch by the next call. Any thread.
+ * failed entry is retried from scratch by the next call. A reachable entry
+ * is asked again neigh_reachable_ms after the peer last told us its MAC; the
+ * known MAC is returned meanwhile, and the new one once the peer answers.
+ * Any thread.
  *
  * @return 0 with @p mac filled, -EAGAIN while pending, -EHOSTUNREACH if the
  *   last resolution failed, -ENOSPC if the table is full, -EINVAL for a bad
