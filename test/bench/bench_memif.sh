@@ -4,12 +4,17 @@
 #
 # Benchmark (suite 'perf'): what RDMA through two uroced over memif costs,
 # next to the two things it is built from, all on this machine, one run:
-#   1. uroce-perf between two uroced over memif, set up as test_e2e_memif
-#      does (--no-huge, one worker lcore each: A's on CPU 1, B's on CPU 0,
-#      idle_sleep_us = 10); servers on A, clients on B, GID index 1 (IPv4):
-#      write/read/send bw at 64 B and 64 KiB (-D 3), write/send/read lat at
-#      64 B. Then the lat tests again with idle_sleep_us = 0 (busy polling
-#      daemons), to show what scheduling does to latency.
+#   1. uroce-perf between two uroced over memif (--no-huge, one worker lcore
+#      each, busy-polling: idle_sleep_us = 0; A's on CPU 1, B's on CPU 0);
+#      servers on A, clients on B, GID index 1 (IPv4), clients in event mode
+#      (-e: they sleep on the CQ's fd, so the two workers are the only busy
+#      threads on the two CPUs): write/read/send bw at 64 B and 64 KiB, atomic
+#      bw, send and read lat at 64 B; write lat cannot sleep (it watches
+#      memory) and runs as a third busy thread, -n BENCH_LAT_ITERS_BUSY. Each
+#      row also gets both workers' busy cycles per WQE from their own
+#      accounting (uroce-ctl workers), and their sleeps (must be 0).
+#   1b. Zero-copy TX: write bw at 256 B, 1 KiB, 4 KiB and 64 KiB with
+#      tx_zero_copy_min = 0 (always copy), 64 and 1024 (the default).
 #   2. dpdk-testpmd on the same kind of path: a memif server in rxonly on
 #      CPU 1 and a memif client in txonly (64-byte packets) on CPU 0, --no-huge;
 #      the rate is the receiver's Rx-pps, the mean of 5 one-second samples.
@@ -17,7 +22,7 @@
 # Prints one summary table and the ratios (uroce / raw packet rate, uroce
 # latency / kernel TCP latency). It never fails on a number: exit 1 only if a
 # run fails, 77 (meson SKIP) when not root or a tool is missing.
-# Needs UROCED and UROCE_PERF (meson passes the build's binaries).
+# Needs UROCED, UROCE_PERF and UROCE_CTL (meson passes the build's binaries).
 #
 # Knobs (environment): BENCH_DURATION (bw seconds, 3), BENCH_LAT_ITERS (5000),
 # BENCH_LAT_ITERS_BUSY (300: busy-polling daemons are slow on 2 CPUs),
@@ -30,6 +35,9 @@
 require_uroced
 if [ -z "${UROCE_PERF:-}" ] || [ ! -x "$UROCE_PERF" ]; then
 	skip "UROCE_PERF is not set to the uroce-perf binary"
+fi
+if [ -z "${UROCE_CTL:-}" ] || [ ! -x "$UROCE_CTL" ]; then
+	skip "UROCE_CTL is not set to the uroce-ctl binary"
 fi
 require_cmd timeout coreutils
 require_cmd dpdk-telemetry.py dpdk-dev
@@ -56,13 +64,17 @@ B_SOCK="$WORK/b.sock"
 RES="$WORK/results"    # one line per measurement: KEY VALUE...
 : >"$RES"
 
-# start_pair IDLE_US: both daemons, memif link up (else the bench fails).
-# Logs: $WORK/a-idleIDLE_US.log, $WORK/b-idleIDLE_US.log.
+# start_pair IDLE_US [ZC_MIN]: both daemons, memif link up (else the bench
+# fails). Logs: $WORK/a-idleIDLE_US[-zcZC_MIN].log, likewise b.
 start_pair() {
 	memif_conf a "$1"
 	memif_conf b "$1"
-	rm -f "$A_SOCK" "$B_SOCK"
 	PAIR="idle$1"
+	if [ -n "${2:-}" ]; then
+		sed -i "s/^\[limits\]$/[limits]\ntx_zero_copy_min = $2/" "$WORK/a.conf" "$WORK/b.conf"
+		PAIR="idle$1-zc$2"
+	fi
+	rm -f "$A_SOCK" "$B_SOCK"
 	start_uroced "a-$PAIR" - -c "$WORK/a.conf" || finish
 	PID_A=$LAST_PID
 	start_uroced "b-$PAIR" - -c "$WORK/b.conf" || finish
@@ -78,7 +90,7 @@ start_pair() {
 # stop_pair: prints what the daemons counted (retransmits, tx_alloc_fail...),
 # then stops them.
 stop_pair() {
-	log "daemon counters after the idle_sleep_us=${PAIR#idle} runs:"
+	log "daemon counters after the $PAIR runs:"
 	nonzero_stats A "$PA"
 	nonzero_stats B "$PB"
 	stop_uroced "$PID_A" "a-$PAIR"
@@ -97,13 +109,33 @@ except Exception as e:
     print("unavailable (%s)" % e)'
 }
 
+# wstat SOCK: "busy_cycles wqes sleeps" of the daemon's worker 0.
+wstat() {
+	"$UROCE_CTL" workers --socket "$1" --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+try:
+    w = json.load(sys.stdin)["workers"][0]
+    print(w["busy_cycles"], w["wqes"], w["sleeps"])
+except Exception:
+    print("0 0 0")'
+}
+
+# cpw B0 W0 B1 W1: busy cycles per WQE between two wstat samples, or "-".
+cpw() {
+	awk -v b0="$1" -v w0="$2" -v b1="$3" -v w1="$4" 'BEGIN {
+		if (w1 > w0) printf "%d\n", (b1 - b0) / (w1 - w0); else print "-" }'
+}
+
 # perf KEY ARGS...: one uroce-perf run, server on A, client on B, both bounded
 # by 60 s (a run takes 3 s or so; a stall is a failure, not a number).
-# Appends "KEY <the client's result row>" to $RES.
+# Appends "KEY <the client's result row>" to $RES, and "KEY-cpw A B SLEEPS"
+# (each worker's busy cycles per WQE, and the sleeps of both).
 perf() {
-	local key="$1" spid rc_c rc_s row
+	local key="$1" spid rc_c rc_s row a0 a1 b0 b1
 	shift
 	PORT=$((PORT + 1))
+	a0=$(wstat "$A_SOCK")
+	b0=$(wstat "$B_SOCK")
 	timeout 60 "$UROCE_PERF" "$@" -x 1 --socket "$A_SOCK" -p "$PORT" >"$WORK/$key.srv" 2>&1 &
 	spid=$!
 	sleep 0.3
@@ -113,11 +145,16 @@ perf() {
 	wait "$spid"
 	rc_s=$?
 	row=$(grep -A1 '#bytes' "$WORK/$key.cli" | tail -1)
+	a1=$(wstat "$A_SOCK")
+	b1=$(wstat "$B_SOCK")
+	# shellcheck disable=SC2086 # the samples are three words each
+	set -- $a0 $a1 $b0 $b1
+	echo "$key-cpw $(cpw "$1" "$2" "$4" "$5") $(cpw "$7" "$8" "${10}" "${11}") $(( $6 - $3 + ${12} - $9 ))" >>"$RES"
 	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ] && [ -n "$row" ]; then
 		echo "$key $row" >>"$RES"
-		log "uroce-perf $*: $row"
+		log "uroce-perf $key: $row (busy cycles/WQE A B, sleeps: $(get "$key-cpw" 1) $(get "$key-cpw" 2) $(get "$key-cpw" 3))"
 	else
-		fail "uroce-perf $*: client exit $rc_c, server exit $rc_s"
+		fail "uroce-perf $key: client exit $rc_c, server exit $rc_s"
 		tail -n 3 "$WORK/$key.cli" "$WORK/$key.srv" | sed 's/^/    /'
 		nonzero_stats A "$PA"
 		nonzero_stats B "$PB"
@@ -138,22 +175,27 @@ ratio() {
 log "start $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 1. uroce-perf over memif ---------------------------------------------
-start_pair 10
+start_pair 0
 for t in write read send; do
 	for s in 64 65536; do
-		perf "bw-$t-$s" $t bw -s $s -D "$DURATION"
+		perf "bw-$t-$s" $t bw -s $s -D "$DURATION" -e
 	done
 done
-for t in write send read; do
-	perf "lat-$t" $t lat -s 64 -n "$LAT_ITERS"
+perf "bw-atomic-8" atomic bw -D "$DURATION" -e
+for t in send read; do
+	perf "lat-$t" $t lat -s 64 -n "$LAT_ITERS" -e
 done
+perf "lat-write" write lat -s 64 -n "$LAT_ITERS_BUSY"
 stop_pair
 
-start_pair 0
-for t in write send read; do
-	perf "latbusy-$t" $t lat -s 64 -n "$LAT_ITERS_BUSY"
+# --- 1b. zero-copy TX threshold -------------------------------------------
+for zc in 0 64 1024; do
+	start_pair 0 $zc
+	for s in 256 1024 4096 65536; do
+		perf "zc$zc-$s" write bw -s $s -D "$DURATION" -e
+	done
+	stop_pair
 done
-stop_pair
 
 # --- 2. dpdk-testpmd over memif: raw packet rate ---------------------------
 # Two interactive processes, placed like the two daemons: the rxonly server's
@@ -283,16 +325,16 @@ echo "=== bench_memif summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(grep -m1 'mod
 	sed 's/.*: //'), $(nproc) CPUs, Linux $(uname -r), DPDK $(pkg-config --modversion libdpdk 2>/dev/null ||
 	echo '?'))"
 echo
-echo "| test | size | MB/s (MB = 2^20 B, as uroce-perf) | Mpps |"
-echo "|---|---:|---:|---:|"
-for t in write read send; do
-	for s in 64 65536; do
-		printf '| uroce-perf %s bw | %s | %s | %s |\n' $t $s "$(get "bw-$t-$s" 4)" "$(get "bw-$t-$s" 5)"
-	done
+echo "| test | size | MB/s (MB = 2^20 B, as uroce-perf) | Mpps | busy cycles/WQE (A / B) | worker sleeps |"
+echo "|---|---:|---:|---:|---:|---:|"
+for k in bw-write-64 bw-write-65536 bw-read-64 bw-read-65536 bw-send-64 bw-send-65536 bw-atomic-8; do
+	t=${k#bw-}
+	printf '| uroce-perf %s bw -e | %s | %s | %s | %s / %s | %s |\n' "${t%-*}" "${t##*-}" "$(get "$k" 4)" \
+		"$(get "$k" 5)" "$(get "$k-cpw" 1)" "$(get "$k-cpw" 2)" "$(get "$k-cpw" 3)"
 done
 tpm=$(awk -v v="$(get testpmd-rx 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')
 for d in rx tx; do
-	printf '| dpdk-testpmd %s (%s-pps, mean of %s s, min %s max %s) | 64 | %s | %s |\n' \
+	printf '| dpdk-testpmd %s (%s-pps, mean of %s s, min %s max %s) | 64 | %s | %s | | |\n' \
 		"$([ $d = rx ] && echo "rxonly, received" || echo "txonly, sent")" \
 		"$([ $d = rx ] && echo Rx || echo Tx)" "$(get testpmd-$d 2)" "$(get testpmd-$d 3)" \
 		"$(get testpmd-$d 4)" \
@@ -300,33 +342,37 @@ for d in rx tx; do
 		"$(awk -v v="$(get testpmd-$d 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')"
 done
 echo
-echo "| test (64 B) | t_min | t_typical | t_avg | 99% | [usec] |"
-echo "|---|---:|---:|---:|---:|---|"
-for t in write send read; do
-	half="1/2 RTT"
-	[ $t = read ] && half="RTT"
-	printf '| uroce-perf %s lat, idle_sleep_us=10 (%s) | %s | %s | %s | %s | |\n' $t "$half" \
-		"$(get "lat-$t" 3)" "$(get "lat-$t" 5)" "$(get "lat-$t" 6)" "$(get "lat-$t" 8)"
-done
-for t in write send read; do
-	half="1/2 RTT"
-	[ $t = read ] && half="RTT"
-	printf '| uroce-perf %s lat, idle_sleep_us=0 (%s, -n %s) | %s | %s | %s | %s | |\n' $t "$half" \
-		"$LAT_ITERS_BUSY" "$(get "latbusy-$t" 3)" "$(get "latbusy-$t" 5)" \
-		"$(get "latbusy-$t" 6)" "$(get "latbusy-$t" 8)"
+echo "| test (64 B) | t_min | t_typical | t_avg | 99% | busy cycles/WQE (A / B) |"
+echo "|---|---:|---:|---:|---:|---:|"
+for t in send read write; do
+	half="1/2 RTT, -e"
+	[ $t = read ] && half="RTT, -e"
+	[ $t = write ] && half="1/2 RTT, busy client, -n $LAT_ITERS_BUSY"
+	printf '| uroce-perf %s lat (%s) | %s | %s | %s | %s | %s / %s |\n' $t "$half" \
+		"$(get "lat-$t" 3)" "$(get "lat-$t" 5)" "$(get "lat-$t" 6)" "$(get "lat-$t" 8)" \
+		"$(get "lat-$t-cpw" 1)" "$(get "lat-$t-cpw" 2)"
 done
 printf '| sockperf TCP ping-pong 127.0.0.1 (1/2 RTT; t_typical = p50) | %s | %s | %s | %s | |\n' \
 	"$(get sockperf 1)" "$(get sockperf 2)" "$(get sockperf 3)" "$(get sockperf 4)"
+echo
+echo "| write bw -e, MB/s (busy cycles/WQE A / B) | 256 B | 1 KiB | 4 KiB | 64 KiB |"
+echo "|---|---:|---:|---:|---:|"
+for zc in 0 64 1024; do
+	printf '| tx_zero_copy_min = %s |' $zc
+	for s in 256 1024 4096 65536; do
+		printf ' %s (%s / %s) |' "$(get "zc$zc-$s" 4)" "$(get "zc$zc-$s-cpw" 1)" "$(get "zc$zc-$s-cpw" 2)"
+	done
+	echo
+done
 echo
 echo "Ratios:"
 for t in write read send; do
 	echo "  uroce-perf $t bw 64 B Mpps / testpmd Mpps      = $(ratio "$(get "bw-$t-64" 5)" "$tpm")"
 done
-echo "  uroce write lat t_typical / sockperf TCP p50    = $(ratio "$(get lat-write 5)" "$(get sockperf 2)")"
 echo "  uroce send lat t_typical / sockperf TCP p50     = $(ratio "$(get lat-send 5)" "$(get sockperf 2)")"
 echo "  uroce read lat t_typical (RTT) / (2 x sockperf p50) = $(ratio "$(get lat-read 5)" "$(get sockperf 2)" 0.5)"
-for t in write send read; do
-	echo "  uroce $t lat t_typical, idle_sleep_us 0 / 10   = $(ratio "$(get "latbusy-$t" 5)" "$(get "lat-$t" 5)")"
+for s in 1024 4096 65536; do
+	echo "  write bw $s B, zero-copy from 64 / always copy = $(ratio "$(get "zc64-$s" 4)" "$(get "zc0-$s" 4)")"
 done
 echo
 finish

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The uroce authors
+#
+# Benchmark (suite 'perf'): the client path (issue 10). One uroced with no
+# port, its one worker busy-polling (idle_sleep_us 0) on CPU 1; uroce-perf
+# client and server on CPU 0, so two CPUs carry the two busy threads:
+#   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE bw (-D BENCH_SECONDS);
+#   64 B READ lat (the server only waits) and WRITE lat (both ends poll
+#   memory, so two busy threads share CPU 0: an upper bound);
+# beside, in the same run: bench_engine (two engines on one core, the
+# transport's ceiling) and bench_xcore (the cross-core cache-line round trip).
+# For each uroce-perf row the worker's busy cycles per WQE, from its own
+# accounting (uroce-ctl workers), and its sleeps (must stay 0: a sleeping
+# worker is not measured). Prints one table and the ratios the issue sets;
+# never fails on a number: exit 1 only when a run fails, 77 when not root or
+# a tool is missing.
+# Knobs: BENCH_SECONDS (3), BENCH_LAT_ITERS (20000), BENCH_PORT (19700).
+# shellcheck source=../dpdk/lib.sh
+. "$(dirname "$0")/../dpdk/lib.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (DPDK EAL for uroced)"
+require_uroced
+[ -n "${UROCE_PERF:-}" ] && [ -x "$UROCE_PERF" ] || skip "UROCE_PERF is not set"
+[ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set"
+[ -n "${BENCH_ENGINE:-}" ] && [ -x "$BENCH_ENGINE" ] || skip "BENCH_ENGINE is not set"
+[ -n "${BENCH_XCORE:-}" ] && [ -x "$BENCH_XCORE" ] || skip "BENCH_XCORE is not set"
+require_cmd timeout coreutils
+require_cmd taskset util-linux
+[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+require_eal
+
+SECS=${BENCH_SECONDS:-3}
+LAT_ITERS=${BENCH_LAT_ITERS:-20000}
+PORT=${BENCH_PORT:-19700}
+P="uroce-bc-$$"
+PREFIXES+=("$P")
+SOCK="$WORK/d.sock"
+RES="$WORK/results"
+: >"$RES"
+
+cat >"$WORK/d.conf" <<CONF
+[eal]
+lcores = 0@0,1@1
+no_huge = yes
+memory = 512
+file_prefix = $P
+[daemon]
+socket = $SOCK
+[limits]
+idle_sleep_us = 0
+CONF
+start_uroced d - -c "$WORK/d.conf" || finish
+PID_D=$LAST_PID
+
+# wstat: "busy_cycles wqes sleeps tsc_hz" of worker 0.
+wstat() {
+	"$UROCE_CTL" workers --socket "$SOCK" --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+w = json.load(sys.stdin)["workers"][0]
+print(w["busy_cycles"], w["wqes"], w["sleeps"], w.get("tsc_hz", 0))'
+}
+
+# run KEY KIND ARGS...: uroce-perf server and client on CPU 0; records
+# "KEY value cycles_per_wqe sleeps" (bw: MB/s and Mpps; lat: t_typical).
+run() {
+	local key="$1" kind="$2" spid rc_c rc_s row val b0 w0 s0 b1 w1 s1 hz cpw
+	shift 2
+	PORT=$((PORT + 1))
+	read -r b0 w0 s0 hz <<<"$(wstat)"
+	taskset -c 0 timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" \
+		>"$WORK/$key.srv" 2>&1 &
+	spid=$!
+	sleep 0.3
+	taskset -c 0 timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" 127.0.0.1 \
+		>"$WORK/$key.cli" 2>&1
+	rc_c=$?
+	wait "$spid"
+	rc_s=$?
+	read -r b1 w1 s1 hz <<<"$(wstat)"
+	row=$(grep -A1 '#bytes' "$WORK/$key.cli" | tail -1)
+	if [ "$rc_c" -ne 0 ] || [ "$rc_s" -ne 0 ] || [ -z "$row" ]; then
+		fail "$key: client exit $rc_c, server exit $rc_s"
+		tail -n 3 "$WORK/$key.cli" "$WORK/$key.srv" | sed 's/^/    /'
+		return
+	fi
+	# bw rows: bytes iters peak avg(MB/s) rate(Mpps); lat: bytes iters min max typical
+	if [ "$kind" = bw ]; then val=$(echo "$row" | awk '{print $4 " " $5}')
+	else val=$(echo "$row" | awk '{print $5 " -"}'); fi
+	cpw=-
+	[ -n "$w1" ] && [ "$w1" -gt "$w0" ] && cpw=$(( (b1 - b0) / (w1 - w0) ))
+	echo "$key $val $cpw $((s1 - s0))" >>"$RES"
+	log "$key: $row (worker: $cpw busy cycles per WQE, $((s1 - s0)) sleeps)"
+}
+
+run write-bw-64 bw write bw -s 64 -D "$SECS" -t 128
+run read-bw-64 bw read bw -s 64 -D "$SECS" -t 128
+run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128
+run atomic-bw bw atomic bw -D "$SECS" -t 128
+run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128
+run read-lat-64 lat read lat -s 64 -n "$LAT_ITERS"
+run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS"
+stop_uroced "$PID_D" d
+
+ENG=$(taskset -c 1 "$BENCH_ENGINE" 2>&1)
+echo "$ENG" | sed 's/^/    /'
+XC=$(taskset -c 0 "$BENCH_XCORE" 0 1 200000 2>&1)
+echo "    $XC"
+# bench_engine prints "RDMA WRITE 64 B: N msgs/s" style rows; take WRITE's rate.
+eng_w=$(echo "$ENG" | awk '/WRITE/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /msg/) { print $i; exit } }')
+xc_ns=$(echo "$XC" | awk '{ for (i = 1; i <= NF; i++) if ($(i+1) == "ns") print $i }')
+
+echo
+echo "| row | result | worker busy cycles / WQE | worker sleeps |"
+echo "|---|---:|---:|---:|"
+while read -r key a b cpw sl; do
+	case "$key" in
+	*-bw-64k) echo "| $key | $a MB/s | $cpw | $sl |" ;;
+	*-bw*) echo "| $key | $b M msg/s | $cpw | $sl |" ;;
+	*) echo "| $key | $a µs t_typical | $cpw | $sl |" ;;
+	esac
+done <"$RES"
+echo "| bench_engine WRITE 64 B (one core) | $eng_w msg/s | | |"
+echo "| cross-core cache-line round trip | $xc_ns ns | | |"
+w64=$(awk '$1 == "write-bw-64" { print $3 }' "$RES")
+if [ -n "$w64" ] && [ -n "$eng_w" ]; then
+	/usr/bin/python3 -c 'import sys; w, e = float(sys.argv[1]) * 1e6, float(sys.argv[2]); print("ratio: client-path WRITE 64 B / bench_engine WRITE = %.2f" % (w / e))' "$w64" "$eng_w"
+fi
+finish
