@@ -1030,6 +1030,9 @@ worker_exec(struct dworker *w, struct dcmd *c)
 	case CMD_QUIESCE:
 		c->u.stats.flushed = quiesce(w);
 		break;
+	case CMD_GEN:
+		c->rc = gen_exec(w, c);
+		break;
 	case CMD_STATS:
 		c->u.stats.cnt = w->cnt;
 		for (k = 0; k < UROCE_CNT_MAX; k++)
@@ -1114,6 +1117,8 @@ worker_poll(struct dworker *w)
 	for (i = 0; i < w->n_ws; i++)
 		work += session_doorbells(w, w->ws[i]);
 	work += loop_deliver(w);
+	if (w->gens != NULL)
+		work += gen_poll(w); /* load generators post before the engine sends */
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
 	return work;
