@@ -291,6 +291,7 @@ uroce_lg_mix_parse(const char *text, struct uroce_lg_mix *m, char *err, size_t e
 		char entry[64];
 		uint64_t size = 64, w = 1;
 		unsigned int mask, op;
+		bool size_given;
 		int nf;
 
 		snprintf(entry, sizeof(entry), "%s", entries[k]);
@@ -309,15 +310,17 @@ uroce_lg_mix_parse(const char *text, struct uroce_lg_mix *m, char *err, size_t e
 			    "cswap, atomic)", entry, f[0]);
 			goto out;
 		}
+		/* An empty SIZE is the default: "fadd::10". */
+		size_given = nf >= 2 && f[1][0] != '\0';
 		if ((mask & UROCE_LG_ATOMIC_OPS) != 0) {
 			size = UROCE_LG_ATOMIC_SIZE;
-			if (nf >= 2 && (uroce_lg_parse_size(f[1], &size) != 0 ||
-					size != UROCE_LG_ATOMIC_SIZE)) {
-				say(err, errlen, "'%s': an atomic is 8 bytes (IBA 9.4.5); give 8 "
-				    "or no size", entry);
+			if (size_given && (uroce_lg_parse_size(f[1], &size) != 0 ||
+					   size != UROCE_LG_ATOMIC_SIZE)) {
+				say(err, errlen, "'%s': an atomic is 8 bytes (IBA 9.4.5); give 8, "
+				    "no size, or an empty one (fadd::WEIGHT)", entry);
 				goto out;
 			}
-		} else if (nf >= 2 && parse_msg_size(f[1], &size, entry, err, errlen) != 0) {
+		} else if (size_given && parse_msg_size(f[1], &size, entry, err, errlen) != 0) {
 			goto out;
 		}
 		if (nf == 3 && parse_weight(f[2], &w, entry, err, errlen) != 0)

@@ -338,8 +338,9 @@ int uroce_lg_parse_count(const char *s, uint64_t *v);
  * Parse a joint mix: comma-separated entries OP[:SIZE[:WEIGHT]], where OP is
  * write, read, send, fadd (FETCH_AND_ADD), cswap (COMPARE_AND_SWAP) or atomic
  * (fadd and cswap, each with the weight given), SIZE a size as
- * uroce_lg_parse_size() reads it (default 64; an atomic's is 8 and may be
- * given only as 8), WEIGHT 1..UROCE_LG_MAX_WEIGHT (default 1). Entries of
+ * uroce_lg_parse_size() reads it (default 64, also when empty as in
+ * "fadd::10"; an atomic's is 8 and may be given only as 8), WEIGHT
+ * 1..UROCE_LG_MAX_WEIGHT (default 1). Entries of
  * the same operation and size add up. "write:64" is every message a 64-byte
  * WRITE; "write:64:70,read:1024:20,fadd:8:10" is a mix of three.
  * @param err  on failure, a sentence naming the entry and the problem
