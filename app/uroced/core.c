@@ -66,11 +66,60 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	uroce_dp_roce_send(w->c->dp, w->worker, 0, ib, ib_len, &e);
 }
 
+/* The memory half of a zero-copy release, on whichever thread frees the
+ * mbuf; the WQE half waits for port_tx_zc_reap() on the worker. */
+static void
+port_zc_mem_released(const void *cookie)
+{
+	uroce_eng_zc_mem_release(cookie);
+}
+
+static bool
+port_tx_send_zc(void *ctx, uint8_t *ib, uint32_t hdr_len, const uint8_t *payload,
+		uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *a,
+		const struct uroce_eng_zc *zc)
+{
+	struct uroced_wctx *w = ctx;
+	struct uroce_encap e;
+
+	(void)ib_len;
+	_Static_assert(sizeof(*zc) <= UROCE_DP_ZC_COOKIE, "the engine's zc fits the cookie");
+	uroce_eng_tx_encap(a, &e);
+	return uroce_dp_roce_send_zc(w->c->dp, w->worker, 0, ib, hdr_len, payload, paylen, &e,
+				     zc, sizeof(*zc), port_zc_mem_released) == 1;
+}
+
+struct zc_reap_arg {
+	void (*fn)(void *arg, const struct uroce_eng_zc *zc);
+	void *arg;
+};
+
+static void
+port_zc_one(void *arg, const void *cookie)
+{
+	struct zc_reap_arg *r = arg;
+	struct uroce_eng_zc zc;
+
+	memcpy(&zc, cookie, sizeof(zc)); /* the cookie bytes are not aligned for it */
+	r->fn(r->arg, &zc);
+}
+
+static unsigned int
+port_tx_zc_reap(void *ctx, void (*fn)(void *arg, const struct uroce_eng_zc *zc), void *arg)
+{
+	struct uroced_wctx *w = ctx;
+	struct zc_reap_arg r = {fn, arg};
+
+	return uroce_dp_zc_reap(w->c->dp, w->worker, port_zc_one, &r);
+}
+
 static const struct uroce_daemon_port_ops dp_port_ops = {
 	.now_us = port_now_us,
 	.tx_alloc = port_tx_alloc,
 	.tx_send = port_tx_send,
 	.tx_free = port_tx_free,
+	.tx_send_zc = port_tx_send_zc,
+	.tx_zc_reap = port_tx_zc_reap,
 };
 
 /* The dataplane frees the mbuf with its burst once this returns. */
@@ -489,6 +538,8 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 		dc.port_ops = &dp_port_ops;
 		/* cc: port 0's congestion control keys (doc/congestion.md) */
 		dc.cc = &cfg->ports[0].cc;
+		/* 0 when the port cannot (see /uroce/port/info's zero_copy) */
+		dc.zc_min = uroce_dp_port_zc_min(dp, 0);
 	}
 	c->d = uroce_daemon_create(&dc);
 	if (c->d == NULL) {

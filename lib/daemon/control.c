@@ -216,10 +216,42 @@ do_free_segment(struct uroce_daemon *d, struct session *s, const void *body)
 	if (g->refs != 0)
 		return -EBUSY;
 	obj_del(s, q->handle);
+	seg_put(d, g);
+	return 0;
+}
+
+void
+seg_put(struct uroce_daemon *d, struct dseg *g)
+{
+	/* Acquire: the device's reads are over before the memory goes. */
+	if (__atomic_load_n(&g->zc_inflight, __ATOMIC_ACQUIRE) != 0) {
+		g->grave_next = d->graveyard;
+		d->graveyard = g;
+		return;
+	}
 	uroce_shm_segment_unmap(&g->seg);
 	free(g);
 	d->st.segments--;
-	return 0;
+}
+
+unsigned int
+seg_graveyard_sweep(struct uroce_daemon *d)
+{
+	struct dseg **pp = &d->graveyard, *g;
+	unsigned int n = 0;
+
+	while ((g = *pp) != NULL) {
+		if (__atomic_load_n(&g->zc_inflight, __ATOMIC_ACQUIRE) != 0) {
+			pp = &g->grave_next;
+			continue;
+		}
+		*pp = g->grave_next;
+		uroce_shm_segment_unmap(&g->seg);
+		free(g);
+		d->st.segments--;
+		n++;
+	}
+	return n;
 }
 
 static int
@@ -301,6 +333,8 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 		return rc;
 	}
 	mr->seg = g;
+	/* Packets may send this memory in place; the segment counts them. */
+	uroce_eng_mr_set_zc_ref(mr->mr, &g->zc_inflight);
 	rc = obj_add(s, OBJ_MR, mr, &p->mr_handle);
 	if (rc != 0) {
 		uroce_eng_mr_dereg(mr->mr);
@@ -1257,9 +1291,7 @@ control_session_free(struct uroce_daemon *d, struct session *s)
 				d->st.pds--;
 				break;
 			case OBJ_SEG:
-				uroce_shm_segment_unmap(&((struct dseg *)o)->seg);
-				free(o);
-				d->st.segments--;
+				seg_put(d, o);
 				break;
 			}
 		}

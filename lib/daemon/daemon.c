@@ -457,6 +457,8 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	    strlen(conf->sock_path) >= sizeof(sa.sun_path) || conf->sock_path[0] == '\0' ||
 	    conf->n_gid > UROCE_DAEMON_GID_MAX || conf->active_mtu > UROCE_MTU_4096 ||
 	    conf->n_workers > UROCE_DAEMON_MAX_WORKERS ||
+	    (conf->port_ops != NULL && conf->port_ops->tx_send_zc != NULL &&
+	     conf->port_ops->tx_zc_reap == NULL) ||
 	    (conf->port_ops != NULL && (conf->port_ops->tx_alloc == NULL ||
 					conf->port_ops->tx_send == NULL ||
 					conf->port_ops->tx_free == NULL))) {
@@ -477,6 +479,7 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	d->worker_stats_ctx = conf->worker_stats_ctx;
 	d->n_workers = conf->n_workers ? conf->n_workers : 1;
 	d->loop_frames = conf->loop_frames ? conf->loop_frames : 1024;
+	d->zc_min = conf->port_ops != NULL && conf->port_ops->tx_send_zc != NULL ? conf->zc_min : 0;
 	if (conf->n_gid != 0) {
 		d->n_gid = conf->n_gid;
 		memcpy(d->gids, conf->gids, sizeof(d->gids[0]) * conf->n_gid);
@@ -565,6 +568,18 @@ uroce_daemon_destroy(struct uroce_daemon *d)
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
+	/* The shell stopped its ports first, so the device let go of every
+	 * zero-copy packet; should one still count, its segment's bookkeeping
+	 * stays (a late release must not write freed memory). */
+	seg_graveyard_sweep(d);
+	while (d->graveyard != NULL) {
+		struct dseg *g = d->graveyard;
+
+		d->graveyard = g->grave_next;
+		uroce_log(UROCE_LOG_WARNING, "uroce daemon: a segment still had %u zero-copy "
+			  "packets out at exit", __atomic_load_n(&g->zc_inflight, __ATOMIC_ACQUIRE));
+		uroce_shm_segment_unmap(&g->seg);
+	}
 	free(d);
 }
 
@@ -594,6 +609,8 @@ uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms)
 	}
 	work += reap_sessions(d);
 	work += drain_events(d);
+	if (d->graveyard != NULL)
+		work += seg_graveyard_sweep(d);
 	return work;
 }
 

@@ -74,6 +74,11 @@ struct dgen;
 struct dseg {
 	struct uroce_shm_segment seg;
 	uint32_t refs;                  /* ctl: MRs over it */
+	/* Zero-copy packets whose payload the device may still read here
+	 * (atomic: workers add, the device's release takes away). The mapping
+	 * stays until it reads 0, whatever the client does (seg_put()). */
+	uint32_t zc_inflight;
+	struct dseg *grave_next;        /* ctl: on the daemon's graveyard */
 };
 
 struct dpd {
@@ -351,6 +356,8 @@ struct uroce_daemon {
 	unsigned int next_worker;       /* round robin of placement */
 	uint32_t loop_frames;
 	struct dworker *w[UROCE_DAEMON_MAX_WORKERS];
+	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */
+	struct dseg *graveyard;         /* ctl: freed segments the device still reads */
 	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
 };
 
@@ -370,6 +377,10 @@ int worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c);
 /* Wait until every worker has passed a quiescent point. */
 void daemon_barrier(struct uroce_daemon *d);
 uint32_t pow2_at_least(uint32_t v);
+/* Unmap a segment once no zero-copy packet reads it (control thread). */
+void seg_put(struct uroce_daemon *d, struct dseg *g);
+/* Unmap the graveyard's segments that are free now. @return how many. */
+unsigned int seg_graveyard_sweep(struct uroce_daemon *d);
 
 /* control.c: one function per request type */
 struct reply {

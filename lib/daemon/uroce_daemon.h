@@ -93,6 +93,22 @@ struct uroce_daemon_port_ops {
 	void (*tx_send)(void *ctx, uint8_t *ib, uint32_t ib_len,
 			const struct uroce_eng_tx_addr *addr);
 	void (*tx_free)(void *ctx, uint8_t *ib);
+	/**
+	 * Optional: send with the payload left in client memory, as
+	 * uroce_eng_ops.tx_send_zc (false declines; the daemon then copies).
+	 * The shell calls uroce_eng_zc_mem_release() when the device lets go
+	 * of the payload and keeps the packet's @p zc for tx_zc_reap.
+	 */
+	bool (*tx_send_zc)(void *ctx, uint8_t *ib, uint32_t hdr_len, const uint8_t *payload,
+			   uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *addr,
+			   const struct uroce_eng_zc *zc);
+	/**
+	 * With tx_send_zc, required: give @p fn every zero-copy packet the
+	 * device let go of since the last call (the worker's thread, between
+	 * engine calls). @return how many.
+	 */
+	unsigned int (*tx_zc_reap)(void *ctx, void (*fn)(void *arg, const struct uroce_eng_zc *zc),
+				   void *arg);
 };
 
 /** Daemon configuration for uroce_daemon_create(). */
@@ -129,6 +145,12 @@ struct uroce_daemon_conf {
 	 * fails the creation (EINVAL).
 	 */
 	const struct uroce_eng_cc_params *cc;
+	/**
+	 * Payload bytes from which packets leave zero-copy, read by the port
+	 * straight from client memory (port_ops->tx_send_zc); 0: never. See
+	 * doc/dataplane.md, "Zero-copy transmission".
+	 */
+	uint32_t zc_min;
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()). */

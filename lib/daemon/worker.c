@@ -752,6 +752,31 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 	port->tx_free(w->port_ctx, buf);
 }
 
+/* Zero-copy through the port; a frame for ourselves never meets a device
+ * (loop_send() reads it at once), so it is a copy. */
+static bool
+op_tx_send_zc(void *ctx, uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
+	      uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *a,
+	      const struct uroce_eng_zc *zc)
+{
+	struct dworker *w = ctx;
+	const struct uroce_daemon_port_ops *port = w->d->port;
+
+	if (port == NULL || port->tx_send_zc == NULL || gid_is_local(w->d, a->dgid) ||
+	    !port->tx_send_zc(w->port_ctx, buf, hdr_len, payload, paylen, ib_len, a, zc))
+		return false;
+	w->cnt.port_tx++;
+	return true;
+}
+
+static void
+zc_released(void *arg, const struct uroce_eng_zc *zc)
+{
+	struct dworker *w = arg;
+
+	uroce_eng_zc_release(w->eng, zc);
+}
+
 _Static_assert((int)UROCE_EVENT_QP_FATAL == (int)UROCE_ASYNC_QP_FATAL &&
 	       (int)UROCE_EVENT_QP_REQ_ERR == (int)UROCE_ASYNC_QP_REQ_ERR &&
 	       (int)UROCE_EVENT_QP_ACCESS_ERR == (int)UROCE_ASYNC_QP_ACCESS_ERR &&
@@ -810,6 +835,7 @@ static const struct uroce_eng_ops worker_ops = {
 	.tx_free = op_tx_free,
 	.async_event = op_async_event,
 	.rq_refill = op_rq_refill,
+	.tx_send_zc = op_tx_send_zc,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1119,6 +1145,9 @@ worker_poll(struct dworker *w)
 	work += loop_deliver(w);
 	if (w->gens != NULL)
 		work += gen_poll(w); /* load generators post before the engine sends */
+	/* Packets the device let go of: their WQEs may complete now. */
+	if (w->d->port != NULL && w->d->port->tx_zc_reap != NULL)
+		work += w->d->port->tx_zc_reap(w->port_ctx, zc_released, w);
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
 	return work;
@@ -1189,6 +1218,7 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	ec.ud_mtu = uroce_mtu_bytes(d->active_mtu);
 	ec.dev = d->dev;
 	ec.qpn_base = idx << UROCE_QPN_LOCAL_BITS;
+	ec.zc_min = d->zc_min;
 	w->eng = uroce_eng_create(&ec);
 	if (w->eng == NULL)
 		goto fail;

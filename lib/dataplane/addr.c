@@ -5,7 +5,9 @@
 /*
  * The daemon as its own IP endpoint on each port: the GID table, ARP
  * (RFC 826) and IPv6 neighbour discovery (RFC 4861) answers for our
- * addresses, and resolution of peers with retry and timeout.
+ * addresses, and resolution of peers with retry and timeout; entries age
+ * (neigh.c): a peer is asked again neigh_reachable_ms after it last told us
+ * its MAC, so that a MAC change is followed.
  *
  * GID indexes (doc/dataplane.md), in the order Linux rxe fills its table:
  *   0  fe80::/64 link-local, interface id = modified EUI-64 of the port MAC
@@ -156,11 +158,25 @@ neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
 	if (n == NULL && create)
 		n = neigh_alloc(p, ip);
 	if (n != NULL && n->state != DP_NEIGH_STATIC) {
-		if (n->state != DP_NEIGH_REACHABLE)
+		if (n->state != DP_NEIGH_REACHABLE && n->state != DP_NEIGH_PROBE)
 			cnt->neigh_resolved++;
-		memcpy(n->mac, mac, 6);
-		n->state = DP_NEIGH_REACHABLE;
+		/* The peer's MAC, straight from the peer: trusted again for
+		 * neigh_reachable_ms, and followed if it changed. */
+		if (dp_neigh_confirm(n, mac, rte_rdtsc()))
+			cnt->neigh_mac_changed++;
 	}
+	rte_spinlock_unlock(&p->neigh_lock);
+}
+
+void
+dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6])
+{
+	struct dp_neigh *n;
+
+	rte_spinlock_lock(&p->neigh_lock);
+	n = neigh_find(p, ip);
+	if (n != NULL)
+		dp_neigh_seen(n, mac, rte_rdtsc());
 	rte_spinlock_unlock(&p->neigh_lock);
 }
 
@@ -197,6 +213,7 @@ uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8
 	switch (n->state) {
 	case DP_NEIGH_STATIC:
 	case DP_NEIGH_REACHABLE:
+	case DP_NEIGH_PROBE: /* asked again; the known MAC is used meanwhile */
 		memcpy(mac, n->mac, 6);
 		rc = 0;
 		break;
@@ -385,26 +402,34 @@ neigh_request(struct uroce_dp *dp, struct dp_port *p, const uint8_t ip[16])
 void
 dp_neigh_tick(struct uroce_dp *dp, uint64_t now)
 {
-	uint64_t retry = dp->tsc_hz / 1000 * dp->cfg.neigh_retry_ms;
+	const struct dp_neigh_timing t = {
+		.retry = dp->tsc_hz / 1000 * dp->cfg.neigh_retry_ms,
+		.reachable = dp->tsc_hz / 1000 * dp->cfg.neigh_reachable_ms,
+		.tries = dp->cfg.neigh_tries,
+	};
 	unsigned int i, j;
 
 	for (i = 0; i < dp->n_ports; i++) {
 		struct dp_port *p = &dp->ports[i];
+		struct dp_counters *cnt = &p->cnt[dp->n_workers];
 
 		rte_spinlock_lock(&p->neigh_lock);
 		for (j = 0; j < p->neigh_max; j++) {
 			struct dp_neigh *n = &p->neigh[j];
 
-			if (n->state != DP_NEIGH_PENDING || now < n->next_tsc)
-				continue;
-			if (n->tries >= dp->cfg.neigh_tries) {
-				n->state = DP_NEIGH_FAILED;
-				p->cnt[dp->n_workers].neigh_failed++;
-				continue;
+			switch (dp_neigh_age(n, now, &t)) {
+			case DP_NEIGH_GIVE_UP:
+				cnt->neigh_failed++;
+				break;
+			case DP_NEIGH_REFRESH:
+				cnt->neigh_refresh++;
+				/* fall through */
+			case DP_NEIGH_REQUEST:
+				neigh_request(dp, p, n->ip);
+				break;
+			default:
+				break;
 			}
-			n->tries++;
-			n->next_tsc = now + retry;
-			neigh_request(dp, p, n->ip);
 		}
 		rte_spinlock_unlock(&p->neigh_lock);
 	}

@@ -39,9 +39,11 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->burst = 32;
 	cfg->neigh_retry_ms = 1000;
 	cfg->neigh_tries = 3;
+	cfg->neigh_reachable_ms = 30000;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
 	cfg->idle_spin_us = 20;
+	cfg->zc_min = 1024;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */
@@ -363,9 +365,11 @@ SET_UINT(lim_tx_desc, tx_desc, 64, 16384)
 SET_UINT(lim_burst, burst, 1, 256)
 SET_UINT(lim_neigh_retry_ms, neigh_retry_ms, 10, 60000)
 SET_UINT(lim_neigh_tries, neigh_tries, 1, 100)
+SET_UINT(lim_neigh_reachable_ms, neigh_reachable_ms, 100, 3600000)
 SET_UINT(lim_neigh_max, neigh_max, 4, 65536)
 SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
 SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
+SET_UINT(lim_zc_min, zc_min, 0, 65535)
 
 static int
 port_device(struct key_ctx *c, const char *val)
@@ -736,9 +740,11 @@ static const struct key_desc limits_keys[] = {
 	{"burst", lim_burst, "1..256", false},
 	{"neigh_retry_ms", lim_neigh_retry_ms, "10..60000", false},
 	{"neigh_tries", lim_neigh_tries, "1..100", false},
+	{"neigh_reachable_ms", lim_neigh_reachable_ms, "100..3600000", false},
 	{"neigh_max", lim_neigh_max, "4..65536", false},
 	{"idle_sleep_us", lim_idle_sleep_us, "0..100000", false},
 	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
+	{"tx_zero_copy_min", lim_zc_min, "0..65535", false},
 };
 
 static const struct key_desc port_keys[] = {

@@ -41,6 +41,9 @@ enum dp_neigh_state {
 	DP_NEIGH_REACHABLE, /**< answered (or learnt from a request to us) */
 	DP_NEIGH_FAILED,    /**< neigh_tries requests went unanswered */
 	DP_NEIGH_STATIC,    /**< from the config; never overwritten */
+	/** Reachable for neigh_reachable_ms without news: asked again (the known
+	 * MAC is still used meanwhile), failed after neigh_tries requests. */
+	DP_NEIGH_PROBE,
 };
 
 struct dp_neigh {
@@ -48,8 +51,51 @@ struct dp_neigh {
 	uint8_t mac[6];
 	enum dp_neigh_state state;
 	unsigned int tries;
-	uint64_t next_tsc; /**< when the next request is due (PENDING) */
+	uint64_t next_tsc;      /**< when the next request is due (PENDING, PROBE) */
+	uint64_t confirmed_tsc; /**< when the peer last told us its MAC (REACHABLE) */
 };
+
+/** What dp_neigh_age() wants done for one entry. */
+enum dp_neigh_action {
+	DP_NEIGH_IDLE,      /**< nothing now */
+	DP_NEIGH_REQUEST,   /**< send an ARP request / neighbour solicitation */
+	DP_NEIGH_GIVE_UP,   /**< the entry just failed (count neigh_failed) */
+	DP_NEIGH_REFRESH,   /**< a reachable entry aged: request (count neigh_refresh) */
+};
+
+/** Timing of neighbour resolution, in TSC cycles (from the [limits] keys). */
+struct dp_neigh_timing {
+	uint64_t retry;     /**< neigh_retry_ms */
+	uint64_t reachable; /**< neigh_reachable_ms */
+	unsigned int tries; /**< neigh_tries */
+};
+
+/*
+ * neigh.c: the neighbour entry state machine, without DPDK calls (unit-tested
+ * without EAL). Callers hold the port's neigh_lock.
+ *
+ * dp_neigh_age(): one tick at @p now. A pending or probing entry asks again
+ * every retry and fails after tries requests; a reachable entry not confirmed
+ * for reachable starts probing (its MAC stays in use meanwhile, as Linux
+ * keeps using a STALE entry); static, free and failed entries never change.
+ *
+ * dp_neigh_confirm(): the peer told us its MAC at @p now (an ARP reply or
+ * request, a neighbour advertisement or solicitation): the entry becomes
+ * reachable with that MAC. @return true if the MAC differs from the one the
+ * entry had (a reachable or probing entry only). Static entries are not
+ * touched (false).
+ */
+enum dp_neigh_action dp_neigh_age(struct dp_neigh *n, uint64_t now,
+				  const struct dp_neigh_timing *t);
+bool dp_neigh_confirm(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
+
+/*
+ * dp_neigh_seen(): traffic from the peer, from @p mac, at @p now: a reachable
+ * or probing entry that holds @p mac is reachable again, trusted from @p now.
+ * Anything else is left alone: data frames never teach a MAC (only ARP and ND
+ * do). @return true if the entry was confirmed.
+ */
+bool dp_neigh_seen(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
 
 #define DP_TXBUF 64 /**< frames a worker queues per port before a flush */
 
@@ -70,6 +116,8 @@ struct dp_port {
 	struct dp_neigh *neigh;
 	unsigned int neigh_max;
 	struct dp_fault *fault;            /**< [2 * n_workers], fault.c; NULL: no faults */
+	bool zc;                           /**< sends zero-copy (cfg.zc_min, see port_zc()) */
+	char zc_why[96];                   /**< why not, when cfg.zc_min asks for it */
 	bool configured;
 	bool started;
 	bool steered;                      /**< drivers/net rte_flow rules hold RoCEv2 */
@@ -94,7 +142,14 @@ struct dp_ncache {
 	uint8_t mac[6];
 	uint16_t port;
 	uint64_t expires_us; /**< 0: empty */
+	uint64_t seen_us;    /**< last RoCEv2 frame from it that confirmed the entry */
 };
+
+/* A RoCEv2 frame from a cached next hop, from its cached MAC, confirms the
+ * shared neighbour entry (RFC 4861 7.3.1's upper-layer hint), at most this
+ * often per peer and worker, so that a peer in conversation is never probed
+ * and the hot path takes the neighbour lock ten times a second at most. */
+#define DP_NEIGH_SEEN_US 100000u
 
 /* Frames a worker's hand-off ring holds (RoCEv2 for its QPs, from others). */
 #define DP_HANDOFF_RING 2048
@@ -102,6 +157,19 @@ struct dp_ncache {
 /** mbufs a started port must leave beyond the workers' bursts (control
  *  frames, neighbour replies, per-lcore cache spill) */
 #define DP_POOL_SLACK 128
+
+/* A zero-copy packet's token: the external buffer's shared info and the
+ * caller's cookie, from the worker's pool (DP_ZC_TOKENS). */
+#define DP_ZC_TOKENS 4096
+#define DP_ZC_NONE UINT32_MAX
+
+struct dp_zc {
+	struct rte_mbuf_ext_shared_info shinfo;
+	struct dp_worker *w;
+	void (*released)(const void *cookie);
+	uint32_t next;                     /**< free or released list */
+	uint8_t cookie[UROCE_DP_ZC_COOKIE];
+};
 
 struct dp_worker {
 	struct uroce_dp *dp;
@@ -123,6 +191,10 @@ struct dp_worker {
 	struct rte_mbuf *out[UROCE_DP_MAX_WORKERS][DP_MAX_BURST];
 	struct dp_txq txq[UROCE_DP_MAX_PORTS];
 	struct dp_ncache ncache[DP_NCACHE];
+	/* zero-copy tokens (NULL: no port sends zero-copy) */
+	struct dp_zc *zc;
+	uint32_t zc_free;                  /**< free list */
+	uint32_t zc_done;                  /**< released, for uroce_dp_zc_reap() */
 };
 
 struct uroce_dp {
@@ -156,9 +228,16 @@ bool dp_port_owns_gid(const struct dp_port *p, const uint8_t gid[16]);
 void dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
 void dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
 void dp_neigh_tick(struct uroce_dp *dp, uint64_t now_tsc);
+/* A RoCEv2 frame came from @p ip at @p mac: confirm its entry (takes the lock). */
+void dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6]);
 
 /* telemetry.c */
 void dp_telemetry_detach(const struct uroce_dp *dp);
+
+/* roce.c: a worker's RoCEv2 frame from @p ip at @p mac confirms the neighbour
+ * entry when it matches the worker's next-hop cache (DP_NEIGH_SEEN_US apart). */
+void dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16],
+		      const uint8_t mac[6]);
 
 /* rx.c */
 int dp_worker_main(void *arg);

@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_cycles.h>
+#include <rte_dev.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_launch.h>
@@ -55,6 +57,63 @@ eth_max_mtu(const struct rte_eth_dev_info *info)
 		overhead = info->max_rx_pktlen - info->max_mtu;
 	m = info->max_rx_pktlen > overhead ? info->max_rx_pktlen - overhead : 0;
 	return UROCE_MIN(m, (uint32_t)info->max_mtu);
+}
+
+/*
+ * Zero-copy needs a device that reads a frame in pieces (multi-segment TX)
+ * by address: a virtual one (memif, af_packet, tap copy the pieces). A NIC
+ * would DMA from client memory, which is not mapped for it (that would take
+ * rte_extmem_register() and rte_dev_dma_map() of every client segment).
+ * TX fault injection edits whole frames.
+ */
+static bool
+port_zc(struct dp_port *p, const struct rte_eth_dev_info *info)
+{
+	const char *bus = info->device != NULL ? rte_bus_name(rte_dev_bus(info->device)) : NULL;
+
+	if (bus == NULL || strcmp(bus, "vdev") != 0) {
+		snprintf(p->zc_why, sizeof(p->zc_why), "a %s device: client memory is not "
+			 "DMA-mapped for it", bus != NULL ? bus : "bus-less");
+		return false;
+	}
+	if (!(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)) {
+		snprintf(p->zc_why, sizeof(p->zc_why), "%s sends no multi-segment frames",
+			 info->driver_name);
+		return false;
+	}
+	if (dp_fault_wanted(&p->cfg) && p->cfg.fault_dir != UROCE_DP_FAULT_RX) {
+		snprintf(p->zc_why, sizeof(p->zc_why), "TX fault injection edits whole frames");
+		return false;
+	}
+	return true;
+}
+
+/* Each worker's zero-copy tokens, if a port sends zero-copy. */
+static int
+zc_tokens(struct uroce_dp *dp)
+{
+	unsigned int i, k;
+	uint32_t t;
+
+	for (k = 0; k < dp->n_ports && !dp->ports[k].zc; k++)
+		;
+	for (i = 0; i < dp->n_workers; i++) {
+		struct dp_worker *w = &dp->workers[i];
+
+		w->zc_free = w->zc_done = DP_ZC_NONE;
+		if (k == dp->n_ports || w->zc != NULL)
+			continue;
+		w->zc = rte_zmalloc_socket("uroce_zc", DP_ZC_TOKENS * sizeof(*w->zc),
+					   RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(w->lcore));
+		if (w->zc == NULL)
+			return -ENOMEM;
+		for (t = 0; t < DP_ZC_TOKENS; t++) {
+			w->zc[t].w = w;
+			w->zc[t].next = t + 1 < DP_ZC_TOKENS ? t + 1 : DP_ZC_NONE;
+		}
+		w->zc_free = 0;
+	}
+	return 0;
 }
 
 static int
@@ -109,6 +168,9 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	if (p->mtu == 0 && rte_eth_dev_get_mtu(p->port_id, &p->mtu) != 0)
 		p->mtu = RTE_ETHER_MTU;
 	conf.rxmode.mtu = p->mtu;
+	p->zc = dp->cfg.zc_min != 0 && port_zc(p, &info);
+	if (p->zc)
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	max_mtu = eth_max_mtu(&info);
 	if (p->mtu > max_mtu && strcmp(info.driver_name, "net_memif") == 0) {
 		/*
@@ -398,6 +460,11 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 				      rte_strerror(rte_errno));
 		}
 	}
+	if (zc_tokens(dp) != 0) {
+		uroce_dp_stop(dp);
+		return dp_err(err, errlen, -ENOMEM, "cannot allocate the zero-copy tokens "
+			      "(%u per worker)", DP_ZC_TOKENS);
+	}
 	dp->quit = false;
 	dp->running = true;
 	for (i = 0; i < dp->n_workers; i++) {
@@ -476,6 +543,9 @@ uroce_dp_destroy(struct uroce_dp *dp)
 	}
 	for (i = 0; i < dp->n_ports; i++)
 		rte_mempool_free(dp->ports[i].pool);
+	/* After the ports closed: a PMD frees what it held at close. */
+	for (i = 0; i < dp->n_workers; i++)
+		rte_free(dp->workers[i].zc);
 	rte_free(dp);
 }
 

@@ -47,6 +47,15 @@ dp_l2_write(const struct dp_port *p, uint8_t *buf, const uint8_t dmac[6], uint16
 	return UROCE_ETH_LEN;
 }
 
+static bool
+link_down(const struct dp_port *p)
+{
+	struct rte_eth_link link;
+
+	return rte_eth_link_get_nowait(p->port_id, &link) == 0 &&
+	       link.link_status == RTE_ETH_LINK_DOWN;
+}
+
 /*
  * Send what the queue holds. Frames the port does not take (its ring is
  * full) stay queued, in order, for the next call instead of being dropped:
@@ -68,6 +77,17 @@ dp_tx_flush(struct dp_worker *w, struct dp_port *p, struct dp_txq *q)
 	if (q->n == 0)
 		return;
 	sent = rte_eth_tx_burst(p->port_id, (uint16_t)w->idx, q->m, q->n);
+	if (unlikely(sent == 0) && link_down(p)) {
+		/* Nothing will take them (a memif whose peer left): keeping them
+		 * would hold zero-copy payloads, and the completions that wait
+		 * for them, for as long as the link stays down. The transport
+		 * resends what matters. */
+		for (i = 0; i < q->n; i++)
+			rte_pktmbuf_free(q->m[i]);
+		cnt->tx_link_down += q->n;
+		q->n = q->ready = 0;
+		return;
+	}
 	w->st.tx_packets += sent;
 	for (i = 0; i < sent; i++) {
 		cnt->tx_packets++;
@@ -158,6 +178,8 @@ roce_input_rest(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m,
 	}
 	cnt->rx_roce_packets++;
 	cnt->rx_roce_bytes += m->pkt_len;
+	/* The peer is alive at this MAC: its neighbour entry needs no probe. */
+	dp_neigh_rx_seen(w, (uint16_t)(p - w->dp->ports), f->sgid, f->smac);
 	pkt.owner = m;
 	/* The engine reads the packet only during the call; the frame is ours after. */
 	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), f, &pkt);

@@ -8,6 +8,7 @@
  *   /uroce/ports             port indexes
  *   /uroce/port/info,N       device, MAC, MTU, addresses, VLAN, link
  *   /uroce/port/stats,N      counters (dp_counters.def and the parse errors)
+ *   /uroce/port/mempool,N    the mbuf pool: size, in use (caches count as free), avail
  *   /uroce/counters          what each counter means
  *   /uroce/port/gids,N       the GID table; array position = GID index
  *   /uroce/port/neigh,N      the neighbour table
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "uroce_steer.h"
@@ -179,6 +181,10 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));
 	if (p->steer_why[0] != '\0')
 		rte_tel_data_add_dict_string(d, "steering_reason", p->steer_why);
+	/* Payload bytes from which packets leave zero-copy; 0: never. */
+	rte_tel_data_add_dict_int(d, "zero_copy_min", p->zc ? (int)tel_dp->cfg.zc_min : 0);
+	if (!p->zc && tel_dp->cfg.zc_min != 0)
+		rte_tel_data_add_dict_string(d, "zero_copy_reason", p->zc_why);
 	if (rte_eth_link_get_nowait(p->port_id, &link) == 0) {
 		rte_tel_data_add_dict_int(d, "link_up", link.link_status);
 		rte_tel_data_add_dict_u64(d, "link_speed_mbps", link.link_speed);
@@ -225,6 +231,26 @@ tel_port_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* The port's mbuf pool: in use is what the pool lacks, per-lcore caches
+ * counted as available (rte_mempool_in_use_count()), so a soak test can
+ * compare it with a baseline once traffic has stopped. */
+static int
+tel_port_mempool(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct dp_port *p = tel_port(params);
+
+	(void)cmd;
+	if (p == NULL || p->pool == NULL)
+		return -EINVAL;
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "name", p->pool->name);
+	rte_tel_data_add_dict_u64(d, "size", p->pool->size);
+	rte_tel_data_add_dict_u64(d, "cache_size", p->pool->cache_size);
+	rte_tel_data_add_dict_u64(d, "in_use", rte_mempool_in_use_count(p->pool));
+	rte_tel_data_add_dict_u64(d, "avail", rte_mempool_avail_count(p->pool));
+	return 0;
+}
+
 static int
 tel_port_gids(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -246,7 +272,8 @@ tel_port_gids(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_port_neigh(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static const char *const st[] = {"free", "pending", "reachable", "failed", "static"};
+	static const char *const st[] = {"free", "pending", "reachable", "failed", "static",
+					 "probe"};
 	struct dp_port *p = tel_port(params);
 	char ip[64], mac[32], buf[128];
 	unsigned int i, n = 0;
@@ -346,6 +373,8 @@ uroce_dp_telemetry_register(struct uroce_dp *dp)
 					 "Port configuration and link. Parameters: int port");
 	rc |= rte_telemetry_register_cmd("/uroce/port/stats", tel_port_stats,
 					 "Port counters. Parameters: int port");
+	rc |= rte_telemetry_register_cmd("/uroce/port/mempool", tel_port_mempool,
+					 "mbuf pool: size, in_use, avail. Parameters: int port");
 	rc |= rte_telemetry_register_cmd("/uroce/port/gids", tel_port_gids,
 					 "GID table; array index = GID index. Parameters: int port");
 	rc |= rte_telemetry_register_cmd("/uroce/port/neigh", tel_port_neigh,

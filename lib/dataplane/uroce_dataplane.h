@@ -128,11 +128,20 @@ struct uroce_dp_config {
 	unsigned int burst;          /**< RX burst size, the bound on work per loop */
 	unsigned int neigh_retry_ms; /**< resolution: time between requests */
 	unsigned int neigh_tries;    /**< resolution: requests before failing */
+	/** Ageing: a reachable entry is asked again this long after the peer
+	 * last told us its MAC (and fails after neigh_tries unanswered requests). */
+	unsigned int neigh_reachable_ms;
 	unsigned int neigh_max;      /**< neighbour table entries per port */
 	/** Longest sleep of an idle worker (0: it never sleeps, busy polling). */
 	unsigned int idle_sleep_us;
 	/** How long an idle worker keeps spinning before it sleeps. */
 	unsigned int idle_spin_us;
+	/**
+	 * Payload bytes from which RoCEv2 packets leave zero-copy (the port
+	 * reads client memory through an external mbuf); 0: never. Only on
+	 * ports of virtual devices with multi-segment TX and no TX faults.
+	 */
+	unsigned int zc_min;
 	/* ports */
 	unsigned int n_ports;
 	struct uroce_dp_port_cfg ports[UROCE_DP_MAX_PORTS];
@@ -323,6 +332,38 @@ void uroce_dp_roce_free(uint8_t *ib);
 int uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
 		       uint32_t ib_len, const struct uroce_encap *enc);
 
+/** Bytes of the cookie uroce_dp_roce_send_zc() keeps for its caller. */
+#define UROCE_DP_ZC_COOKIE 32
+
+/**
+ * uroce_dp_roce_send() with the payload left where it is (zero-copy): @p ib
+ * (from uroce_dp_roce_alloc()) holds the headers, @p hdr_len bytes; the
+ * frame is those, then @p paylen bytes at @p payload (an external mbuf: the
+ * device reads them in place), then pad and ICRC (computed here, reading the
+ * payload once). When the device lets go of the payload, @p released runs
+ * with the cookie at once (on the thread that frees the mbuf: keep it short),
+ * and the cookie is kept for uroce_dp_zc_reap() on @p worker.
+ *
+ * @return 1: the packet is the port's (sent, or dropped and counted: either
+ *   way @p released will run); 0: declined, nothing done, @p ib is still the
+ *   caller's (the port does no zero-copy, no token or mbuf is free, the next
+ *   hop is not resolved, or the packet would not fit).
+ */
+int uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
+			  uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
+			  const struct uroce_encap *enc, const void *cookie, size_t cookie_len,
+			  void (*released)(const void *cookie));
+
+/**
+ * Give @p fn the cookie of every zero-copy packet of @p worker the device
+ * let go of since the last call. The worker's thread. @return how many.
+ */
+unsigned int uroce_dp_zc_reap(struct uroce_dp *dp, unsigned int worker,
+			      void (*fn)(void *arg, const void *cookie), void *arg);
+
+/** Whether port @p port sends zero-copy (and from how many payload bytes: 0 never). */
+uint32_t uroce_dp_port_zc_min(const struct uroce_dp *dp, uint16_t port);
+
 /** The port's IP MTU. */
 uint16_t uroce_dp_port_mtu(const struct uroce_dp *dp, uint16_t port);
 
@@ -362,7 +403,10 @@ int uroce_dp_gid_get(const struct uroce_dp *dp, uint16_t port, unsigned int inde
  * address. The first call for an address creates an entry and sends an ARP
  * request or a neighbour solicitation; uroce_dp_poll() resends it every
  * neigh_retry_ms and marks the entry failed after neigh_tries requests. A
- * failed entry is retried from scratch by the next call. Any thread.
+ * failed entry is retried from scratch by the next call. A reachable entry
+ * is asked again neigh_reachable_ms after the peer last told us its MAC; the
+ * known MAC is returned meanwhile, and the new one once the peer answers.
+ * Any thread.
  *
  * @return 0 with @p mac filled, -EAGAIN while pending, -EHOSTUNREACH if the
  *   last resolution failed, -ENOSPC if the table is full, -EINVAL for a bad

@@ -85,6 +85,7 @@ uroce_eng_create(const struct uroce_eng_conf *conf)
 		eng->own_dev = true;
 	}
 	eng->qpn_base = conf->qpn_base;
+	eng->zc_min = conf->ops->tx_send_zc != NULL ? conf->zc_min : 0;
 	eng->ops = *conf->ops;
 	eng->ctx = conf->ctx;
 	memcpy(eng->gid, conf->gid, sizeof(eng->gid));
@@ -270,6 +271,24 @@ uroce_eng_tx_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *e)
 	e->pcp = a->pcp;
 }
 
+static void
+tx_addr(struct uroce_eng_qp *qp, const struct uroce_bth_fields *bth,
+	const struct uroce_eng_ah_attr *ah, struct uroce_eng_tx_addr *addr)
+{
+	struct uroce_eng *eng = qp->eng;
+
+	/* The shell resolved the verbs sgid_index to a GID; zero: the port's first. */
+	memcpy(addr->sgid, uroce_gid_is_zero(ah->sgid) ? eng->gid : ah->sgid, 16);
+	memcpy(addr->dgid, ah->dgid, 16);
+	addr->tclass = ah->tclass;
+	addr->hop_limit = ah->hop_limit;
+	addr->flow_label = ah->flow_label;
+	addr->sport = uroce_udp_sport(ah->flow_label, qp->qpn, bth->dqpn);
+	addr->port = ah->port_num != 0 ? ah->port_num : eng->port;
+	addr->src_qpn = qp->qpn;
+	cc_tx_mark(qp, bth->opcode, addr); /* cc: ECN bits; a CNP's DSCP and PCP */
+}
+
 void
 eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
 	    uint32_t hdr_len, uint32_t paylen, const struct uroce_eng_ah_attr *ah)
@@ -281,18 +300,55 @@ eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields
 
 	/* IBA 9.2.4: pad bytes are zero. The ICRC is the shell's job. */
 	memset(buf + hdr_len + paylen, 0, pad + UROCE_ICRC_LEN);
-	/* The shell resolved the verbs sgid_index to a GID; zero: the port's first. */
-	memcpy(addr.sgid, uroce_gid_is_zero(ah->sgid) ? eng->gid : ah->sgid, 16);
-	memcpy(addr.dgid, ah->dgid, 16);
-	addr.tclass = ah->tclass;
-	addr.hop_limit = ah->hop_limit;
-	addr.flow_label = ah->flow_label;
-	addr.sport = uroce_udp_sport(ah->flow_label, qp->qpn, bth->dqpn);
-	addr.port = ah->port_num != 0 ? ah->port_num : eng->port;
-	addr.src_qpn = qp->qpn;
-	cc_tx_mark(qp, bth->opcode, &addr); /* cc: ECN bits; a CNP's DSCP and PCP */
+	tx_addr(qp, bth, ah, &addr);
 	QP_CNT(qp, TX_PACKETS);
 	eng->ops.tx_send(eng->ctx, buf, ib_len, &addr);
+}
+
+bool
+eng_zc_ok(const struct uroce_eng_qp *qp, const struct uroce_eng_mr *mr, uint32_t paylen)
+{
+	return qp->eng->zc_min != 0 && paylen >= qp->eng->zc_min && mr != NULL &&
+	       mr->zc_ref != NULL;
+}
+
+bool
+eng_tx_send_zc(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
+	       uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
+	       const struct uroce_eng_ah_attr *ah, struct uroce_eng_mr *mr, struct swqe *w)
+{
+	struct uroce_eng *eng = qp->eng;
+	struct uroce_eng_tx_addr addr;
+	struct uroce_eng_zc zc;
+	uint32_t ib_len = hdr_len + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN;
+
+	/* One more reader of the memory and of the WQE before the shell sees
+	 * the packet: it may send it and release it before returning. */
+	if (w != NULL && w->zc_inflight == UINT16_MAX)
+		return false;
+	zc.mem_ref = mr->zc_ref;
+	zc.qpn = qp->qpn;
+	zc.gen = qp->zc_gen;
+	zc.wqe = UROCE_ENG_ZC_NO_WQE;
+	if (w != NULL) {
+		/* The WQE's free-running index: the slot's place in the window
+		 * [sq_retire, sq_tail) (zc_release() checks it is still there). */
+		uint32_t slot = (uint32_t)(w - qp->sq);
+
+		zc.wqe = qp->sq_retire + ((slot - qp->sq_retire) & qp->sq_mask);
+		w->zc_inflight++;
+	}
+	__atomic_fetch_add(mr->zc_ref, 1, __ATOMIC_RELAXED);
+	tx_addr(qp, bth, ah, &addr);
+	if (!eng->ops.tx_send_zc(eng->ctx, buf, hdr_len, payload, paylen, ib_len, &addr, &zc)) {
+		__atomic_fetch_sub(mr->zc_ref, 1, __ATOMIC_RELAXED);
+		if (w != NULL)
+			w->zc_inflight--;
+		return false;
+	}
+	QP_CNT(qp, TX_PACKETS);
+	QP_CNT(qp, TX_ZERO_COPY);
+	return true;
 }
 
 static unsigned int

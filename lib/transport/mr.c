@@ -198,3 +198,36 @@ sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_
 	}
 	return len == 0 ? 0 : -ERANGE;
 }
+
+const uint8_t *
+sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+	 uint32_t num_sge, uint32_t off, uint32_t len, struct uroce_eng_mr **mrp)
+{
+	struct uroce_eng_mr *mr;
+	uint32_t i;
+
+	for (i = 0; i < num_sge && off >= sge[i].length; i++)
+		off -= sge[i].length;
+	if (i == num_sge || len > sge[i].length - off)
+		return NULL;
+	mr = mr_lookup(eng, sge[i].lkey);
+	if (mr == NULL || mr->pd != pd || !uroce_eng_mr_check(mr, sge[i].addr + off, len, 0))
+		return NULL;
+	*mrp = mr;
+	return mr->addr + (sge[i].addr + off - mr->iova);
+}
+
+void
+uroce_eng_mr_set_zc_ref(struct uroce_eng_mr *mr, uint32_t *ref)
+{
+	if (mr != NULL)
+		mr->zc_ref = ref;
+}
+
+void
+uroce_eng_zc_mem_release(const struct uroce_eng_zc *zc)
+{
+	/* Release: what the device read happened before the memory may go. */
+	if (zc != NULL && zc->mem_ref != NULL)
+		__atomic_fetch_sub(zc->mem_ref, 1, __ATOMIC_RELEASE);
+}

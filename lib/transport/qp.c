@@ -191,7 +191,10 @@ check_values(const struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *a, i
 static void
 sq_drop_all(struct uroce_eng_qp *qp)
 {
-	qp->sq_head = qp->sq_tail = 0;
+	qp->sq_retire = qp->sq_head = qp->sq_tail = 0;
+	/* A new incarnation: releases of zero-copy packets sent before are
+	 * no longer about any WQE of this queue (uroce_eng_zc_release()). */
+	qp->zc_gen = qp->eng->zc_gen++;
 	memset(&qp->req, 0, offsetof(struct req_state, on_list));
 	qp->req.psn = qp->req.psn_hi = qp->attr.sq_psn;
 }

@@ -54,26 +54,13 @@ opcode_allowed(enum uroce_qp_type t, enum uroce_wr_opcode op)
 void
 req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st)
 {
-	bool signaled = (w->wr.flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all;
-
 	assert(w == sq_at(qp, qp->sq_head));
-	/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
-	if (signaled || st != UROCE_WC_SUCCESS) {
-		struct uroce_eng_wc wc;
-
-		memset(&wc, 0, sizeof(wc));
-		wc.wr_id = w->wr.wr_id;
-		wc.status = st;
-		wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->wr.opcode);
-		wc.qp_num = qp->qpn;
-		wc.byte_len = w->length;
-		cq_push(qp->init.send_cq, &wc);
-	}
 	if (w->rd_counted) {
 		w->rd_counted = false;
 		qp->req.rd_outstanding--;
 	}
 	w->state = SWQE_DONE;
+	w->wc_status = (uint8_t)st;
 	qp->sq_head++;
 	if ((int32_t)(qp->req.cur - qp->sq_head) < 0) {
 		qp->req.cur = qp->sq_head;
@@ -83,6 +70,59 @@ req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status s
 		if (uroce_psn_before(qp->req.psn, uroce_psn_add(w->last_psn, 1)))
 			qp->req.psn = uroce_psn_add(w->last_psn, 1);
 	}
+	sq_retire(qp);
+}
+
+/*
+ * Deliver the completions of completed WQEs, in order (IBA 10.8.3), up to the
+ * first whose zero-copy packets the device may still read: its buffer is
+ * the client's again once it completes, so it completes after the ACK and
+ * after the release (uroce_eng_zc_release()), and the ones behind it wait.
+ */
+void
+sq_retire(struct uroce_eng_qp *qp)
+{
+	while (qp->sq_retire != qp->sq_head) {
+		struct swqe *w = sq_at(qp, qp->sq_retire);
+		enum uroce_wc_status st = (enum uroce_wc_status)w->wc_status;
+
+		if (w->zc_inflight != 0)
+			break;
+		/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
+		if ((w->wr.flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all ||
+		    st != UROCE_WC_SUCCESS) {
+			struct uroce_eng_wc wc;
+
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = w->wr.wr_id;
+			wc.status = st;
+			wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->wr.opcode);
+			wc.qp_num = qp->qpn;
+			wc.byte_len = w->length;
+			cq_push(qp->init.send_cq, &wc);
+		}
+		qp->sq_retire++;
+	}
+}
+
+void
+uroce_eng_zc_release(struct uroce_eng *eng, const struct uroce_eng_zc *zc)
+{
+	struct uroce_eng_qp *qp;
+	struct swqe *w;
+
+	if (eng == NULL || zc == NULL || zc->wqe == UROCE_ENG_ZC_NO_WQE)
+		return;
+	qp = eng_qp_of(eng, zc->qpn);
+	/* A QP reset or destroyed since then: nothing of it waits. */
+	if (qp == NULL || qp->zc_gen != zc->gen ||
+	    zc->wqe - qp->sq_retire >= qp->sq_tail - qp->sq_retire)
+		return;
+	w = sq_at(qp, zc->wqe);
+	if (w->zc_inflight == 0)
+		return;
+	if (--w->zc_inflight == 0 && zc->wqe == qp->sq_retire)
+		sq_retire(qp);
 }
 
 struct uroce_eng_send_wqe *
@@ -90,7 +130,7 @@ uroce_eng_sq_reserve(struct uroce_eng_qp *qp)
 {
 	struct swqe *w;
 
-	if (qp->sq_tail - qp->sq_head >= qp->sq_size)
+	if (qp->sq_tail - qp->sq_retire >= qp->sq_size)
 		return NULL;
 	w = sq_at(qp, qp->sq_tail);
 	w->wr.inline_data = qp->sq_inline != NULL ?
@@ -158,6 +198,7 @@ uroce_eng_sq_commit(struct uroce_eng_qp *qp)
 		return rc;
 	w->state = SWQE_POSTED;
 	w->rd_counted = false;
+	w->zc_inflight = 0;
 	qp->sq_tail++;
 	/* IBA 10.3.1: WRs posted in ERR/SQE complete with a flush error. */
 	if (st == UROCE_QPS_ERR || st == UROCE_QPS_SQE) {
@@ -386,8 +427,17 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 		return false;
 	if (paylen > 0) {
 		uint32_t off = qp->init.qp_type == UROCE_QPT_UD ? 0 : qp->req.off;
+		struct uroce_eng_mr *mr = NULL;
+		const uint8_t *src = NULL;
 
-		if (w->is_inline) {
+		/* Zero-copy when the payload lies in one SGE of an MR that
+		 * allows it; the WQE then waits for the device (sq_retire()). */
+		if (!w->is_inline && qp->eng->zc_min != 0 && paylen >= qp->eng->zc_min)
+			src = sge_span(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, off, paylen, &mr);
+		if (src != NULL && eng_zc_ok(qp, mr, paylen) &&
+		    eng_tx_send_zc(qp, buf, &bth, hdr_len, src, paylen, ah, mr, w)) {
+			buf = NULL;
+		} else if (w->is_inline) {
 			memcpy(buf + hdr_len, w->wr.inline_data + off, paylen);
 		} else if (sge_copy(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, off, buf + hdr_len,
 				    paylen, false) != 0) {
@@ -397,7 +447,8 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 			return false;
 		}
 	}
-	eng_tx_send(qp, buf, &bth, hdr_len, paylen, ah);
+	if (buf != NULL)
+		eng_tx_send(qp, buf, &bth, hdr_len, paylen, ah);
 	if (unlikely(qp->cc.limited))
 		cc_tx_done(qp, hdr_len + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN); /* cc */
 

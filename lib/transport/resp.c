@@ -489,8 +489,9 @@ resp_check_qp_access(struct resp_ctx *c)
 /*
  * IBA 9.7.5.1, 10.6.3 (C9-88): the R_Key names an MR of the QP's PD that
  * grants the operation and holds the whole range, computed overflow-safe.
- * A zero-length WRITE or READ checks no R_Key. An ATOMIC must also be
- * 8-byte aligned (IBA 9.4.5). A WRITE's RETH is in its first packet; the
+ * A zero-length WRITE or READ checks no R_Key. A length above 2^31 or a
+ * misaligned ATOMIC (IBA 9.4.5) is an invalid request before any key is
+ * looked at. A WRITE's RETH is in its first packet; the
  * later packets are checked against the same MR as they are placed.
  */
 static enum resp_st
@@ -507,9 +508,14 @@ resp_check_rkey(struct resp_ctx *c)
 		r->w_va = uroce_reth_va(h);
 		r->w_rkey = uroce_reth_rkey(h);
 		r->w_len = r->w_resid = uroce_reth_dma_len(h);
-		if (r->w_len > UROCE_MAX_MSG_SIZE ||
-		    (r->w_len > 0 && rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
-						UROCE_ACCESS_REMOTE_WRITE) == NULL)) {
+		/* A length no message can have is a bad request, whatever the
+		 * key (as for READ below). */
+		if (r->w_len > UROCE_MAX_MSG_SIZE) {
+			c->err = RERR_INVALID_REQUEST;
+			return RESP_ERROR;
+		}
+		if (r->w_len > 0 && rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
+					       UROCE_ACCESS_REMOTE_WRITE) == NULL) {
 			c->err = RERR_REMOTE_ACCESS;
 			return RESP_ERROR;
 		}
@@ -532,9 +538,15 @@ resp_check_rkey(struct resp_ctx *c)
 		return RESP_EXEC_READ;
 	}
 	h = c->pkt->bth + c->pkt->info->off_atmeth;
+	/* IBA 9.4.5: a misaligned address is a malformed request, before any
+	 * key is looked at. */
+	if ((uroce_atmeth_va(h) & 7) != 0) {
+		c->err = RERR_INVALID_REQUEST;
+		return RESP_ERROR;
+	}
 	c->mr = rkey_check(qp, uroce_atmeth_rkey(h), uroce_atmeth_va(h), 8,
 			   UROCE_ACCESS_REMOTE_ATOMIC);
-	if (c->mr == NULL || (uroce_atmeth_va(h) & 7) != 0) {
+	if (c->mr == NULL) {
 		c->err = RERR_REMOTE_ACCESS;
 		return RESP_ERROR;
 	}
@@ -1034,9 +1046,19 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 		*done = false;
 		return false;
 	}
-	if (paylen > 0)
-		memcpy(buf + hdr_len, mr->addr + (res->cur_va - mr->iova), paylen);
-	eng_tx_send(qp, buf, &bth, hdr_len, paylen, &qp->attr.ah_attr);
+	if (paylen > 0) {
+		const uint8_t *src = mr->addr + (res->cur_va - mr->iova);
+
+		/* Zero-copy from the responder's MR: no WQE waits for it, only
+		 * the memory (its in-flight count). */
+		if (eng_zc_ok(qp, mr, paylen) &&
+		    eng_tx_send_zc(qp, buf, &bth, hdr_len, src, paylen, &qp->attr.ah_attr, mr, NULL))
+			buf = NULL;
+		else
+			memcpy(buf + hdr_len, src, paylen);
+	}
+	if (buf != NULL)
+		eng_tx_send(qp, buf, &bth, hdr_len, paylen, &qp->attr.ah_attr);
 	if (res->type == RES_ATOMIC)
 		return true;
 	res->cur_psn = uroce_psn_add(res->cur_psn, 1);

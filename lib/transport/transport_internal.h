@@ -63,6 +63,7 @@ struct uroce_eng_mr {
 	uint64_t length;
 	int access;
 	uint32_t key;
+	uint32_t *zc_ref;   /* in-flight zero-copy packets of this memory; NULL: copy */
 };
 
 struct uroce_eng_ah {
@@ -128,6 +129,8 @@ struct swqe {
 	uint32_t last_psn;
 	uint32_t npkts;
 	bool rd_counted;             /* holds one of max_rd_atomic */
+	uint16_t zc_inflight;        /* zero-copy packets the device may still read */
+	uint8_t wc_status;           /* completed, waiting to retire (see sq_retire) */
 };
 
 /* Requester (req.c) */
@@ -281,8 +284,10 @@ struct uroce_eng_qp {
 	uint8_t *sq_inline;
 	uint32_t sq_size;            /* a power of two */
 	uint32_t sq_mask;
+	uint32_t sq_retire;          /* oldest whose completion is not delivered */
 	uint32_t sq_head;            /* oldest not completed */
 	uint32_t sq_tail;            /* next to post */
+	uint32_t zc_gen;             /* incarnation, for zero-copy releases */
 	/* own receive queue (when no SRQ) */
 	struct rq rq;
 	struct req_state req;
@@ -304,6 +309,8 @@ struct uroce_eng {
 	uint32_t budget;
 	uint32_t ud_mtu;
 	uint32_t qpn_base;           /* this engine's QPNs: qpn_base | index */
+	uint32_t zc_min;             /* payload bytes from which packets go zero-copy */
+	uint32_t zc_gen;             /* the next QP incarnation */
 	struct uroce_eng_qp *qps[UROCE_MAX_QP]; /* by QPN index */
 	uint32_t qpn_next;
 	struct qp_list req_list;     /* requesters with work */
@@ -348,6 +355,13 @@ uint8_t *eng_tx_prepare(struct uroce_eng_qp *qp, const struct uroce_bth_fields *
 			const struct uroce_ext_fields *ext, uint32_t paylen, uint32_t *hdr_len);
 void eng_tx_send(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
 		 uint32_t hdr_len, uint32_t paylen, const struct uroce_eng_ah_attr *ah);
+/* Zero-copy: may @p paylen bytes of @p mr go that way? */
+bool eng_zc_ok(const struct uroce_eng_qp *qp, const struct uroce_eng_mr *mr, uint32_t paylen);
+/* Send @p payload in place (the packet of @p w, or of no WQE: a READ
+ * response); false if the shell declined (buf is still ours). */
+bool eng_tx_send_zc(struct uroce_eng_qp *qp, uint8_t *buf, const struct uroce_bth_fields *bth,
+		    uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
+		    const struct uroce_eng_ah_attr *ah, struct uroce_eng_mr *mr, struct swqe *w);
 void eng_req_kick(struct uroce_eng_qp *qp);
 void eng_resp_kick(struct uroce_eng_qp *qp);
 void eng_timer_update(struct uroce_eng_qp *qp);
@@ -373,6 +387,11 @@ bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
+/* The MR and the address of bytes [off, off + len) of an SGE list if they lie
+ * in one SGE (for reading), else NULL. */
+const uint8_t *sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd,
+			const struct uroce_eng_sge *sge, uint32_t num_sge, uint32_t off, uint32_t len,
+			struct uroce_eng_mr **mrp);
 bool sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
 		 uint32_t num_sge, int access);
 
@@ -408,6 +427,7 @@ qp_can_send(const struct uroce_eng_qp *qp)
 unsigned int req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more);
 void req_rewind(struct uroce_eng_qp *qp, uint32_t psn);
 void req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st);
+void sq_retire(struct uroce_eng_qp *qp);
 static inline struct swqe *
 sq_at(const struct uroce_eng_qp *qp, uint32_t idx)
 {

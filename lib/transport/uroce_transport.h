@@ -139,6 +139,20 @@ struct uroce_eng_tx_addr {
  */
 void uroce_eng_tx_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *e);
 
+/**
+ * A zero-copy packet's references (uroce_eng_ops.tx_send_zc): the memory its
+ * payload lies in, and the send WQE that must not complete before the
+ * device is done reading it. The shell keeps a copy until then.
+ */
+struct uroce_eng_zc {
+	uint32_t *mem_ref;   /**< the memory's in-flight count (uroce_eng_mr_set_zc_ref()) */
+	uint32_t qpn;
+	uint32_t gen;        /**< the QP's incarnation (a reset or a new QP ends it) */
+	uint32_t wqe;        /**< send queue index; UROCE_ENG_ZC_NO_WQE for a READ response */
+};
+
+#define UROCE_ENG_ZC_NO_WQE UINT32_MAX
+
 /** How the engine reaches the outside world. Called on the engine's thread only. */
 struct uroce_eng_ops {
 	/** Current time in microseconds, monotonic. Required. */
@@ -169,6 +183,22 @@ struct uroce_eng_ops {
 	 * this way. Optional; must not re-enter the engine otherwise.
 	 */
 	void (*rq_refill)(void *ctx, struct uroce_eng_qp *qp);
+	/**
+	 * Zero-copy send (optional; used for payloads of at least
+	 * uroce_eng_conf.zc_min bytes). @p buf is from tx_alloc(@p ib_len) and
+	 * holds the headers (@p hdr_len bytes, BTH through the last extension
+	 * header); the payload stays at @p payload (@p paylen bytes, in memory
+	 * whose in-flight count @p zc names); the shell appends pad and ICRC.
+	 * Return false to decline: nothing was sent, @p buf is still the
+	 * engine's (which then copies the payload and calls tx_send). Once the
+	 * device no longer reads the payload, the shell calls
+	 * uroce_eng_zc_mem_release() (at once, on any thread) and then, on the
+	 * engine's thread and outside any engine call,
+	 * uroce_eng_zc_release(). The payload is read again for a resend.
+	 */
+	bool (*tx_send_zc)(void *ctx, uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
+			   uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *addr,
+			   const struct uroce_eng_zc *zc);
 };
 
 /** Engine configuration for uroce_eng_create(). */
@@ -191,6 +221,11 @@ struct uroce_eng_conf {
 	 * Must have no bit below UROCE_QPN_LOCAL_BITS. 0 for one engine.
 	 */
 	uint32_t qpn_base;
+	/**
+	 * Payload bytes from which a packet goes zero-copy through
+	 * ops.tx_send_zc (from an MR with an in-flight count); 0: never.
+	 */
+	uint32_t zc_min;
 };
 
 /** QPN bits that number a QP within its engine; the bits above name the engine. */
@@ -295,6 +330,30 @@ struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint6
  * passed a quiescent point, then uroce_eng_mr_dereg().
  */
 void uroce_eng_mr_revoke(struct uroce_eng_mr *mr);
+
+/**
+ * Let packets send @p mr's memory zero-copy: @p ref counts the packets
+ * whose payload the device may still read (atomically; the engine adds one
+ * per packet, uroce_eng_zc_mem_release() takes it back). The owner keeps
+ * the memory mapped, whatever happens to the MR, until @p ref reads 0.
+ * NULL (the default) keeps every packet from @p mr a copy.
+ */
+void uroce_eng_mr_set_zc_ref(struct uroce_eng_mr *mr, uint32_t *ref);
+
+/**
+ * The device no longer reads a zero-copy packet's payload: drop its memory
+ * reference. Any thread; at once (the memory may go as soon as the count
+ * reads 0).
+ */
+void uroce_eng_zc_mem_release(const struct uroce_eng_zc *zc);
+
+/**
+ * The same packet, for its send WQE: a WQE whose packets are all released
+ * (and that was acknowledged) completes, and the completions behind it.
+ * The engine's thread, outside any engine call. A QP reset or destroyed
+ * since makes it a no-op.
+ */
+void uroce_eng_zc_release(struct uroce_eng *eng, const struct uroce_eng_zc *zc);
 
 /** Deregister (revoke, then free). @return 0, or -EINVAL if @p mr is NULL. */
 int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);

@@ -168,6 +168,32 @@ uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len, const struct u
 	return elen;
 }
 
+uint32_t
+uroce_frame_wrap_split(uint8_t *ib, uint32_t headroom, uint32_t hdr_len, const uint8_t *payload,
+		       uint32_t paylen, uint8_t *trailer, const struct uroce_encap *e)
+{
+	uint32_t elen = uroce_encap_len(e);
+	uint32_t l2 = UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0);
+	uint32_t pad = uroce_pad(paylen);
+	uint32_t ib_len = hdr_len + paylen + pad + UROCE_ICRC_LEN;
+	uint8_t *frame = ib - elen;
+	uint32_t crc, l3_len;
+
+	if (elen > headroom || hdr_len < UROCE_BTH_LEN ||
+	    uroce_encap_build(frame, elen + hdr_len, e, ib_len) != elen)
+		return 0;
+	/* IBA 9.2.4: pad bytes are zero. One pass: the payload is read once,
+	 * where it lies. */
+	memset(trailer, 0, pad);
+	l3_len = elen - l2 + hdr_len;
+	crc = uroce_icrc_compute2(frame + l2, l3_len, payload, paylen, pad, e->family);
+	trailer[pad + 0] = (uint8_t)crc;
+	trailer[pad + 1] = (uint8_t)(crc >> 8);
+	trailer[pad + 2] = (uint8_t)(crc >> 16);
+	trailer[pad + 3] = (uint8_t)(crc >> 24);
+	return elen;
+}
+
 int
 uroce_frame_mark_ce(uint8_t *buf, uint32_t len, struct uroce_frame *f)
 {

@@ -195,11 +195,14 @@ icrc_pseudo_hdr(uint8_t ps[PSEUDO_MAX], const uint8_t *l3, uint32_t l3_len,
 /*
  * CRC of the pseudo packet, or false if the headers are not all there. The
  * IP header's own idea of the length is not used: @p l3_len is what the
- * caller (uroce_frame_parse()) validated.
+ * caller (uroce_frame_parse()) validated. @p tail (zero-copy: the payload
+ * where it lies) continues the packet after @p l3.
  */
 static bool
-icrc_calc(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family, uint32_t *out)
+icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
+	  uint32_t zeros, enum uroce_ip_family family, uint32_t *out)
 {
+	static const uint8_t zero[4];
 	uint8_t ps[PSEUDO_MAX];
 	uint32_t hdrs, crc;
 
@@ -208,6 +211,10 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family, uint3
 		return false;
 	crc = uroce_crc32(0, ps, LRH_ONES_LEN + hdrs);
 	crc = uroce_crc32(crc, l3 + hdrs, l3_len - hdrs);
+	if (tail_len > 0)
+		crc = uroce_crc32(crc, tail, tail_len);
+	if (zeros > 0)
+		crc = uroce_crc32(crc, zero, zeros < sizeof(zero) ? zeros : sizeof(zero));
 	*out = crc;
 	return true;
 }
@@ -217,7 +224,18 @@ uroce_icrc_compute(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family fami
 {
 	uint32_t crc;
 
-	if (!icrc_calc(l3, l3_len, family, &crc))
+	if (!icrc_calc(l3, l3_len, NULL, 0, 0, family, &crc))
+		return 0;
+	return crc;
+}
+
+uint32_t
+uroce_icrc_compute2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
+		    uint32_t zeros, enum uroce_ip_family family)
+{
+	uint32_t crc;
+
+	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, &crc))
 		return 0;
 	return crc;
 }
@@ -242,7 +260,7 @@ uroce_icrc_check(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family
 	const uint8_t *w = l3 + l3_len;
 	uint32_t crc, got;
 
-	if (!icrc_calc(l3, l3_len, family, &crc))
+	if (!icrc_calc(l3, l3_len, NULL, 0, 0, family, &crc))
 		return false;
 	got = (uint32_t)w[0] | ((uint32_t)w[1] << 8) | ((uint32_t)w[2] << 16) |
 	      ((uint32_t)w[3] << 24);

@@ -440,6 +440,20 @@ uint32_t uroce_frame_wrap(uint8_t *ib, uint32_t headroom, uint32_t ib_len,
 			  const struct uroce_encap *e);
 
 /**
+ * uroce_frame_wrap() for a frame in three pieces (zero-copy transmission):
+ * the headers at @p ib (@p hdr_len bytes, BTH through the last extension
+ * header), the payload at @p payload (@p paylen bytes, left where it is),
+ * then @p trailer, which receives the pad bytes (zero, IBA 9.2.4) and the
+ * ICRC: uroce_pad(@p paylen) + 4 bytes. The ICRC is computed in one pass,
+ * reading the payload once.
+ *
+ * @return the bytes written in front of @p ib, or 0 as uroce_frame_wrap().
+ */
+uint32_t uroce_frame_wrap_split(uint8_t *ib, uint32_t headroom, uint32_t hdr_len,
+				const uint8_t *payload, uint32_t paylen, uint8_t *trailer,
+				const struct uroce_encap *e);
+
+/**
  * Mark a parsed frame Congestion Experienced, as an ECN-capable switch does
  * (RFC 3168, 5): the ECN field of the IPv4 TOS or IPv6 traffic class becomes
  * 11 and the IPv4 header checksum is recomputed. The ICRC masks those fields
@@ -478,6 +492,15 @@ uint16_t uroce_udp_sport(uint32_t flow_label, uint32_t lqpn, uint32_t rqpn);
  *   or @p family is not IPv4/IPv6 (uroce_icrc_check() then returns false).
  */
 uint32_t uroce_icrc_compute(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family);
+
+/**
+ * uroce_icrc_compute() of a packet in pieces: @p l3 (@p l3_len bytes, IP
+ * through at least the BTH), then @p tail (@p tail_len bytes: the payload
+ * where it lies), then @p zeros zero bytes (the pad, at most 3). The ICRC
+ * slot is part of none of them.
+ */
+uint32_t uroce_icrc_compute2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail,
+			     uint32_t tail_len, uint32_t zeros, enum uroce_ip_family family);
 
 /** Compute the ICRC and store it in the 4 bytes after @p l3_len. */
 void uroce_icrc_fill(uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family);

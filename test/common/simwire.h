@@ -55,6 +55,12 @@ struct simwire_conf {
 	uint32_t bn_kmax;         /**< bytes queued from which every ECT packet is marked */
 	uint32_t bn_pmax_ppm;     /**< marking probability just below bn_kmax */
 	uint32_t bn_capacity;     /**< bytes the queue holds; more is tail-dropped */
+	/* Zero-copy transmission: engines with zc_min and a tx_send_zc that
+	 * reads the payload where it lies into the frame (uroce_frame_wrap_split())
+	 * and releases it at the next step, or only on simwire_zc_release() with
+	 * zc_hold (a device that is slow to let go). */
+	uint32_t zc_min;
+	bool zc_hold;
 };
 
 /** Link statistics. */
@@ -131,6 +137,11 @@ int simwire_inject_tc(struct simwire *sw, int to_side, const struct uroce_bth_fi
 int simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 			const struct uroce_bth_fields *bth, const struct uroce_ext_fields *ext,
 			const void *payload, uint32_t paylen, uint8_t tclass);
+
+/** Zero-copy packets of @p side the "device" still holds (zc_hold). */
+uint32_t simwire_zc_held(const struct simwire *sw, int side);
+/** Let the device release every zero-copy packet of @p side it holds. */
+void simwire_zc_release(struct simwire *sw, int side);
 
 /** One round: poll both engines, deliver every packet due. @return work done. */
 unsigned int simwire_step(struct simwire *sw);

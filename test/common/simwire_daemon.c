@@ -39,6 +39,11 @@ struct flight {
 	uint32_t len;
 };
 
+struct zc_hold {
+	struct uroce_eng_zc zc;
+	uint64_t due;                   /* the step that lets go of it */
+};
+
 struct wside {
 	struct simwire_daemon *w;
 	int side;
@@ -46,10 +51,16 @@ struct wside {
 	uint8_t gid[16];
 	uint8_t mac[6];
 	bool attached;
+	/* zero-copy packets the device holds, then those it let go of */
+	struct zc_hold *held;
+	uint32_t nheld, capheld;
+	struct uroce_eng_zc *done;
+	uint32_t ndone, capdone;
 };
 
 struct simwire_daemon {
 	struct simwire_daemon_conf conf;
+	uint64_t steps;                 /* simwire_daemon_step() calls */
 	uint64_t rng;
 	uint64_t seq;
 	struct wside s[2];
@@ -282,11 +293,92 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	push(w, &fl);
 }
 
+/* The device reads the payload now and lets go of it zc_hold_steps later. */
+static bool
+port_tx_send_zc(void *ctx, uint8_t *ib, uint32_t hdr_len, const uint8_t *payload,
+		uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *a,
+		const struct uroce_eng_zc *zc)
+{
+	struct wside *s = ctx;
+	struct simwire_daemon *w = s->w;
+	uint32_t pad = uroce_pad(paylen);
+
+	if (!w->conf.zc)
+		return false;
+	if (s->nheld == s->capheld) {
+		uint32_t c = s->capheld ? s->capheld * 2 : 256;
+		struct zc_hold *n = realloc(s->held, c * sizeof(*n));
+
+		if (n == NULL)
+			return false; /* declined: the daemon copies */
+		s->held = n;
+		s->capheld = c;
+	}
+	s->held[s->nheld].zc = *zc;
+	s->held[s->nheld].due = w->steps + w->conf.zc_hold_steps;
+	s->nheld++;
+	/* One buffer on this wire: the payload joins the headers, then
+	 * port_tx_send() wraps it as any frame (the same bytes). */
+	memcpy(ib + hdr_len, payload, paylen);
+	memset(ib + hdr_len + paylen, 0, pad + UROCE_ICRC_LEN);
+	port_tx_send(ctx, ib, ib_len, a);
+	return true;
+}
+
+static unsigned int
+port_tx_zc_reap(void *ctx, void (*fn)(void *arg, const struct uroce_eng_zc *zc), void *arg)
+{
+	struct wside *s = ctx;
+	uint32_t i, n = s->ndone;
+
+	for (i = 0; i < n; i++)
+		fn(arg, &s->done[i]);
+	s->ndone = 0;
+	return n;
+}
+
+/* The device lets go of what is due: the memory at once, the WQEs at the
+ * daemon's next poll (its reap). */
+static void
+zc_due(struct simwire_daemon *w, struct wside *s)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < s->nheld; i++) {
+		if (s->held[i].due > w->steps) {
+			s->held[k++] = s->held[i];
+			continue;
+		}
+		if (s->ndone == s->capdone) {
+			uint32_t c = s->capdone ? s->capdone * 2 : 256;
+			struct uroce_eng_zc *n = realloc(s->done, c * sizeof(*n));
+
+			if (n == NULL) {
+				s->held[k++] = s->held[i]; /* next time */
+				continue;
+			}
+			s->done = n;
+			s->capdone = c;
+		}
+		uroce_eng_zc_mem_release(&s->held[i].zc);
+		s->done[s->ndone++] = s->held[i].zc;
+	}
+	s->nheld = k;
+}
+
+uint32_t
+simwire_daemon_zc_held(const struct simwire_daemon *w)
+{
+	return w->s[0].nheld + w->s[1].nheld;
+}
+
 static const struct uroce_daemon_port_ops port_ops = {
 	.now_us = NULL,
 	.tx_alloc = port_tx_alloc,
 	.tx_send = port_tx_send,
 	.tx_free = port_tx_free,
+	.tx_send_zc = port_tx_send_zc,
+	.tx_zc_reap = port_tx_zc_reap,
 };
 
 const struct uroce_daemon_port_ops *
@@ -328,6 +420,10 @@ simwire_daemon_destroy(struct simwire_daemon *w)
 	while (w->nheap > 0)
 		free(pop(w).base);
 	free(w->heap);
+	free(w->s[0].held);
+	free(w->s[1].held);
+	free(w->s[0].done);
+	free(w->s[1].done);
 	free(w);
 }
 
@@ -358,6 +454,9 @@ simwire_daemon_step(struct simwire_daemon *w)
 	uint64_t now;
 	int i;
 
+	w->steps++;
+	for (i = 0; i < 2; i++)
+		zc_due(w, &w->s[i]);
 	for (i = 0; i < 2; i++)
 		if (w->s[i].attached)
 			work += uroce_daemon_poll(w->s[i].d);
@@ -391,7 +490,7 @@ simwire_daemon_step(struct simwire_daemon *w)
 uint32_t
 simwire_daemon_in_flight(const struct simwire_daemon *w)
 {
-	return w->nheap;
+	return w->nheap + simwire_daemon_zc_held(w) + w->s[0].ndone + w->s[1].ndone;
 }
 
 void

@@ -43,6 +43,14 @@ struct simwire_daemon_conf {
 	uint32_t corrupt_ppm;   /**< one ICRC-covered byte flipped: the receiver drops it */
 	uint32_t delay_us;      /**< one-way delay (0: delivered at the next step) */
 	uint32_t reorder_us;    /**< extra delay of a reordered frame, up to (0: 300) */
+	/**
+	 * Zero-copy transmission (port tx_send_zc): the payload is read when
+	 * the frame is sent, and the "device" lets go of it zc_hold_steps
+	 * simwire_daemon_step() calls later (0: at the next one). Give the
+	 * daemons a zc_min for it to be used.
+	 */
+	bool zc;
+	uint32_t zc_hold_steps;
 };
 
 /** Link statistics. */
@@ -92,6 +100,8 @@ unsigned int simwire_daemon_step(struct simwire_daemon *w);
 
 /** Frames in flight (sent, not yet delivered or rejected). */
 uint32_t simwire_daemon_in_flight(const struct simwire_daemon *w);
+/** Zero-copy packets whose payload the device has not let go of yet. */
+uint32_t simwire_daemon_zc_held(const struct simwire_daemon *w);
 
 /** Change loss parameters on the fly. */
 void simwire_daemon_set_loss(struct simwire_daemon *w, uint32_t drop_ppm, uint32_t dup_ppm,

@@ -141,14 +141,22 @@ Test(hostile, out_of_bounds_and_overflowing_writes)
 		uint64_t va;
 		uint32_t len;
 		uint32_t pay;
+		uint8_t nak;
 	} t[] = {
-		{ MR_IOVA + PAGE - 1, 2, 2 },              /* one byte past the end */
-		{ MR_IOVA - 1, 2, 2 },                     /* one byte before */
-		{ MR_IOVA + 100, 0x80000001u, 64 },        /* DMA length above 2^31 */
-		{ UINT64_MAX - 10, 100, 64 },              /* va + len wraps */
-		{ MR_IOVA + PAGE, 1, 1 },                  /* exactly at the end */
-		{ MR_IOVA + 8, 0xFFFFFFFFu, 64 },          /* len wraps 32 bits */
-		{ MR_IOVA - 0x10000, 0x10008, 64 },        /* starts before, ends inside */
+		/* one byte past the end */
+		{ MR_IOVA + PAGE - 1, 2, 2, UROCE_NAK_REMOTE_ACCESS_ERR },
+		/* one byte before */
+		{ MR_IOVA - 1, 2, 2, UROCE_NAK_REMOTE_ACCESS_ERR },
+		/* DMA length above 2^31: no message is that long */
+		{ MR_IOVA + 100, 0x80000001u, 64, UROCE_NAK_INVALID_REQUEST },
+		/* va + len wraps */
+		{ UINT64_MAX - 10, 100, 64, UROCE_NAK_REMOTE_ACCESS_ERR },
+		/* exactly at the end */
+		{ MR_IOVA + PAGE, 1, 1, UROCE_NAK_REMOTE_ACCESS_ERR },
+		/* len wraps 32 bits */
+		{ MR_IOVA + 8, 0xFFFFFFFFu, 64, UROCE_NAK_INVALID_REQUEST },
+		/* starts before, ends inside */
+		{ MR_IOVA - 0x10000, 0x10008, 64, UROCE_NAK_REMOTE_ACCESS_ERR },
 	};
 	unsigned int i;
 
@@ -160,7 +168,7 @@ Test(hostile, out_of_bounds_and_overflowing_writes)
 		h_init(&h, 0);
 		e = reth_of(t[i].va, uroce_eng_mr_rkey(h.rw), t[i].len);
 		inj(&h.p, R, UROCE_OP_RDMA_WRITE_ONLY, 1000, true, &e, junk, t[i].pay);
-		expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
+		expect_nak(&h, t[i].nak, 1000);
 		expect_untouched(&h, "out of bounds write");
 		h_fini(&h);
 	}
@@ -255,8 +263,8 @@ Test(hostile, reads_past_end_or_without_rights)
 	h_fini(&h);
 }
 
-/* Atomics: unaligned, past the end, without REMOTE_ATOMIC: remote access
- * error, memory untouched. */
+/* Atomics past the end or without REMOTE_ATOMIC: remote access error;
+ * unaligned (IBA 9.4.5): invalid request; memory untouched either way. */
 Test(hostile, bad_atomics)
 {
 	const uint64_t vas[] = { MR_IOVA + 4, MR_IOVA + 1, MR_IOVA + PAGE, MR_IOVA + PAGE - 4,
@@ -278,7 +286,9 @@ Test(hostile, bad_atomics)
 		}
 		e.swap_add = 0x0101010101010101ull;
 		inj(&h.p, R, UROCE_OP_FETCH_ADD, 1000, true, &e, NULL, 0);
-		expect_nak(&h, UROCE_NAK_REMOTE_ACCESS_ERR, 1000);
+		expect_nak(&h, i < UROCE_ARRAY_SIZE(vas) && (vas[i] & 7) != 0 ?
+				       UROCE_NAK_INVALID_REQUEST : UROCE_NAK_REMOTE_ACCESS_ERR,
+			   1000);
 		expect_untouched(&h, "bad atomic");
 		h_fini(&h);
 	}

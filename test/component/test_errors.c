@@ -59,7 +59,8 @@ Test(errors, remote_access_error_both_qps_to_err)
 	proto_fini(&p);
 }
 
-/* READ beyond the MR and a misaligned atomic: REM_ACCESS_ERR. */
+/* READ beyond the MR: REM_ACCESS_ERR; a misaligned atomic: an invalid
+ * request (IBA 9.4.5), REM_INV_REQ_ERR. */
 Test(errors, read_past_end_and_misaligned_atomic)
 {
 	struct sim_qp_opts o = { .psn0 = 3 };
@@ -77,7 +78,7 @@ Test(errors, read_past_end_and_misaligned_atomic)
 	live(&p);
 	post_wr(&p, UROCE_WR_ATOMIC_FETCH_AND_ADD, 0, 8, 12, 1, 0);
 	cr_assert_eq(sim_wait_cq(p.sw, p.s[0].scq, &wc, 1, 1000000), 1);
-	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR);
+	cr_expect_eq(wc.status, UROCE_WC_REM_INV_REQ_ERR);
 	proto_fini(&p);
 }
 

@@ -14,6 +14,8 @@
 #           8 MiB (-a), read and send bw of 1 MiB, write bw on the IPv6 GID;
 #           A's port received RoCEv2 frames averaging more than 4000 bytes
 #           during the 1 MiB WRITEs (full 4096-byte packets on the wire); the
+#           payloads of 1 KiB and more left client memory zero-copy (B's
+#           WRITEs and SENDs, A's READ responses: tx_zero_copy); the
 #           ports are quiet once the runs end (no frame received in 1 s:
 #           memif's ring did not run away), and both daemons stop cleanly.
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +76,14 @@ avg=$(( (b1 - b0) / (p1 - p0 > 0 ? p1 - p0 : 1) ))
 perf_pair "read-1m" "$A_SOCK" "$B_SOCK" 19402 read bw -x 1 -s 1048576 -n 50 --verify
 perf_pair "send-1m" "$A_SOCK" "$B_SOCK" 19403 send bw -x 1 -s 1048576 -n 50 --verify
 perf_pair "write-v6" "$A_SOCK" "$B_SOCK" 19404 write bw -x 2 -s 65536 -n 200 --verify
+# Zero-copy (the default tx_zero_copy_min, 1024): B's WRITE and SEND payloads
+# and A's READ responses left client memory in place.
+za=$(counter "$PA" 0 tx_zero_copy)
+zb=$(counter "$PB" 0 tx_zero_copy)
+zm=$(tel "$PA" /uroce/port/info,0 | grep -o '"zero_copy_min": [0-9]*' | grep -o '[0-9]*$')
+[ "${za:-0}" -gt 0 ] && [ "${zb:-0}" -gt 0 ] && [ "$zm" = 1024 ] &&
+	pass "zero-copy from 1024 B: A sent $za READ responses that way, B $zb WRITE/SEND packets" ||
+	fail "zero-copy: A $za, B $zb packets, zero_copy_min '$zm'"
 sleep 0.5
 r0=$(counter "$PB" 0 rx_packets)
 sleep 1

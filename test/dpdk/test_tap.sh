@@ -81,7 +81,7 @@ stop_uroced "$PID_T" t
 # 2047 is gone before the first frame. uroced must say so and not start
 # (it used to start and drop every frame as rx_nombuf).
 sed -i 's/^lcores = 0,1$/lcores = 0,1,2@1/' "$WORK/t.conf"
-out=$(ip netns exec "$NS" timeout 30 "$UROCED" -c "$WORK/t.conf" 2>&1)
+out=$(ip netns exec "$NS" timeout -k 5 30 "$UROCED" -c "$WORK/t.conf" 2>&1)
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && echo "$out" | grep -q "raise \[limits\] mbufs"; then
 	pass "two workers, mbufs = 2047: refused (exit $rc): $(echo "$out" | grep 'raise \[limits\] mbufs' | sed 's/^uroced: //')"

@@ -14,7 +14,9 @@
  *       two daemon cores, GIDs ::ffff:198.18.0.1 (A) and ::ffff:198.18.0.2
  *       (B), joined by the simulated wire of test/common/simwire_daemon.c
  *       (no loss), so that a client of A and a client of B do RDMA to each
- *       other as over two hosts' NICs.
+ *       other as over two hosts' NICs. UROCED_LITE_DROP_PPM, _DUP_PPM,
+ *       _REORDER_PPM and _SEED (environment) put faults on that wire, as
+ *       uroced's fault_* keys do (test_soak.sh's failures replay here).
  *
  * Environment (one daemon core): UROCED_LITE_WORKERS=N gives it N workers
  * (QPs placed round robin, so the two QPs of a pair loop back across
@@ -64,11 +66,20 @@ run_pair(const char *path_a, const char *path_b)
 	const char *path[2] = {path_a, path_b};
 	struct simwire_daemon_conf wc = {.seed = 1};
 	struct uroce_daemon *d[2] = {NULL, NULL};
+	const char *e;
 	struct uroce_daemon_conf conf;
 	struct simwire_daemon *w;
 	unsigned int work;
 	int i, rc = 1;
 
+	if ((e = getenv("UROCED_LITE_DROP_PPM")) != NULL)
+		wc.drop_ppm = (uint32_t)strtoul(e, NULL, 0);
+	if ((e = getenv("UROCED_LITE_DUP_PPM")) != NULL)
+		wc.dup_ppm = (uint32_t)strtoul(e, NULL, 0);
+	if ((e = getenv("UROCED_LITE_REORDER_PPM")) != NULL)
+		wc.reorder_ppm = (uint32_t)strtoul(e, NULL, 0);
+	if ((e = getenv("UROCED_LITE_SEED")) != NULL)
+		wc.seed = strtoull(e, NULL, 0);
 	w = simwire_daemon_create(&wc);
 	if (w == NULL) {
 		fprintf(stderr, "uroced_lite: wire: %s\n", strerror(errno));

@@ -75,6 +75,7 @@ Test(dp_config, defaults)
 	cr_expect_eq(c.burst, 32);
 	cr_expect_eq(c.neigh_retry_ms, 1000);
 	cr_expect_eq(c.neigh_tries, 3);
+	cr_expect_eq(c.neigh_reachable_ms, 30000);
 	cr_expect_eq(c.n_ports, 0);
 	cr_expect_eq(c.max_qp, UROCE_MAX_QP);
 }
@@ -90,6 +91,7 @@ Test(dp_config, full_file)
 			  "vdev = net_ring0\nvdev = net_null0\n"
 			  "[daemon]\nsocket = /tmp/x.sock\nsocket_mode = 0600\n"
 			  "[limits]\nburst = 16\nneigh_retry_ms = 200\nneigh_tries = 5\n"
+			  "neigh_reachable_ms = 1500\n"
 			  "[port.a]\nvdev = net_af_packet0,iface=veth0\n"
 			  "ipv4 = 198.18.1.2/24\nipv6 = 2001:2::2/64\nmac = 02:00:c6:12:01:02\n"
 			  "vlan = 100\npcp = 3\nmtu = 4200\ndscp = 26\necn = 2\n"
@@ -108,6 +110,7 @@ Test(dp_config, full_file)
 	cr_expect_eq(c.socket_mode, 0600);
 	cr_expect_eq(c.burst, 16);
 	cr_expect_eq(c.neigh_tries, 5);
+	cr_expect_eq(c.neigh_reachable_ms, 1500);
 	cr_assert_eq(c.n_ports, 1);
 	p = &c.ports[0];
 	cr_expect_str_eq(p->section, "port.a");
@@ -245,6 +248,8 @@ Test(dp_config, bad_values_one_line_each)
 		{"[limits]\nmax_qp = 5000\n",
 		 "F: [limits] max_qp = \"5000\": expected 2..4096 (UROCE_MAX_QP)"},
 		{"[limits]\nneigh_tries = 0\n", "F: [limits] neigh_tries = \"0\": expected 1..100"},
+		{"[limits]\nneigh_reachable_ms = 99\n",
+		 "F: [limits] neigh_reachable_ms = \"99\": expected 100..3600000"},
 		{"[eal]\nlcores\n", "F: syntax error: line 2: expected 'key = value' or '[section]'"},
 		{"[eal\n", "F: syntax error: line 1: section name without ']'"},
 		{"a = 1\n", "F: syntax error: line 1: key before the first [section]"},
