@@ -64,6 +64,7 @@ struct gopts {
 	bool verify;
 	uint32_t gid_index;
 	uint32_t mtu;            /* bytes, 0: the smaller active MTU */
+	uint32_t qp_timeout;     /* local ACK timeout exponent, 0: the daemon's 14 */
 	uint32_t worker;
 	uint32_t target_worker;
 	uint32_t interval_ms;
@@ -111,6 +112,8 @@ gen_usage(FILE *out)
 		"                        target's memory at the end\n"
 		"  -x, --gid-index I     GID index of both daemons (default 1: IPv4)\n"
 		"  -m, --mtu BYTES       path MTU 256..4096 (default: the smaller active MTU)\n"
+		"  -u, --qp-timeout T    local ACK timeout 4.096 us * 2^T, 1..31 (default 14: 67 ms);\n"
+		"                        a silent target fails the run after 8 timeouts\n"
 		"      --worker N        the initiator's worker (default 0)\n"
 		"      --target-worker N the target's worker (default 0)\n"
 		"  -i, --interval MS     milliseconds between rate records (default 1000)\n"
@@ -182,6 +185,7 @@ gen_parse(int argc, char **argv, struct gopts *o)
 		{"verify", no_argument, NULL, OPT_VERIFY},
 		{"gid-index", required_argument, NULL, 'x'},
 		{"mtu", required_argument, NULL, 'm'},
+		{"qp-timeout", required_argument, NULL, 'u'},
 		{"worker", required_argument, NULL, OPT_WORKER},
 		{"target-worker", required_argument, NULL, OPT_TWORKER},
 		{"interval", required_argument, NULL, 'i'},
@@ -207,7 +211,7 @@ gen_parse(int argc, char **argv, struct gopts *o)
 	o->seconds = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:t:w:r:D:n:x:m:i:qh", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:t:w:r:D:n:x:m:u:i:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			o->from = optarg;
@@ -265,6 +269,10 @@ gen_parse(int argc, char **argv, struct gopts *o)
 				return bad_opt("--mtu %u: a path MTU is 256, 512, 1024, 2048 or 4096",
 					       mtu);
 			o->mtu = mtu;
+			break;
+		case 'u':
+			if (parse_u32("--qp-timeout", optarg, 1, 31, &o->qp_timeout))
+				return CTL_EXIT_ERROR;
 			break;
 		case OPT_WORKER:
 			if (parse_u32("--worker", optarg, 0, 15, &o->worker))
@@ -525,7 +533,7 @@ side_qps(struct side *s)
 
 /* Join @p s's QPs to @p peer's. */
 static int
-side_connect(struct side *s, const struct side *peer, uint32_t path_mtu)
+side_connect(struct side *s, const struct side *peer, uint32_t path_mtu, uint32_t timeout)
 {
 	struct uroce_shm_msg_gen_connect_resp r;
 	struct uroce_shm_msg_gen_connect_req q;
@@ -538,6 +546,7 @@ side_connect(struct side *s, const struct side *peer, uint32_t path_mtu)
 		q.first = first;
 		q.count = UROCE_MIN(UROCE_SHM_GEN_QPS_MAX, s->cr.n_qps - first);
 		q.path_mtu = path_mtu;
+		q.timeout = timeout;
 		memcpy(q.peer_gid, peer->cr.gid, 16);
 		q.peer_rkey = peer->cr.rkey;
 		q.peer_win_len = peer->cr.win_len;
@@ -738,8 +747,8 @@ gen_setup(struct run *r)
 	if (side_create(&r->b, o, UROCE_SHM_GEN_TARGET, tdepth, flags, max_size) != 0 ||
 	    side_create(&r->a, o, UROCE_SHM_GEN_INITIATOR, o->window, flags, max_size) != 0 ||
 	    side_qps(&r->a) != 0 || side_qps(&r->b) != 0 ||
-	    side_connect(&r->b, &r->a, r->path_mtu) != 0 ||
-	    side_connect(&r->a, &r->b, r->path_mtu) != 0)
+	    side_connect(&r->b, &r->a, r->path_mtu, o->qp_timeout) != 0 ||
+	    side_connect(&r->a, &r->b, r->path_mtu, o->qp_timeout) != 0)
 		return CTL_EXIT_ERROR;
 	memset(&q, 0, sizeof(q));
 	q.gen_id = r->a.cr.gen_id;
@@ -985,6 +994,7 @@ ctl_gen_main(int argc, char **argv)
 	json_kv_u64(&j, "rate_limit", r->o.rate);
 	json_kv_u64(&j, "path_mtu", 256u << (r->path_mtu - 1));
 	json_kv_bool(&j, "verify", r->o.verify);
+	json_kv_u64(&j, "qp_timeout", r->o.qp_timeout != 0 ? r->o.qp_timeout : 14);
 	json_num(&j, "elapsed_s", elapsed, 3);
 	json_key(&j, "total");
 	summary_counts(&j, &total);

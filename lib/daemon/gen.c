@@ -46,7 +46,7 @@
 #define GEN_RECV_BUDGET 256u
 
 /* Transport attributes of every generator QP (doc/loadgen.md). */
-#define GEN_TIMEOUT 14          /* local ACK timeout 4.096 µs * 2^14 = 67 ms */
+#define GEN_TIMEOUT 14          /* default local ACK timeout 4.096 µs * 2^14 = 67 ms */
 #define GEN_RETRY_CNT 7         /* so a silent peer fails the QP in about 0.5 s */
 #define GEN_RNR_RETRY 7         /* infinite: a target behind on receives slows SENDs */
 #define GEN_MIN_RNR_TIMER 1     /* 0.01 ms */
@@ -124,6 +124,7 @@ struct dgen {
 	uint8_t gid[16];
 	uint8_t peer_gid[16];           /* ctl, before GEN_W_CONNECT */
 	uint8_t path_mtu;               /* ctl, before GEN_W_CONNECT */
+	uint8_t timeout;                /* ctl, before GEN_W_CONNECT: local ACK timeout */
 	uint32_t peer_rkey;
 	/* memory: one allocation, one MR; the window (mirror) region first */
 	uint8_t *mem;
@@ -666,7 +667,7 @@ w_connect(struct dgen *g, uint32_t first, uint32_t count)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = UROCE_QPS_RTS;
 		a.sq_psn = q->psn;
-		a.timeout = GEN_TIMEOUT;
+		a.timeout = g->timeout;
 		a.retry_cnt = GEN_RETRY_CNT;
 		a.rnr_retry = GEN_RNR_RETRY;
 		a.max_rd_atomic = UROCE_MAX_RD_ATOMIC;
@@ -1055,7 +1056,7 @@ gen_connect(struct uroce_daemon *d, struct session *s, const void *body, struct 
 	if (g == NULL)
 		return -ENOENT;
 	init = g->role == UROCE_SHM_GEN_INITIATOR;
-	if (q->reserved != 0 || q->count == 0 || q->count > UROCE_SHM_GEN_QPS_MAX ||
+	if (q->timeout > 31 || q->count == 0 || q->count > UROCE_SHM_GEN_QPS_MAX ||
 	    q->first >= g->n_qps || q->count > g->n_qps - q->first ||
 	    q->path_mtu < UROCE_MTU_256 || q->path_mtu > d->active_mtu ||
 	    uroce_gid_is_zero(q->peer_gid))
@@ -1077,10 +1078,12 @@ gen_connect(struct uroce_daemon *d, struct session *s, const void *body, struct 
 	/* One peer per generator. */
 	if (g->n_connected > 0 && (memcmp(g->peer_gid, q->peer_gid, 16) != 0 ||
 				   g->path_mtu != q->path_mtu ||
+				   g->timeout != (q->timeout != 0 ? q->timeout : GEN_TIMEOUT) ||
 				   (init && g->peer_rkey != q->peer_rkey)))
 		return -EINVAL;
 	memcpy(g->peer_gid, q->peer_gid, 16);
 	g->path_mtu = (uint8_t)q->path_mtu;
+	g->timeout = (uint8_t)(q->timeout != 0 ? q->timeout : GEN_TIMEOUT);
 	if (init)
 		g->peer_rkey = q->peer_rkey;
 	for (i = 0; i < q->count; i++) {

@@ -1328,7 +1328,9 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_gen_qps_resp, 8 + 8 * 48);
  * joined to the peer's QPs of the same indexes (qpn, and psn: the peer's
  * first send PSN, our expected receive PSN) and brought to RTS. The peer's
  * memory (rkey, va, win_len, atomic_off) is an initiator's to aim at; a
- * target ignores it (zero).
+ * target ignores it (zero). timeout is the local ACK timeout of the QPs
+ * (IBA 9.7.6.1.3: 4.096 us * 2^timeout; 0 means 14, about 67 ms); with 7
+ * retries a silent peer fails the QPs after about 8 x that.
  */
 struct uroce_shm_msg_gen_connect_req {
 	uint32_t gen_id;
@@ -1340,7 +1342,7 @@ struct uroce_shm_msg_gen_connect_req {
 	uint32_t peer_win_len;
 	uint64_t peer_va;
 	uint32_t peer_atomic_off;
-	uint32_t reserved;       /**< 0 */
+	uint32_t timeout;        /**< local ACK timeout exponent, 1..31; 0: 14 */
 	struct uroce_shm_gen_qp q[UROCE_SHM_GEN_QPS_MAX];
 };
 UROCE_SHM_OFF(struct uroce_shm_msg_gen_connect_req, peer_va, 40);

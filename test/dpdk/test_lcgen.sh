@@ -35,6 +35,10 @@ PA="uroce-lcgen-a-$$"
 PB="uroce-lcgen-b-$$"
 PREFIXES+=("$PA" "$PB")
 A_SOCK="$WORK/a.sock"
+# Local ACK timeout 4.096 us * 2^17 = 0.54 s: on a shared 2-core machine a
+# worker may wait for its CPU long enough that the default (67 ms, 8 tries)
+# gives up on a peer that is only slow. The lost-target case keeps 15.
+QPT=17
 B_SOCK="$WORK/b.sock"
 
 start_pair() {
@@ -59,7 +63,7 @@ summary() {
 gen() {
 	local name="$1"
 	shift
-	timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" --interval 500 "$@" \
+	timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --interval 500 "$@" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err"
 	GEN_RC=$?
 }
@@ -144,7 +148,7 @@ gen mixed --qps 2 --ops write,read,send,atomic --sizes 64,2K -n 20000 --window 8
 check_run mixed 's["total"]["msgs"] == 20000 and all(v > 0 for v in s["per_op"].values())'
 
 # --- 2. Telemetry while it runs --------------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" --qps 2 -D 4 -q \
+timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 2 -D 4 -q \
 	>"$WORK/tel.out" 2>"$WORK/tel.err" &
 TP=$!
 sleep 2.5
@@ -193,7 +197,7 @@ bad "--mix is the whole mix" --mix write --ops read
 no_gen_left "after the refused options"
 
 # --- 4. Stopping mid-run --------------------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" --qps 8 --mix write:64,read:1K -D 30 \
+timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix write:64,read:1K -D 30 \
 	-q >"$WORK/int.out" 2>"$WORK/int.err" &
 IP=$!
 sleep 2
@@ -206,7 +210,7 @@ else
 	fail "SIGINT mid-run: exit $rc; $(tail -2 "$WORK/int.err")"
 fi
 no_gen_left "after SIGINT"
-"$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" --qps 8 --mix send:1K -D 30 -q \
+"$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix send:1K -D 30 -q \
 	>"$WORK/kill.out" 2>"$WORK/kill.err" &
 KP=$!
 sleep 2
@@ -215,7 +219,7 @@ wait "$KP" 2>/dev/null
 no_gen_left "after SIGKILL of uroce-ctl gen"
 
 # --- 5. The target's daemon goes away ---------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" --qps 4 --mix write:64,read:64 -D 30 \
+timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u 15 --qps 4 --mix write:64,read:64 -D 30 \
 	--interval 250 >"$WORK/lost.out" 2>"$WORK/lost.err" &
 LP=$!
 sleep 2
@@ -226,6 +230,7 @@ rc=$?
 t1=$(date +%s.%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 if [ "$rc" -eq 1 ] && summary lost | grep -q '"status":"RETRY_EXC_ERR"' &&
+	summary lost | grep -q '"qp_timeout":15,' &&
 	grep -q "RETRY_EXC_ERR" "$WORK/lost.err"; then
 	pass "B gone: A's generator reported RETRY_EXC_ERR and exited 1, ${secs} s after B's stop began"
 else

@@ -474,7 +474,7 @@ Test(gen, refusals_then_verified_run)
 			     (unsigned long long)(value), rc, (err)); \
 	} while (0)
 	REFUSE(gen_id, 999, -ENOENT);
-	REFUSE(reserved, 1, -EINVAL);
+	REFUSE(timeout, 32, -EINVAL);
 	REFUSE(count, 0, -EINVAL);
 	REFUSE(count, N_QPS + 1, -EINVAL);
 	REFUSE(count, UROCE_SHM_GEN_QPS_MAX + 1, -EINVAL);
@@ -501,6 +501,9 @@ Test(gen, refusals_then_verified_run)
 	bk.peer_rkey ^= 1;
 	cr_expect_eq(gen_connect(&c, &bk), -EINVAL, "a second peer (another R_Key) refused");
 	bk.peer_rkey ^= 1;
+	bk.timeout = 20;
+	cr_expect_eq(gen_connect(&c, &bk), -EINVAL, "another timeout for some QPs refused");
+	bk.timeout = 14; /* what 0 means */
 	cr_assert_eq(gen_connect(&c, &bk), 0);
 	cr_expect_eq(gen_connect(&c, &kq), -EALREADY);
 	kq = connect_req(t.gen_id, &in, iq);
@@ -786,13 +789,13 @@ Test(pair, uroce_ctl_gen_verified)
 	int rc;
 
 	rc = run_gen("--qps 3 --ops write,read,send,atomic --sizes 64,2K,5000 -n 6000 "
-		     "--window 8 --verify --mtu 1024", out, sizeof(out));
+		     "--window 8 --verify --mtu 1024 -u 16", out, sizeof(out));
 	cr_assert_eq(rc, 0, "uroce-ctl gen exit %d:\n%s", rc, out);
 	s = strstr(out, "{\"uroce_gen_summary\":1,");
 	cr_assert_not_null(s, "no summary:\n%s", out);
 	/* The summary's keys come in a fixed order (doc/loadgen.md). */
 	cr_expect_not_null(strstr(s, "\"ok\":true,\"stopped_by\":\"done\",\"qps\":3,"), "%s", s);
-	cr_expect_not_null(strstr(s, "\"path_mtu\":1024,\"verify\":true,"), "%s", s);
+	cr_expect_not_null(strstr(s, "\"path_mtu\":1024,\"verify\":true,\"qp_timeout\":16,"), "%s", s);
 	cr_expect_not_null(strstr(s, "\"total\":{\"msgs\":6000,"), "%s", s);
 	cr_expect_not_null(strstr(s, "\"errors\":0,\"verify_bad\":0}"), "%s", s);
 	cr_expect_not_null(strstr(s, "\"error\":null,\"atomic_words_match\":true,"), "%s", s);
@@ -818,5 +821,8 @@ Test(pair, uroce_ctl_gen_refusals)
 	cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
 	cr_expect_not_null(strstr(out, "no worker 1"), "%s", out);
 	rc = run_gen("--mtu 8192", out, sizeof(out));
-	cr_expect_neq(rc, 0, "exit %d: %s", rc, out);
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
+	rc = run_gen("--qp-timeout 32", out, sizeof(out));
+	cr_expect_eq(rc, 2, "exit %d: %s", rc, out);
+	cr_expect_not_null(strstr(out, "--qp-timeout"), "%s", out);
 }
