@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The uroce authors
 #
-# The lcore load generator (doc/loadgen.md, "The lcore generator") between
+# The lcore load generator (doc/loadgen.md, "Stateful RC generator") between
 # two uroced over memif, --no-huge, one worker each (A's on CPU 1, B's on
 # CPU 0), idle_sleep_us = 10 so that the daemons yield. `uroce-ctl gen`
-# puts the initiator on A's worker and the target on B's.
-#   Expect: RDMA WRITE, RDMA READ with verification, SEND with verification
-#           and ATOMIC (FETCH_AND_ADD, COMPARE_AND_SWAP) with verification each
-#           run 2 s over 4 QPs: exit 0, every message completed, no error, no
+# puts the initiator on A's worker and the target on B's. CI time: 25-60 s.
+#   Expect: RDMA WRITE, RDMA READ, SEND and ATOMIC (FETCH_AND_ADD,
+#           COMPARE_AND_SWAP), all with verification, each run 2 s over 4
+#           QPs, and a mix of all at 20000 messages: exit 0, every message
+#           completed, no error, no
 #           bad data, a non-zero rate, cycles per message from A's worker, and
 #           (with verification) the target's windows and atomic words checked.
 #   Expect: /uroce/gen on both daemons shows the running generators with a
@@ -148,20 +149,36 @@ gen mixed --qps 2 --ops write,read,send,atomic --sizes 64,2K -n 20000 --window 8
 check_run mixed 's["total"]["msgs"] == 20000 and all(v > 0 for v in s["per_op"].values())'
 
 # --- 2. Telemetry while it runs --------------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 2 -D 4 -q \
+# Until A's /uroce/gen shows the initiator running with a rate (its rates
+# need a second of snapshots; setup may be slow on a loaded machine), then
+# B's and the worker counts, then SIGINT ends the run.
+timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 2 -D 30 -q \
 	>"$WORK/tel.out" 2>"$WORK/tel.err" &
 TP=$!
-sleep 2.5
-ta=$(tel "$PA" /uroce/gen)
-tb=$(tel "$PB" /uroce/gen)
-if echo "$ta" | /usr/bin/python3 -c '
+tel_ok=0
+for _ in $(seq 30); do
+	sleep 0.5
+	ta=$(tel "$PA" /uroce/gen)
+	if echo "$ta" | /usr/bin/python3 -c '
 import json, sys
 g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
 ok = len(g) == 1 and g[0]["role"] == "initiator" and g[0]["state"] == "running"
 ok = ok and g[0]["msgs_per_s"] > 0 and g[0]["cycles_per_msg"] > 0 and g[0]["qps"] == 2
+ok = ok and g[0]["completed"] > 0 and g[0]["errors"] == 0 and g[0]["verify_bad"] == 0
+ok = ok and g[0]["posted"] >= g[0]["completed"] and 0 < g[0]["worker_busy_permille"] <= 1000
+ok = ok and abs(g[0]["bytes_per_s"] - g[0]["msgs_per_s"] * 64) < 64  # all 64 B
 print(g)
-sys.exit(0 if ok else 1)' >"$WORK/tel-a.txt" &&
-	echo "$tb" | grep -q '"role": "target"'; then
+sys.exit(0 if ok else 1)' >"$WORK/tel-a.txt" 2>&1; then
+		tel_ok=1
+		break
+	fi
+done
+tb=$(tel "$PB" /uroce/gen)
+if [ "$tel_ok" = 1 ] && echo "$tb" | /usr/bin/python3 -c '
+import json, sys
+g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+sys.exit(0 if len(g) == 1 and g[0]["role"] == "target" and g[0]["state"] == "ready" and
+         g[0]["qps"] == 2 and g[0]["errors"] == 0 else 1)'; then
 	pass "/uroce/gen: A runs an initiator ($(grep -o "'msgs_per_s': [0-9]*, 'bytes_per_s': [0-9]*, 'cycles_per_msg': [0-9]*" "$WORK/tel-a.txt")), B a target"
 else
 	fail "/uroce/gen: A: $ta B: $tb"
@@ -171,9 +188,11 @@ import json, sys
 print(sum(w["qps"] for w in json.load(sys.stdin)["workers"]))')
 [ "$wq" = 2 ] && pass "uroce-ctl workers counts the generator's 2 QPs on A" ||
 	fail "uroce-ctl workers: $wq QPs on A, expected 2"
+kill -INT "$TP"
 wait "$TP"
 GEN_RC=$?
-[ "$GEN_RC" -eq 0 ] && pass "the telemetry run ended cleanly" || fail "telemetry run exit $GEN_RC"
+[ "$GEN_RC" -eq 0 ] && pass "the telemetry run ended cleanly on SIGINT" ||
+	fail "telemetry run exit $GEN_RC; $(tail -2 "$WORK/tel.err")"
 
 # --- 3. Bad options ----------------------------------------------------------
 bad() {
@@ -194,6 +213,7 @@ bad "--window" --window 0
 bad "no worker 3" --worker 3
 bad "no GID at index 7" -x 7
 bad "--mix is the whole mix" --mix write --ops read
+bad "--qp-timeout" -u 0
 no_gen_left "after the refused options"
 
 # --- 4. Stopping mid-run --------------------------------------------------------
