@@ -173,12 +173,21 @@ sys.exit(0 if ok else 1)' >"$WORK/tel-a.txt" 2>&1; then
 		break
 	fi
 done
-tb=$(tel "$PB" /uroce/gen)
-if [ "$tel_ok" = 1 ] && echo "$tb" | /usr/bin/python3 -c '
+# B's the same way (a telemetry query may time out on a loaded machine).
+tb_ok=0
+for _ in $(seq 10); do
+	tb=$(tel "$PB" /uroce/gen)
+	if echo "$tb" | /usr/bin/python3 -c '
 import json, sys
 g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
 sys.exit(0 if len(g) == 1 and g[0]["role"] == "target" and g[0]["state"] == "ready" and
-         g[0]["qps"] == 2 and g[0]["errors"] == 0 else 1)'; then
+         g[0]["qps"] == 2 and g[0]["errors"] == 0 else 1)' 2>/dev/null; then
+		tb_ok=1
+		break
+	fi
+	sleep 0.5
+done
+if [ "$tel_ok" = 1 ] && [ "$tb_ok" = 1 ]; then
 	pass "/uroce/gen: A runs an initiator ($(grep -o "'msgs_per_s': [0-9]*, 'bytes_per_s': [0-9]*, 'cycles_per_msg': [0-9]*" "$WORK/tel-a.txt")), B a target"
 else
 	fail "/uroce/gen: A: $ta B: $tb"
