@@ -124,6 +124,7 @@ struct perf {
 	const char *sock_path;
 	uint8_t gid_index;      /* -x: source GID index */
 	uint8_t want_mtu;       /* -m: IBA MTU enum; 0: the port's active MTU */
+	uint8_t qp_timeout;     /* -u: local ACK timeout code, 4.096 us * 2^n */
 	uint8_t path_mtu;       /* what the QPs use */
 	const char *peer_addr;
 	const char *bind_addr;
@@ -194,6 +195,8 @@ usage(FILE *f)
 		"  -x, --gid-index N      source GID index (default 0; uroced: 1 is IPv4, 2 IPv6)\n"
 		"  -m, --mtu BYTES        path MTU 256..4096 (default: the port's active MTU;\n"
 		"                         both sides must end up with the same)\n"
+		"  -u, --qp-timeout N     local ACK timeout 4.096 us * 2^N, 1..31 (default 14:\n"
+		"                         67 ms; with 7 retries a QP gives up after 0.5 s)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
 		"      --hold SEC         keep this side's QPs SEC seconds after the run (or\n"
@@ -587,7 +590,7 @@ connect_qp(struct perf *pf, struct perf_qp *pq)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = UROCE_QPS_RTS;
 	a.sq_psn = (uint32_t)pq->me.psn;
-	a.timeout = 14;
+	a.timeout = pf->qp_timeout;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
@@ -1402,6 +1405,7 @@ static const struct option long_opts[] = {
 	{"gid-index", required_argument, NULL, 'x'},
 	{"mtu", required_argument, NULL, 'm'},
 	{"port", required_argument, NULL, 'p'},
+	{"qp-timeout", required_argument, NULL, 'u'},
 	{"bind", required_argument, NULL, 'B'},
 	{"hold", required_argument, NULL, 'H'},
 	{"help", no_argument, NULL, 'h'},
@@ -1419,11 +1423,12 @@ parse_args(struct perf *pf, int argc, char **argv)
 	memset(pf, 0, sizeof(*pf));
 	pf->port = DEFAULT_PORT;
 	pf->bind_addr = "127.0.0.1";
+	pf->qp_timeout = 14; /* perftest's default */
 	pf->p.qps = 1;
 	pf->p.tx_depth = DEFAULT_TX_DEPTH;
 	pf->p.max_size = SWEEP_MAX;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:eh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:u:eh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			pf->p.size = parse_num("-s", optarg, 1, SWEEP_MAX);
@@ -1468,6 +1473,9 @@ parse_args(struct perf *pf, int argc, char **argv)
 					break;
 			if (pf->want_mtu > 5)
 				bad_usage("-m %s: one of 256, 512, 1024, 2048, 4096", optarg);
+			break;
+		case 'u':
+			pf->qp_timeout = (uint8_t)parse_num("-u", optarg, 1, 31);
 			break;
 		case 'p':
 			pf->port = (uint16_t)parse_num("-p", optarg, 1, 65535);

@@ -15,6 +15,8 @@
  */
 
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -223,24 +225,30 @@ snap_gens(struct uroced_core *c, struct uroced_snap *s, uint64_t now)
 static void
 snap_publish(struct uroced_core *c)
 {
+	static struct uroced_snap build; /* the control thread's */
 	uint64_t now = mono_us();
-	struct uroced_snap *s = &c->snap;
+	struct uroced_snap *s = &c->snap, *b = &build;
 	unsigned int i;
 
 	if (now < c->next_snap_us)
 		return;
 	c->next_snap_us = now + UROCED_SNAP_US;
+	/* Gathered aside: it takes calls to every worker, which may be slow to
+	 * come round, and a reader must never wait on that, only on the copy. */
+	uroce_daemon_stats(c->d, &b->st);
+	b->n_cnt = uroce_daemon_counters(c->d, b->cnt, UROCED_SNAP_CNT);
+	if (b->n_cnt > UROCED_SNAP_CNT)
+		b->n_cnt = UROCED_SNAP_CNT;
+	b->n_qps = uroce_daemon_qps(c->d, 0, b->qps, UROCED_SNAP_QPS);
+	b->n_workers = uroce_daemon_worker_count(c->d);
+	for (i = 0; i < b->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
+		uroce_daemon_worker_stats(c->d, i, &b->workers[i]);
+	snap_gens(c, b, now);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	uroce_daemon_stats(c->d, &s->st);
-	s->n_cnt = uroce_daemon_counters(c->d, s->cnt, UROCED_SNAP_CNT);
-	if (s->n_cnt > UROCED_SNAP_CNT)
-		s->n_cnt = UROCED_SNAP_CNT;
-	s->n_qps = uroce_daemon_qps(c->d, 0, s->qps, UROCED_SNAP_QPS);
-	s->n_workers = uroce_daemon_worker_count(c->d);
-	for (i = 0; i < s->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
-		uroce_daemon_worker_stats(c->d, i, &s->workers[i]);
-	snap_gens(c, s, now);
+	memcpy((uint8_t *)s + offsetof(struct uroced_snap, st),
+	       (const uint8_t *)b + offsetof(struct uroced_snap, st),
+	       sizeof(*s) - offsetof(struct uroced_snap, st));
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELEASE);
 }
 
@@ -315,12 +323,16 @@ snap_read(const struct uroced_core *c, struct uroced_snap *out)
 {
 	uint32_t before, after;
 
-	do {
+	for (;;) {
 		before = __atomic_load_n(&c->snap.seq, __ATOMIC_ACQUIRE);
 		memcpy(out, &c->snap, sizeof(*out));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		after = __atomic_load_n(&c->snap.seq, __ATOMIC_RELAXED);
-	} while ((before & 1) != 0 || before != after);
+		if ((before & 1) == 0 && before == after)
+			return;
+		/* The writer is mid-copy: let it run (it may share this CPU). */
+		sched_yield();
+	}
 }
 
 

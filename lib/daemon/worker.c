@@ -983,7 +983,6 @@ void
 worker_exec(struct dworker *w, struct dcmd *c)
 {
 	struct uroce_eng_srq_init_attr sa;
-	unsigned int k;
 
 	c->rc = 0;
 	switch (c->type) {
@@ -1061,8 +1060,7 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		break;
 	case CMD_STATS:
 		c->u.stats.cnt = w->cnt;
-		for (k = 0; k < UROCE_CNT_MAX; k++)
-			c->u.stats.eng[k] = uroce_eng_counter(w->eng, (enum uroce_counter)k);
+		uroce_eng_counters(w->eng, c->u.stats.eng);
 		c->u.stats.qps = qps_placed(w);
 		break;
 	}

@@ -294,8 +294,13 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 	dp->us_mult = (uint64_t)(((unsigned __int128)1000000 << 32) / dp->tsc_hz);
 	dp->idle_spin_tsc = (uint64_t)cfg->idle_spin_us * dp->tsc_hz / 1000000;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (dp->n_workers >= UROCE_DP_MAX_WORKERS)
-			break;
+		if (dp->n_workers >= UROCE_DP_MAX_WORKERS) {
+			dp_err(err, errlen, 0, "%u worker lcores given, at most %u are driven: "
+			       "give fewer lcores", rte_lcore_count() - 1, UROCE_DP_MAX_WORKERS);
+			rte_free(dp);
+			errno = EINVAL;
+			return NULL;
+		}
 		dp->workers[dp->n_workers].dp = dp;
 		dp->workers[dp->n_workers].idx = dp->n_workers;
 		dp->workers[dp->n_workers].lcore = lcore;

@@ -142,6 +142,22 @@ uroce_eng_counter(const struct uroce_eng *eng, enum uroce_counter c)
 }
 
 void
+uroce_eng_counters(const struct uroce_eng *eng, uint64_t out[UROCE_CNT_MAX])
+{
+	uint32_t i, k;
+
+	memcpy(out, eng->cnt, sizeof(eng->cnt));
+	for (i = 0; i < UROCE_MAX_QP; i++) {
+		const struct uroce_eng_qp *qp = eng->qps[i];
+
+		if (qp == NULL)
+			continue;
+		for (k = 0; k < UROCE_CNT_MAX; k++)
+			out[k] += qp->cnt[k];
+	}
+}
+
+void
 eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj)
 {
 	if (eng->ops.async_event != NULL)

@@ -292,6 +292,14 @@ bool uroce_eng_busy(const struct uroce_eng *eng);
 /** Engine-wide counter value (sum over all QPs plus engine-level events). */
 uint64_t uroce_eng_counter(const struct uroce_eng *eng, enum uroce_counter c);
 
+/**
+ * Every engine-wide counter at once, in one pass over the QPs (what a
+ * statistics snapshot wants: UROCE_CNT_MAX calls of uroce_eng_counter() would
+ * walk the QP table as many times).
+ * @param out  UROCE_CNT_MAX values, indexed by enum uroce_counter
+ */
+void uroce_eng_counters(const struct uroce_eng *eng, uint64_t out[UROCE_CNT_MAX]);
+
 /* ------------------------------------------------------------------------ */
 /* PD, MR, AH                                                                */
 /* ------------------------------------------------------------------------ */

@@ -415,8 +415,9 @@ int uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms);
  * Create a QP in RESET on @p pd.
  * @param init  in: the request; out: init->cap holds the actual capacities
  * @return the QP, or NULL with errno EINVAL (caps beyond the device limits,
- *   CQs of another context), ENOMEM, ENOTCONN,
- *   ETIMEDOUT.
+ *   CQs of another context), EXDEV (its CQs or SRQ already serve QPs of
+ *   another worker lcore: doc/architecture.md, "Placement"), ENOMEM,
+ *   ENOTCONN, ETIMEDOUT.
  */
 struct uroce_qp *uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init);
 

@@ -215,13 +215,16 @@ require_clients() {
 # server on SRV_SOCK's daemon, the client on CLI_SOCK's, both bounded by 120 s.
 # Passes when both exit 0 (with --verify: the data checked on both sides).
 # Logs: $WORK/NAME.srv and $WORK/NAME.cli. Sets PERF_RC to the client's exit.
+# The local ACK timeout is 1.07 s (-u 18), not perftest's 67 ms: on a loaded
+# 2-core machine a worker can be descheduled for longer than the 0.5 s that
+# 67 ms and 7 retries allow (doc/uroce-perf.md).
 perf_pair() {
 	local name="$1" ssock="$2" csock="$3" port="$4" spid rc_s
 	shift 4
-	timeout 120 "$UROCE_PERF" "$@" --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
+	timeout 120 "$UROCE_PERF" "$@" -u 18 --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
 	spid=$!
 	sleep 0.3
-	timeout 120 "$UROCE_PERF" "$@" --socket "$csock" -p "$port" 127.0.0.1 \
+	timeout 120 "$UROCE_PERF" "$@" -u 18 --socket "$csock" -p "$port" 127.0.0.1 \
 		>"$WORK/$name.cli" 2>&1
 	PERF_RC=$?
 	wait "$spid"

@@ -414,7 +414,7 @@ Test(perf, send_bw_two_qps, .timeout = 60)
 
 Test(perf, send_lat, .timeout = 60)
 {
-	const char *a[] = {"send", "lat", "-s", "64", "-n", "200", "--verify", NULL};
+	const char *a[] = {"send", "lat", "-s", "64", "-n", "200", "--verify", "-u", "18", NULL};
 
 	run_pair(a, true, s64, 1, 200);
 }
@@ -535,6 +535,8 @@ Test(perf, bad_options_exit_2_with_usage, .timeout = 60)
 		{perf, "write", "bw", "--bogus", NULL},
 		{perf, "write", NULL},
 		{perf, "write", "lat", "-e", NULL},
+		{perf, "write", "bw", "-u", "0", NULL},
+		{perf, "write", "bw", "-u", "32", NULL},
 	};
 	unsigned int i;
 
