@@ -690,8 +690,14 @@ Test(gen, hangup_mid_run)
 	sess_close(&xc);
 	sq = start_req(p.i.gen_id, 0); /* no end */
 	cr_assert_eq(gen_start(&ic, &sq), 0);
-	dt_nap_ms(300);
-	cr_assert_eq(gen_stats(&ic, p.i.gen_id, 0, &is), 0);
+	/* Running, with SENDs received (the mix has them), before the hang-up. */
+	for (double end = dt_now_s() + 10;;) {
+		cr_assert_eq(gen_stats(&ic, p.i.gen_id, 0, &is), 0);
+		cr_assert_eq(gen_stats(&tc, p.t.gen_id, 0, &ts), 0);
+		if (ts.recv > 0 || dt_now_s() > end)
+			break;
+		dt_nap_ms(20);
+	}
 	cr_expect_eq(is.state, UROCE_SHM_GEN_RUNNING);
 	cr_expect_gt(is.completed, 0);
 	sess_close(&ic);
