@@ -36,11 +36,11 @@ PA="uroce-lcgen-a-$$"
 PB="uroce-lcgen-b-$$"
 PREFIXES+=("$PA" "$PB")
 A_SOCK="$WORK/a.sock"
+B_SOCK="$WORK/b.sock"
 # Local ACK timeout 4.096 us * 2^17 = 0.54 s: on a shared 2-core machine a
 # worker may wait for its CPU long enough that the default (67 ms, 8 tries)
 # gives up on a peer that is only slow. The lost-target case keeps 15.
 QPT=17
-B_SOCK="$WORK/b.sock"
 
 start_pair() {
 	memif_conf a 10
@@ -50,9 +50,11 @@ start_pair() {
 	start_uroced b - -c "$WORK/b.conf" || finish
 	PID_B=$LAST_PID
 	for _ in $(seq 50); do
-		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
+		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && return 0
 		sleep 0.1
 	done
+	fail "the memif link between the two uroced did not come up in 5 s"
+	finish
 }
 
 # summary NAME: the summary line (last JSON line) of a run's stdout.
