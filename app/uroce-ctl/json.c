@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -238,6 +239,26 @@ json_u64(struct json *j, uint64_t v)
 	if (!before_value(j))
 		return;
 	n = snprintf(num, sizeof(num), "%" PRIu64, v);
+	append(j, num, (size_t)n);
+}
+
+void
+json_double(struct json *j, double v, int digits)
+{
+	char num[64];
+	int n;
+
+	if (!isfinite(v)) {
+		json_null(j); /* JSON has no NaN or infinity */
+		return;
+	}
+	if (!before_value(j))
+		return;
+	n = snprintf(num, sizeof(num), "%.*f", digits < 0 ? 0 : digits > 9 ? 9 : digits, v);
+	if (n < 0 || n >= (int)sizeof(num)) {
+		j->err = j->err ? j->err : -EINVAL;
+		return;
+	}
 	append(j, num, (size_t)n);
 }
 

@@ -71,6 +71,8 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);
 void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
+/** A number with @p digits (0..9) after the point; NaN and infinities write null. */
+void json_double(struct json *j, double v, int digits);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 

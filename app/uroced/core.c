@@ -174,6 +174,53 @@ mono_us(void)
 	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000000u ? rte_get_tsc_hz() / 1000000u : 1);
 }
 
+/*
+ * The load generators' rates for /uroce/gen: over at least a second, from
+ * their completions and their worker's cycle accounting (taken in the same
+ * snapshot), so cycles per message sit beside the message rate.
+ */
+static void
+snap_gens(struct uroced_core *c, struct uroced_snap *s, uint64_t now)
+{
+	struct uroced_gen_prev prev[UROCED_SNAP_GENS];
+	unsigned int i, k, n = 0;
+
+	s->n_gens = uroce_daemon_gens(c->d, s->gens, UROCED_SNAP_GENS);
+	for (i = 0; i < s->n_gens; i++) {
+		const struct uroce_daemon_gen_info *g = &s->gens[i];
+		const struct uroce_daemon_worker_stats *w =
+			g->worker < s->n_workers ? &s->workers[g->worker] : NULL;
+		struct uroced_gen_prev *p = NULL, *q = &prev[n++];
+
+		for (k = 0; k < c->n_gen_prev; k++)
+			if (c->gen_prev[k].client_id == g->client_id && c->gen_prev[k].id == g->id)
+				p = &c->gen_prev[k];
+		memset(q, 0, sizeof(*q));
+		q->client_id = g->client_id;
+		q->id = g->id;
+		q->t_us = now;
+		q->completed = g->completed;
+		q->bytes = g->bytes;
+		q->busy_cycles = w != NULL ? w->busy_cycles : 0;
+		q->idle_cycles = w != NULL ? w->idle_cycles : 0;
+		if (p != NULL && now - p->t_us < 1000000u) {
+			*q = *p; /* keep measuring from the older point */
+		} else if (p != NULL && g->completed >= p->completed) {
+			uint64_t dt = now - p->t_us, dm = g->completed - p->completed;
+			uint64_t busy = q->busy_cycles - p->busy_cycles;
+			uint64_t all = busy + (q->idle_cycles - p->idle_cycles);
+
+			q->rate.msgs_per_s = dm * 1000000u / dt;
+			q->rate.bytes_per_s = (g->bytes - p->bytes) * 1000000u / dt;
+			q->rate.cycles_per_msg = dm != 0 && w != NULL && w->tsc_hz != 0 ? busy / dm : 0;
+			q->rate.busy_permille = all != 0 ? busy * 1000 / all : 0;
+		}
+		s->gen_rate[i] = q->rate;
+	}
+	memcpy(c->gen_prev, prev, sizeof(prev[0]) * n);
+	c->n_gen_prev = n;
+}
+
 /* On the control thread, every UROCED_SNAP_US. */
 static void
 snap_publish(struct uroced_core *c)
@@ -196,6 +243,7 @@ snap_publish(struct uroced_core *c)
 	b->n_workers = uroce_daemon_worker_count(c->d);
 	for (i = 0; i < b->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
 		uroce_daemon_worker_stats(c->d, i, &b->workers[i]);
+	snap_gens(c, b, now);
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy((uint8_t *)s + offsetof(struct uroced_snap, st),
@@ -374,10 +422,66 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /uroce/gen: the load generators (doc/loadgen.md), rates over the last second. */
+static int
+tel_gen(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const roles[] = {"?", "initiator", "target"};
+	static const char *const states[] = {"created", "ready", "running", "draining", "done",
+					     "failed"};
+	static struct uroced_snap s;
+	struct rte_tel_data *g;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < s.n_gens && i < UROCED_SNAP_GENS; i++) {
+		const struct uroce_daemon_gen_info *e = &s.gens[i];
+		const struct uroced_gen_rate *r = &s.gen_rate[i];
+		char name[32];
+
+		g = rte_tel_data_alloc();
+		if (g == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(g);
+		rte_tel_data_add_dict_string(g, "role", e->role < RTE_DIM(roles) ?
+					     roles[e->role] : "?");
+		rte_tel_data_add_dict_string(g, "state", e->state < RTE_DIM(states) ?
+					     states[e->state] : "?");
+		rte_tel_data_add_dict_int(g, "pid", e->pid);
+		rte_tel_data_add_dict_u64(g, "worker", e->worker);
+		rte_tel_data_add_dict_u64(g, "qps", e->n_qps);
+		rte_tel_data_add_dict_u64(g, "elapsed_us", e->elapsed_us);
+		rte_tel_data_add_dict_u64(g, "posted", e->posted);
+		rte_tel_data_add_dict_u64(g, "completed", e->completed);
+		rte_tel_data_add_dict_u64(g, "errors", e->errors);
+		rte_tel_data_add_dict_u64(g, "bytes", e->bytes);
+		rte_tel_data_add_dict_u64(g, "verify_bad", e->verify_bad);
+		rte_tel_data_add_dict_u64(g, "outstanding", e->outstanding);
+		rte_tel_data_add_dict_u64(g, "err_status", e->err_status);
+		rte_tel_data_add_dict_u64(g, "msgs_per_s", r->msgs_per_s);
+		rte_tel_data_add_dict_u64(g, "bytes_per_s", r->bytes_per_s);
+		rte_tel_data_add_dict_u64(g, "cycles_per_msg", r->cycles_per_msg);
+		rte_tel_data_add_dict_u64(g, "worker_busy_permille", r->busy_permille);
+		/* Telemetry names take letters, digits and "_" (no "."). */
+		snprintf(name, sizeof(name), "gen_%u_%u", e->client_id, e->id);
+		rte_tel_data_add_dict_container(d, name, g, 0);
+	}
+	return 0;
+}
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
 	tel_core = c;
+	if (rte_telemetry_register_cmd("/uroce/gen", tel_gen,
+				       "Load generators (uroce-ctl gen): state, counts, rates "
+				       "and cycles per message over the last second") != 0)
+		return -1;
 	if (rte_telemetry_register_cmd("/uroce/workers", tel_workers,
 				       "Per worker: QPs, busy and idle cycles, packets, messages, "
 				       "hand-offs, cycles per packet and per WQE; every 100 ms") != 0)

@@ -23,6 +23,27 @@
 #define UROCED_SNAP_CNT 64
 #define UROCED_SNAP_US 100000u
 #define UROCED_SNAP_QPS 32 /* QPs with per-QP counters in telemetry (lowest QPNs) */
+#define UROCED_SNAP_GENS 8 /* load generators in telemetry (/uroce/gen) */
+
+/* A load generator's rates over the last second (/uroce/gen). */
+struct uroced_gen_rate {
+	uint64_t msgs_per_s;
+	uint64_t bytes_per_s;
+	uint64_t cycles_per_msg;   /* its worker's busy cycles per message, 0: unknown */
+	uint64_t busy_permille;    /* its worker's busy share, in 1/1000 */
+};
+
+/* What the last rate was computed from (control thread). */
+struct uroced_gen_prev {
+	uint32_t client_id;
+	uint32_t id;
+	uint64_t t_us;
+	uint64_t completed;
+	uint64_t bytes;
+	uint64_t busy_cycles;
+	uint64_t idle_cycles;
+	struct uroced_gen_rate rate;
+};
 
 struct uroced_snap {
 	uint32_t seq;
@@ -33,6 +54,9 @@ struct uroced_snap {
 	struct uroce_daemon_qp_info qps[UROCED_SNAP_QPS];
 	unsigned int n_workers;
 	struct uroce_daemon_worker_stats workers[UROCE_DP_MAX_WORKERS];
+	unsigned int n_gens;
+	struct uroce_daemon_gen_info gens[UROCED_SNAP_GENS];
+	struct uroced_gen_rate gen_rate[UROCED_SNAP_GENS];
 };
 
 struct uroced_core;
@@ -50,6 +74,8 @@ struct uroced_core {
 	uint64_t next_snap_us;
 	struct uroced_wctx w[UROCE_DP_MAX_WORKERS];
 	struct uroced_snap snap;
+	unsigned int n_gen_prev;
+	struct uroced_gen_prev gen_prev[UROCED_SNAP_GENS];
 };
 
 /** The verbs active MTU (enum uroce_mtu) a port of IP MTU @p ip_mtu carries. */
@@ -63,7 +89,8 @@ uint8_t uroced_active_mtu(uint16_t ip_mtu);
 int uroced_core_start(struct uroced_core *c, struct uroce_dp *dp,
 		      const struct uroce_dp_config *cfg, char *err, size_t errlen);
 
-/** Register /uroce/daemon/stats (daemon resources and transport counters). */
+/** Register /uroce/daemon/stats (daemon resources and transport counters), /uroce/qps,
+ * /uroce/qp/stats, /uroce/workers and /uroce/gen (load generators). */
 int uroced_core_telemetry_register(struct uroced_core *c);
 
 /**

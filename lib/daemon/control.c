@@ -1216,6 +1216,13 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return introspect_query_counters(d, s, body, r->body);
 	case UROCE_SHM_MSG_LIST_WORKERS:
 		return introspect_list_workers(d, s, body, r->body);
+	case UROCE_SHM_MSG_GEN_CREATE:
+	case UROCE_SHM_MSG_GEN_QPS:
+	case UROCE_SHM_MSG_GEN_CONNECT:
+	case UROCE_SHM_MSG_GEN_START:
+	case UROCE_SHM_MSG_GEN_STATS:
+	case UROCE_SHM_MSG_GEN_DESTROY:
+		return gen_dispatch(d, s, type, body, r);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -1236,6 +1243,7 @@ control_session_free(struct uroce_daemon *d, struct session *s)
 	struct dcmd c;
 	uint32_t i;
 
+	gen_session_free(d, s); /* its load generators: their QPs, CQs, MRs and memory */
 	for (w = 0; w < d->n_workers; w++) {
 		if (s->ws[w] == NULL)
 			continue;

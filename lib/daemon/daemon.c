@@ -652,9 +652,14 @@ uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
 uint64_t
 uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worker)
 {
+	uint64_t e, g;
+
 	if (worker >= d->n_workers)
 		return UINT64_MAX;
-	return uroce_eng_next_deadline(d->w[worker]->eng);
+	e = uroce_eng_next_deadline(d->w[worker]->eng);
+	/* A rate-limited or timed load generator wakes the worker too. */
+	g = d->w[worker]->gens != NULL ? gen_deadline(d->w[worker]) : UINT64_MAX;
+	return g < e ? g : e;
 }
 
 unsigned int

@@ -64,6 +64,7 @@ enum obj_type {
 
 struct session;
 struct dworker;
+struct dgen;
 
 /* ------------------------------------------------------------------------ */
 /* Objects. "ctl:" fields are the control thread's; "wrk:" fields are the  */
@@ -189,6 +190,8 @@ struct session {
 	struct dwsess *ws[UROCE_DAEMON_MAX_WORKERS];
 	/* slots in use per worker's block: one bit each */
 	uint64_t *slot_bits[UROCE_DAEMON_MAX_WORKERS];
+	struct dgen *gens;              /* ctl: its load generators (gen.c) */
+	uint32_t last_gen_id;           /* ctl: the id given last */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -212,6 +215,7 @@ enum dcmd_type {
 	CMD_QP_TO_ERR,
 	CMD_QUIESCE,      /* every QP to ERR, flushes delivered */
 	CMD_STATS,
+	CMD_GEN,          /* a load generator's step (gen.c: u.gen.op) */
 };
 
 /* Engine-side facts of one QP, as CMD_QP_QUERY returns them. */
@@ -265,6 +269,13 @@ struct dcmd {
 			unsigned int qps;       /* QPs placed */
 			unsigned int flushed;   /* CMD_QUIESCE */
 		} stats;
+		struct {
+			struct dgen *g;
+			unsigned int op;        /* gen.c's own steps */
+			uint32_t first;
+			uint32_t count;
+			void *out;
+		} gen;
 	} u;
 };
 
@@ -308,6 +319,7 @@ struct dworker {
 	void *loop_mem;                 /* rings to and from the other workers */
 	uint64_t now_us;                /* wrk: this poll's time */
 	struct dworker_cnt cnt;         /* wrk */
+	struct dgen *gens;              /* wrk: load generators placed here (gen.c) */
 	/* mailbox: the control thread writes req, the worker done */
 	struct {
 		uint64_t seq;
@@ -393,6 +405,19 @@ unsigned int worker_poll(struct dworker *w);
 void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 /* Take the worker's events into @p out (at most @p max). Control thread. */
 unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
+
+/* gen.c: the lcore load generator (doc/loadgen.md) */
+/* A GEN_* request of the control protocol. @return 0 or -errno. */
+int gen_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
+		 struct reply *r);
+/* Destroy the session's generators (it hung up, or the daemon stops). */
+void gen_session_free(struct uroce_daemon *d, struct session *s);
+/* CMD_GEN on the worker. @return the command's rc. */
+int gen_exec(struct dworker *w, struct dcmd *c);
+/* The generators' turn in a worker round. @return work done. */
+unsigned int gen_poll(struct dworker *w);
+/* The earliest time (µs) a generator of @p w wants a round, or UINT64_MAX. */
+uint64_t gen_deadline(struct dworker *w);
 
 /* introspect.c */
 int introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *body,

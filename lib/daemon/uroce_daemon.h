@@ -290,6 +290,35 @@ struct uroce_daemon_qp_info {
 unsigned int uroce_daemon_qps(struct uroce_daemon *d, uint32_t from,
 			      struct uroce_daemon_qp_info *out, unsigned int max);
 
+/** One lcore load generator, as uroce_daemon_gens() reports it (doc/loadgen.md). */
+struct uroce_daemon_gen_info {
+	uint32_t id;            /**< its id within the owning session */
+	uint32_t client_id;     /**< the owning session (uroce-ctl gen's connection) */
+	int32_t pid;            /**< the owner's pid, -1 if unknown */
+	uint32_t role;          /**< UROCE_SHM_GEN_INITIATOR or UROCE_SHM_GEN_TARGET */
+	uint32_t state;         /**< enum uroce_shm_gen_state */
+	uint32_t worker;
+	uint32_t n_qps;
+	uint32_t err_status;    /**< first error completion (enum uroce_wc_status), 0: none */
+	uint32_t err_qpn;
+	uint32_t reserved;
+	uint64_t elapsed_us;    /**< since it started */
+	uint64_t posted;        /**< WRs posted (a target: receives) */
+	uint64_t completed;     /**< successful completions (a target: SENDs received) */
+	uint64_t errors;        /**< error completions */
+	uint64_t bytes;         /**< bytes of the successful completions */
+	uint64_t verify_bad;    /**< checks that failed (READ data, atomic results, SEND payloads) */
+	uint64_t outstanding;   /**< WRs posted and not completed */
+};
+
+/**
+ * The load generators of every client, at most @p max of them, in the order
+ * of their sessions. Control thread.
+ * @return the number of entries written.
+ */
+unsigned int uroce_daemon_gens(struct uroce_daemon *d, struct uroce_daemon_gen_info *out,
+			       unsigned int max);
+
 /**
  * Give worker @p worker one packet received from its wire port, for a QP
  * it owns (uroce_daemon_qpn_worker() of pkt->dqpn; another worker's packet

@@ -1055,6 +1055,9 @@ worker_exec(struct dworker *w, struct dcmd *c)
 	case CMD_QUIESCE:
 		c->u.stats.flushed = quiesce(w);
 		break;
+	case CMD_GEN:
+		c->rc = gen_exec(w, c);
+		break;
 	case CMD_STATS:
 		c->u.stats.cnt = w->cnt;
 		uroce_eng_counters(w->eng, c->u.stats.eng);
@@ -1138,6 +1141,8 @@ worker_poll(struct dworker *w)
 	for (i = 0; i < w->n_ws; i++)
 		work += session_doorbells(w, w->ws[i]);
 	work += loop_deliver(w);
+	if (w->gens != NULL)
+		work += gen_poll(w); /* load generators post before the engine sends */
 	/* Packets the device let go of: their WQEs may complete now. */
 	if (w->d->port != NULL && w->d->port->tx_zc_reap != NULL)
 		work += w->d->port->tx_zc_reap(w->port_ctx, zc_released, w);

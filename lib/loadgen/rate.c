@@ -52,14 +52,26 @@ int
 uroce_lg_rate_write(FILE *f, const char *role, double t, double dt,
 		    const struct uroce_lg_counts *delta, const struct uroce_lg_counts *total)
 {
+	return uroce_lg_rate_write_ext(f, role, t, dt, delta, total, NULL);
+}
+
+int
+uroce_lg_rate_write_ext(FILE *f, const char *role, double t, double dt,
+			const struct uroce_lg_counts *delta, const struct uroce_lg_counts *total,
+			const char *extra)
+{
 	double per = dt > 0 ? 1.0 / dt : 0;
 
 	/* role is one of the program's own constants: no escaping needed. */
 	fprintf(f, "{\"uroce_rate\":%u,\"role\":\"%s\",\"t\":%.3f,\"dt\":%.3f,",
 		UROCE_LG_RATE_VERSION, role, t, dt);
 	put_counts(f, delta);
-	fprintf(f, ",\"msgs_per_s\":%.1f,\"bytes_per_s\":%.1f,\"cqes_per_s\":%.1f,\"total\":{",
+	fprintf(f, ",\"msgs_per_s\":%.1f,\"bytes_per_s\":%.1f,\"cqes_per_s\":%.1f",
 		(double)delta->msgs * per, (double)delta->bytes * per, (double)delta->cqes * per);
+	/* extra: the caller's own ,"key":value pairs (see the header) */
+	if (extra != NULL)
+		fputs(extra, f);
+	fprintf(f, ",\"total\":{");
 	put_counts(f, total);
 	fprintf(f, "}}\n");
 	fflush(f);

@@ -251,6 +251,200 @@ struct uroce_lg_counts uroce_lg_counts_sub(const struct uroce_lg_counts *a,
 int uroce_lg_rate_write(FILE *f, const char *role, double t, double dt,
 			const struct uroce_lg_counts *delta, const struct uroce_lg_counts *total);
 
+/**
+ * uroce_lg_rate_write() with more members: @p extra (may be NULL or empty)
+ * is written as is after the per-second rates and before "total", so it must
+ * be a sequence of `,"key":value` pairs (the lcore generator's cycles per
+ * message, for one). The record stays one JSON object that readers of the
+ * plain record read unchanged.
+ * @return 0, or -EIO if the stream reported an error.
+ */
+int uroce_lg_rate_write_ext(FILE *f, const char *role, double t, double dt,
+			    const struct uroce_lg_counts *delta,
+			    const struct uroce_lg_counts *total, const char *extra);
+
+/* ------------------------------------------------------------------------ */
+/* The lcore generator: what it sends and how its results are checked       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The stateful generator inside uroced (doc/loadgen.md, "The lcore
+ * generator") sends a mix of operations and sizes over N RC QPs to a target
+ * generator of another daemon, whose memory holds the uroce-lg-1 pattern.
+ * What is shared between the command that drives it (uroce-ctl gen), the
+ * daemon that runs it and the tests is here: the mix, its parsing and its
+ * apportionment, where a message lands in its QP's window, and the model of
+ * the target's atomic word that the results of FETCH_AND_ADD and
+ * COMPARE_AND_SWAP are checked against.
+ */
+
+/** An operation of the generator. */
+enum uroce_lg_op {
+	UROCE_LG_WRITE = 0, /**< RDMA WRITE */
+	UROCE_LG_READ = 1,  /**< RDMA READ */
+	UROCE_LG_SEND = 2,  /**< SEND */
+	UROCE_LG_FADD = 3,  /**< ATOMIC FETCH_AND_ADD */
+	UROCE_LG_CSWAP = 4, /**< ATOMIC COMPARE_AND_SWAP */
+	UROCE_LG_NOPS
+};
+
+/** Bit of @p op in an operation mask (uroce_lg_mix_ops()). */
+#define UROCE_LG_OP_BIT(op) (1u << (op))
+/** The two atomics, as a mask. */
+#define UROCE_LG_ATOMIC_OPS (UROCE_LG_OP_BIT(UROCE_LG_FADD) | UROCE_LG_OP_BIT(UROCE_LG_CSWAP))
+
+/** Entries a mix may have. */
+#define UROCE_LG_MIX_MAX 16
+/** Largest message of the generator (WRITE, READ, SEND). */
+#define UROCE_LG_GEN_MAX_SIZE (16u << 20)
+/** Largest weight of one mix entry. */
+#define UROCE_LG_MAX_WEIGHT 1000000u
+/** Bytes of an atomic operand (IBA 9.4.5). */
+#define UROCE_LG_ATOMIC_SIZE 8u
+/** Slots of the apportioned mix table (uroce_lg_mix_table()). */
+#define UROCE_LG_MIX_TABLE 1024u
+
+/** One kind of message and its share. */
+struct uroce_lg_mix_entry {
+	uint32_t op;     /**< enum uroce_lg_op */
+	uint32_t size;   /**< bytes; UROCE_LG_ATOMIC_SIZE for an atomic */
+	uint32_t weight; /**< relative share, 1..UROCE_LG_MAX_WEIGHT */
+};
+
+/** What the generator sends: each message is one entry, picked by weight. */
+struct uroce_lg_mix {
+	unsigned int n;
+	struct uroce_lg_mix_entry e[UROCE_LG_MIX_MAX];
+};
+
+/** Name of @p op: "write", "read", "send", "fadd", "cswap"; "?" if out of range. */
+const char *uroce_lg_op_name(unsigned int op);
+
+/**
+ * A size in bytes: decimal digits, optionally followed by K, M or G (also
+ * k, KiB, MiB, GiB): powers of 1024. "64", "4K", "64KiB", "1M".
+ * @return 0, -EINVAL (not a size), -ERANGE (above 2^40).
+ */
+int uroce_lg_parse_size(const char *s, uint64_t *v);
+
+/**
+ * A count: decimal digits, optionally followed by k, M or G (powers of
+ * 1000), as a rate or a number of messages is written: "500", "100k", "2M".
+ * @return 0, -EINVAL (not a count), -ERANGE (above 10^15).
+ */
+int uroce_lg_parse_count(const char *s, uint64_t *v);
+
+/**
+ * Parse a joint mix: comma-separated entries OP[:SIZE[:WEIGHT]], where OP is
+ * write, read, send, fadd (FETCH_AND_ADD), cswap (COMPARE_AND_SWAP) or atomic
+ * (fadd and cswap, each with the weight given), SIZE a size as
+ * uroce_lg_parse_size() reads it (default 64, also when empty as in
+ * "fadd::10"; an atomic's is 8 and may be given only as 8), WEIGHT
+ * 1..UROCE_LG_MAX_WEIGHT (default 1). Entries of
+ * the same operation and size add up. "write:64" is every message a 64-byte
+ * WRITE; "write:64:70,read:1024:20,fadd:8:10" is a mix of three.
+ * @param err  on failure, a sentence naming the entry and the problem
+ * @return 0 (the mix passes uroce_lg_mix_check()), or -EINVAL.
+ */
+int uroce_lg_mix_parse(const char *text, struct uroce_lg_mix *m, char *err, size_t errlen);
+
+/**
+ * Build a mix from an operation mix and a size mix chosen independently:
+ * @p ops is OP[:WEIGHT],... (OP as in uroce_lg_mix_parse()), @p sizes is
+ * SIZE[:WEIGHT],... (NULL: 64). A WRITE, READ or SEND takes each size with
+ * its share; an atomic is always 8 bytes. "write:3,read:1" with
+ * "64:70,1024:20,65536:10" makes six entries.
+ * @return 0, or -EINVAL (with @p err) for a bad list or more than
+ *   UROCE_LG_MIX_MAX combinations.
+ */
+int uroce_lg_mix_product(const char *ops, const char *sizes, struct uroce_lg_mix *m, char *err,
+			 size_t errlen);
+
+/**
+ * Check a mix received from elsewhere (the daemon checks what a client sent):
+ * 1..UROCE_LG_MIX_MAX entries, known operations, sizes 1..UROCE_LG_GEN_MAX_SIZE
+ * (atomics exactly 8), weights 1..UROCE_LG_MAX_WEIGHT.
+ * @return 0, or -EINVAL with @p err (may be NULL) saying which entry and why.
+ */
+int uroce_lg_mix_check(const struct uroce_lg_mix *m, char *err, size_t errlen);
+
+/** The operations a mix uses, as a mask of UROCE_LG_OP_BIT(). */
+unsigned int uroce_lg_mix_ops(const struct uroce_lg_mix *m);
+
+/** The largest size among the entries of operations in @p op_mask (0: none). */
+uint32_t uroce_lg_mix_max_size(const struct uroce_lg_mix *m, unsigned int op_mask);
+
+/**
+ * Apportion a checked mix over UROCE_LG_MIX_TABLE slots and shuffle them:
+ * entry i gets its share of the slots by the largest-remainder method, at
+ * least one, so that any UROCE_LG_MIX_TABLE consecutive messages of one QP
+ * follow the weights exactly (to the table's resolution); @p seed fixes the
+ * order. @p table receives entry indexes.
+ * @return 0, or -EINVAL if the mix does not pass uroce_lg_mix_check().
+ */
+int uroce_lg_mix_table(const struct uroce_lg_mix *m, uint64_t seed,
+		       uint8_t table[UROCE_LG_MIX_TABLE]);
+
+/**
+ * Bytes of one QP's window at the target, for messages of at most
+ * @p max_size bytes: a power of two, at least 64 KiB and at least the size.
+ */
+uint32_t uroce_lg_gen_win_len(uint32_t max_size);
+
+/**
+ * Window offset of the @p k-th message of @p size bytes of a QP whose window
+ * is @p win_len bytes (uroce_lg_gen_win_len()): consecutive messages walk
+ * the window, each at k * size modulo the window, moved back to end at the
+ * window's end when it would cross it.
+ */
+static inline uint32_t
+uroce_lg_gen_offset(uint64_t k, uint32_t size, uint32_t win_len)
+{
+	uint32_t off = (uint32_t)((k * size) & (win_len - 1));
+
+	return off > win_len - size ? win_len - size : off;
+}
+
+/**
+ * The value the target's atomic word of QP @p qpn (the target's QPN) holds
+ * before any atomic: a uroce-lg-1 word, so that a word that was never set
+ * (zero) is not taken for it.
+ */
+uint64_t uroce_lg_atomic_init(uint32_t qpn);
+
+/**
+ * The model of one atomic word: what it holds after every atomic posted so
+ * far has run, exactly once and in order (RC executes a QP's atomics in PSN
+ * order, a duplicate is answered from the saved result, IBA 9.7.5.3.3).
+ */
+struct uroce_lg_atomic {
+	uint64_t value; /**< the word after the atomics posted so far */
+	uint64_t n;     /**< atomics posted so far */
+	uint64_t seed;
+};
+
+/** Start the model of the word of the target's QP @p qpn. */
+void uroce_lg_atomic_start(struct uroce_lg_atomic *a, uint32_t qpn);
+
+/**
+ * The operands of the next atomic, and the original value its completion
+ * must return. FETCH_AND_ADD adds an odd pattern word; COMPARE_AND_SWAP
+ * compares with the value the word must hold and swaps in a pattern word, so
+ * it always succeeds when nothing else touches the word. The model then
+ * holds the value the word has after it.
+ * @param op  UROCE_LG_FADD or UROCE_LG_CSWAP (any other: FETCH_AND_ADD)
+ */
+void uroce_lg_atomic_next(struct uroce_lg_atomic *a, unsigned int op, uint64_t *compare_add,
+			  uint64_t *swap, uint64_t *expect);
+
+/**
+ * A digest of the final atomic words of the QPs of one generator: the
+ * initiator computes it from its models, the target from its memory, and
+ * equal digests say every atomic ran exactly once. Order matters: word i is
+ * QP i's.
+ */
+uint64_t uroce_lg_atomic_digest(uint64_t digest, uint32_t i, uint64_t word);
+
 #ifdef __cplusplus
 }
 #endif

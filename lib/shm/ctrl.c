@@ -80,6 +80,17 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 					  UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_LIST_WORKERS] = {"LIST_WORKERS", S(list_req), S(list_workers_resp),
 					UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_CREATE] = {"GEN_CREATE", S(gen_create_req), S(gen_create_resp),
+				      UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_QPS] = {"GEN_QPS", S(gen_qps_req), S(gen_qps_resp), UROCE_SHM_FD_NONE,
+				   UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_CONNECT] = {"GEN_CONNECT", S(gen_connect_req), S(gen_connect_resp),
+				       UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_START] = {"GEN_START", S(gen_start_req), 0, UROCE_SHM_FD_NONE,
+				     UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_STATS] = {"GEN_STATS", S(gen_stats_req), S(gen_stats_resp),
+				     UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_GEN_DESTROY] = {"GEN_DESTROY", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 };
 
 #undef H

@@ -57,6 +57,17 @@ Test(ctrl, body_lengths_are_the_structs)
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_QUERY_COUNTERS, true), 448);
 	cr_expect_eq(uroce_shm_msg_fd_rule(UROCE_SHM_MSG_LIST_QPS, true), UROCE_SHM_FD_NONE);
 	cr_expect_str_eq(uroce_shm_msg_type_name(UROCE_SHM_MSG_QUERY_COUNTERS), "QUERY_COUNTERS");
+	/* 1.3 load generator: fixed bodies, no descriptors. */
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_CREATE, false), 32);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_CREATE, true), 64);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_QPS, true), 392);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_CONNECT, false), 440);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_START, false), 240);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_START, true), 0);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_STATS, true), 200);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_DESTROY, false), 8);
+	cr_expect_eq(uroce_shm_msg_fd_rule(UROCE_SHM_MSG_GEN_CREATE, true), UROCE_SHM_FD_NONE);
+	cr_expect_str_eq(uroce_shm_msg_type_name(UROCE_SHM_MSG_GEN_STATS), "GEN_STATS");
 	cr_expect_eq(uroce_shm_msg_body_len(0, false), -EOPNOTSUPP);
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_TYPE_MAX + 1, true), -EOPNOTSUPP);
 	for (uint16_t t = 1; t <= UROCE_SHM_MSG_TYPE_MAX; t++) {
@@ -174,8 +185,8 @@ Test(ctrl, every_type_every_direction)
 	}
 	/* Every type x 2 directions, minus ASYNC_EVENT from a client:
 	 * 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since 1.2
-	 * (LIST_WORKERS). */
-	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 27);
+	 * (LIST_WORKERS), 33 since 1.3 (the load generator's GEN_*). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 33);
 	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 1);
 }
 
