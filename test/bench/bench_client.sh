@@ -7,7 +7,9 @@
 # client and server on CPU 0, so two CPUs carry the two busy threads:
 #   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE bw (-D BENCH_SECONDS);
 #   64 B READ lat (the server only waits) and WRITE lat (both ends poll
-#   memory, so two busy threads share CPU 0: an upper bound);
+#   memory, so two busy threads share CPU 0: it measures the scheduler's time
+#   slice, not uroce; kept to show it); SEND bw with -e (both ends sleep on
+#   their CQ's fd: a busy receiver would lose CPU 0 to the sender);
 # beside, in the same run: bench_engine (two engines on one core, the
 # transport's ceiling) and bench_xcore (the cross-core cache-line round trip).
 # For each uroce-perf row the worker's busy cycles per WQE, from its own
@@ -95,7 +97,9 @@ run() {
 
 run write-bw-64 bw write bw -s 64 -D "$SECS" -t 128
 run read-bw-64 bw read bw -s 64 -D "$SECS" -t 128
-run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128
+# The SEND receiver reposts its receives: busy beside the sender on CPU 0 it
+# would be descheduled for whole time slices (RNR NAKs); both sleep instead.
+run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128 -e
 run atomic-bw bw atomic bw -D "$SECS" -t 128
 run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128
 run read-lat-64 lat read lat -s 64 -n "$LAT_ITERS"
@@ -104,7 +108,7 @@ stop_uroced "$PID_D" d
 
 ENG=$(taskset -c 1 "$BENCH_ENGINE" 2>&1)
 echo "$ENG" | sed 's/^/    /'
-XC=$(taskset -c 0 "$BENCH_XCORE" 0 1 200000 2>&1)
+XC=$("$BENCH_XCORE" 0 1 200000 2>&1)
 echo "    $XC"
 # bench_engine prints "RDMA WRITE 64 B: N msgs/s" style rows; take WRITE's rate.
 eng_w=$(echo "$ENG" | awk '/WRITE/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /msg/) { print $i; exit } }')

@@ -1066,3 +1066,55 @@ Test(events, unread_socket_drops_events_and_never_blocks, .timeout = 60, .fini =
 	close(fd);
 	wait_all_reclaimed();
 }
+
+/*
+ * Placement (doc/architecture.md): a QP, its CQs and its SRQ run on one
+ * worker. With two workers, two QPs on CQs of their own land on different
+ * workers (round robin), and a third QP that names one CQ of each is refused
+ * with EXDEV, creating nothing. With one worker it is an ordinary QP.
+ */
+Test(events, qp_on_cqs_of_two_workers_is_refused_exdev, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp_init_attr ia;
+	struct uroce_daemon_stats st;
+	struct uroce_qp *q1, *q2, *q3;
+	struct uroce_cq *cq2;
+	struct ep a;
+
+	start_daemon();
+	ep_open(&a);
+	cq2 = uroce_create_cq(a.ctx, 16, NULL);
+	cr_assert_not_null(cq2);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = UROCE_QPT_RC;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_recv_wr = 4;
+	ia.cap.max_send_sge = 1;
+	ia.cap.max_recv_sge = 1;
+	ia.send_cq = ia.recv_cq = a.cq;
+	q1 = uroce_create_qp(a.pd, &ia);
+	cr_assert_not_null(q1, "create_qp: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = cq2;
+	q2 = uroce_create_qp(a.pd, &ia);
+	cr_assert_not_null(q2, "create_qp: %s", strerror(errno));
+	ia.send_cq = a.cq;
+	ia.recv_cq = cq2;
+	q3 = uroce_create_qp(a.pd, &ia);
+	stats(&st);
+	if (dt_workers() >= 2) {
+		/* Expect: EXDEV, and no third QP. */
+		cr_expect_null(q3, "a QP on CQs of two workers was created");
+		cr_expect_eq(errno, EXDEV, "errno %d", errno);
+		cr_expect_eq(st.qps, 2);
+	} else {
+		/* Expect: one worker holds everything: an ordinary QP. */
+		cr_expect_not_null(q3, "create_qp: %s", strerror(errno));
+		cr_expect_eq(st.qps, 3);
+		if (q3 != NULL)
+			cr_expect_eq(uroce_destroy_qp(q3), 0);
+	}
+	cr_expect_eq(uroce_destroy_qp(q2), 0);
+	cr_expect_eq(uroce_destroy_qp(q1), 0);
+	cr_expect_eq(uroce_destroy_cq(cq2), 0);
+	ep_close(&a);
+}
