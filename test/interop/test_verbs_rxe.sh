@@ -25,6 +25,12 @@
 #           every ICRC good (frames come from both rxe and uroce);
 #   Expect: with drops, uroced's fault counter moved and the transfer still
 #           completed.
+# Congestion control is on throughout (issue 13): uroce's data and ACKs carry
+# ECT(0) (the default), the VM's perftest runs with --tclass=2 so rxe's carry
+# ECT(0) too, and in the drop cases uroced also marks 20 % of what it receives
+# CE (fault_ce), so uroce's notification point sends CNPs, which rxe drops.
+#   Expect: after the drop cases, np_cnp_sent > 0 and np_ecn_marked_roce_packets
+#           > 0, and every case above still passes with rxe.
 # MTU 4096 is not run: DPDK 22.11's af_packet PMD takes no jumbo frames, so
 # uroce's port here carries 1024-byte paths only.
 # Needs root, qemu-system-x86, tshark/dumpcap, the peer scripts and network
@@ -108,6 +114,7 @@ restart_uroced() {
 }
 FAULTS="fault_drop = 0.05
 fault_dir = both
+fault_ce = 0.2
 fault_seed = 7"
 
 # case_cmd NAME: perftest binary and arguments of a case (as run-peer.sh runs
@@ -186,9 +193,17 @@ peer_result() {
 run_peer() { # MODE OUTDIR: start run-peer.sh in the background
 	timeout 1200 "$PEER/run-peer.sh" --netns "$NS" --out "$2" --timeout 1100 \
 		"$1" --no-capture --tap "$TAP" --host-ip none --test "$PEER_TESTS" -n "$ITERS" \
+		--pt-args "--tclass=2" \
 		>"$2.log" 2>&1 &
 	PEER_PID=$!
 	PIDS+=("$PEER_PID")
+}
+
+# dcounter NAME: one transport counter of /uroce/daemon/stats.
+dcounter() {
+	tel "$PA" /uroce/daemon/stats | /usr/bin/python3 -c '
+import json, sys
+print(json.loads(sys.stdin.read())["/uroce/daemon/stats"].get(sys.argv[1], 0))' "$1"
 }
 
 fault_drops() {
@@ -238,6 +253,12 @@ one_case() {
 	if [ -n "$drops" ]; then
 		[ "$(fault_drops)" -gt 0 ] && pass "$name: uroced dropped $(fault_drops) frames and the transfer recovered" ||
 			fail "$name: no frame was dropped"
+		local cnp ce
+		cnp=$(dcounter np_cnp_sent)
+		ce=$(dcounter np_ecn_marked_roce_packets)
+		[ "${cnp:-0}" -gt 0 ] && [ "${ce:-0}" -gt 0 ] &&
+			pass "$name: rxe's ECT(0) frames marked CE ($ce), uroce sent $cnp CNPs to rxe, perftest unaffected" ||
+			fail "$name: CE-marked ${ce:-?}, CNPs sent ${cnp:-?}"
 	fi
 }
 
