@@ -17,9 +17,9 @@
 # when not root or a tool is missing. Needs UROCED and UROCE_CTL.
 #
 # Knobs (environment): BENCH_GEN_SECS (seconds per case, 3), BENCH_GEN_QPS
-# (8), BENCH_GEN_WINDOW (32), BENCH_GEN_IDLE_US (the daemons' idle_sleep_us,
-# 10; 0 busy-polls), BENCH_GEN_CASES (names from the list above, e.g.
-# "write64 read64").
+# (8), BENCH_GEN_WINDOW (32), BENCH_GEN_IDLE_US (the daemons' idle_sleep_us:
+# 0, busy-polling workers, the only busy threads as no client process runs),
+# BENCH_GEN_CASES (names from the list above, e.g. "write64 read64").
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
 
@@ -33,7 +33,7 @@ require_eal
 SECS=${BENCH_GEN_SECS:-3}
 QPS=${BENCH_GEN_QPS:-8}
 WINDOW=${BENCH_GEN_WINDOW:-32}
-IDLE=${BENCH_GEN_IDLE_US:-10}
+IDLE=${BENCH_GEN_IDLE_US:-0}
 CASES=${BENCH_GEN_CASES:-"write64 write64k read64 read64k send64 fadd cswap"}
 
 MEMIF="$WORK/memif.sock"
