@@ -26,7 +26,7 @@
 #
 # Knobs (environment): BENCH_DURATION (bw seconds, 3), BENCH_LAT_ITERS (5000),
 # BENCH_LAT_ITERS_BUSY (300: busy-polling daemons are slow on 2 CPUs),
-# BENCH_TESTPMD_SECS (5), BENCH_SOCKPERF_SECS (5), BENCH_PORT (first TCP port,
+# BENCH_TESTPMD_SECS (5; at least 4: the first of its per-second samples is dropped and 3 are needed), BENCH_SOCKPERF_SECS (5), BENCH_PORT (first TCP port,
 # 19400; uses the next 10).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
