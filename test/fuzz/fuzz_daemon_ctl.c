@@ -221,7 +221,8 @@ setup_rpc(struct client *c, uint16_t type, const void *body, size_t blen, int fd
 
 	if (n < 0 || (size_t)n != sizeof(struct uroce_shm_msg_hdr) + blen)
 		die("setup message", EINVAL);
-	memcpy(buf + sizeof(struct uroce_shm_msg_hdr), body, blen);
+	if (blen > 0) /* ALLOC_PD has no body: memcpy from NULL is undefined */
+		memcpy(buf + sizeof(struct uroce_shm_msg_hdr), body, blen);
 	rpc(c, buf, (size_t)n, fd);
 	if (c->n_handles != before + 1)
 		die(uroce_shm_msg_type_name(type), EPROTO);
