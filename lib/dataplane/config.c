@@ -43,7 +43,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
 	cfg->idle_spin_us = 20;
-	cfg->zc_min = 0; /* off: it does not pay on the copying PMDs it runs on (doc/benchmarks.md) */
+	cfg->zc_min = 0; /* off: no gain measured on the copying PMDs it may run on (doc/benchmarks.md) */
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */

@@ -37,7 +37,7 @@ B_SOCK="$WORK/b.sock"
 
 memif_conf a 10 "mtu = 4200"
 memif_conf b 10 "mtu = 4200"
-# Zero-copy is off by default (it does not pay on memif, doc/benchmarks.md);
+# Zero-copy is off by default (no gain measured on memif, doc/benchmarks.md);
 # this test turns it on from 1024 B to carry it end to end at MTU 4096.
 sed -i 's/^\[limits\]$/[limits]\ntx_zero_copy_min = 1024/' "$WORK/a.conf" "$WORK/b.conf"
 start_uroced a - -c "$WORK/a.conf" || finish
