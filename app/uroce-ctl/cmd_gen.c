@@ -336,19 +336,6 @@ gen_parse(int argc, char **argv, struct gopts *o)
 /* Talking to the daemons                                                    */
 /* ------------------------------------------------------------------------ */
 
-static const char *
-wc_status_name(uint32_t st)
-{
-	static const char *const n[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR",
-		"REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
-		"RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR",
-		"INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-		"GENERAL_ERR"};
-
-	return st < sizeof(n) / sizeof(n[0]) ? n[st] : "unknown status";
-}
 
 static const char *
 state_name(uint32_t st)
@@ -1010,7 +997,7 @@ ctl_gen_main(int argc, char **argv)
 	json_key(&j, "error");
 	if (r->a.st.err_status != 0) {
 		json_obj_begin(&j);
-		json_kv_str(&j, "status", wc_status_name(r->a.st.err_status));
+		json_kv_str(&j, "status", uroce_wc_status_name(r->a.st.err_status));
 		json_kv_u64(&j, "qpn", r->a.st.err_qpn);
 		json_kv_str(&j, "op", uroce_lg_op_name(r->a.st.err_op));
 		json_obj_end(&j);
@@ -1034,7 +1021,7 @@ ctl_gen_main(int argc, char **argv)
 	if (!r->o.quiet || !ok) {
 		if (r->a.st.err_status != 0)
 			fprintf(stderr, "uroce-ctl gen: error: %s on QP %u (%s)%s\n",
-				wc_status_name(r->a.st.err_status), r->a.st.err_qpn,
+				uroce_wc_status_name(r->a.st.err_status), r->a.st.err_qpn,
 				uroce_lg_op_name(r->a.st.err_op),
 				r->a.st.err_status == UROCE_WC_RETRY_EXC_ERR ?
 				": the target stopped answering" : "");

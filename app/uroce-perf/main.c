@@ -679,19 +679,6 @@ post_recvs(struct perf *pf, struct perf_qp *pq, uint64_t q)
 	}
 }
 
-static const char *
-wc_status_str(uint32_t s)
-{
-	static const char *const names[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR",
-		"REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
-		"RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR",
-		"INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-		"GENERAL_ERR"};
-
-	return s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown status";
-}
 
 /*
  * Take up to POLL_BATCH completions. With -e an empty CQ is slept on, the
@@ -742,7 +729,7 @@ poll_some(struct perf *pf, struct uroce_wc *wc)
 	for (i = 0; i < n; i++)
 		if (wc[i].status != UROCE_WC_SUCCESS)
 			fatal("completion error %s (%u) on QP %u, wr_id %#" PRIx64
-			      " (did the peer go away?)", wc_status_str(wc[i].status),
+			      " (did the peer go away?)", uroce_wc_status_name(wc[i].status),
 			      wc[i].status, wc[i].qp_num, wc[i].wr_id);
 	if (n == 0)
 		check_peer(pf);
@@ -965,7 +952,7 @@ bw_server_send(struct perf *pf, uint64_t size, uint64_t *hdr)
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != UROCE_WC_SUCCESS)
 				fatal("completion error %s (%u) on QP %u",
-				      wc_status_str(wc[i].status), wc[i].status, wc[i].qp_num);
+				      uroce_wc_status_name(wc[i].status), wc[i].status, wc[i].qp_num);
 			if (wc[i].opcode != UROCE_WC_RECV)
 				fatal("unexpected completion opcode %u", wc[i].opcode);
 			on_recv(pf, &wc[i], size);

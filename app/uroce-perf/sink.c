@@ -885,19 +885,6 @@ write_json_file(struct sink *s)
 /* Completions                                                               */
 /* ------------------------------------------------------------------------ */
 
-static const char *
-wc_status_name(uint32_t st)
-{
-	static const char *const n[] = {
-		"SUCCESS", "LOC_LEN_ERR", "LOC_QP_OP_ERR", "LOC_EEC_OP_ERR", "LOC_PROT_ERR",
-		"WR_FLUSH_ERR", "MW_BIND_ERR", "BAD_RESP_ERR", "LOC_ACCESS_ERR",
-		"REM_INV_REQ_ERR", "REM_ACCESS_ERR", "REM_OP_ERR", "RETRY_EXC_ERR",
-		"RNR_RETRY_EXC_ERR", "LOC_RDD_VIOL_ERR", "REM_INV_RD_REQ_ERR", "REM_ABORT_ERR",
-		"INV_EECN_ERR", "INV_EEC_STATE_ERR", "FATAL_ERR", "RESP_TIMEOUT_ERR",
-		"GENERAL_ERR"};
-
-	return st < sizeof(n) / sizeof(n[0]) ? n[st] : "unknown status";
-}
 
 static void
 bad_data(struct sink *s, struct sink_qp *q, const char *fmt, ...)
@@ -938,7 +925,7 @@ on_cqe(struct sink *s, const struct uroce_wc *wc)
 		if (wc->status == UROCE_WC_WR_FLUSH_ERR)
 			q->flushed = true;
 		if (s->shown_err++ < SINK_SHOW)
-			say("completion error %s (%u) on %s QP %u", wc_status_name(wc->status),
+			say("completion error %s (%u) on %s QP %u", uroce_wc_status_name(wc->status),
 			    wc->status, uroce_lg_qp_type_name(q->d.type), q->d.qpn);
 		/* A flushed QP is in ERR: posting again would only flush again. */
 		if (!q->flushed)

@@ -15,6 +15,8 @@
 #ifndef UROCE_VERBS_DEFS_H
 #define UROCE_VERBS_DEFS_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -124,6 +126,9 @@ enum uroce_wc_status {
 	UROCE_WC_RESP_TIMEOUT_ERR = 20,
 	UROCE_WC_GENERAL_ERR = 21,
 };
+
+/** The enumerator's name without its prefix ("RETRY_EXC_ERR"), or "unknown status". */
+const char *uroce_wc_status_name(uint32_t status);
 
 /** Work completion opcode (ibv_wc_opcode). */
 enum uroce_wc_opcode {

@@ -103,57 +103,53 @@ scale(uint64_t v, uint64_t mult, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+struct suffix {
+	const char *suffix;
+	uint64_t mult;
+};
+
+/* A decimal number with one of @p sfx's suffixes, scaled, at most max. */
+static int
+parse_suffixed(const char *s, const struct suffix *sfx, unsigned int n, uint64_t max,
+	       uint64_t *v)
+{
+	const char *rest;
+	uint64_t x = 0;
+	unsigned int i;
+	int rc;
+
+	if (s == NULL || v == NULL)
+		return -EINVAL;
+	rest = digits(s, max, &x, &rc);
+	if (rest == NULL)
+		return rc;
+	for (i = 0; i < n; i++)
+		if (strcmp(rest, sfx[i].suffix) == 0)
+			return scale(x, sfx[i].mult, max, v);
+	return -EINVAL;
+}
+
 int
 uroce_lg_parse_size(const char *s, uint64_t *v)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} sfx[] = {
+	static const struct suffix sfx[] = {
 		{"", 1},
 		{"K", 1ull << 10}, {"k", 1ull << 10}, {"KiB", 1ull << 10},
 		{"M", 1ull << 20}, {"MiB", 1ull << 20},
 		{"G", 1ull << 30}, {"GiB", 1ull << 30},
 	};
-	const char *rest;
-	uint64_t x = 0;
-	unsigned int i;
-	int rc;
 
-	if (s == NULL || v == NULL)
-		return -EINVAL;
-	rest = digits(s, MAX_SIZE_VALUE, &x, &rc);
-	if (rest == NULL)
-		return rc;
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-		if (strcmp(rest, sfx[i].suffix) == 0)
-			return scale(x, sfx[i].mult, MAX_SIZE_VALUE, v);
-	return -EINVAL;
+	return parse_suffixed(s, sfx, sizeof(sfx) / sizeof(sfx[0]), MAX_SIZE_VALUE, v);
 }
 
 int
 uroce_lg_parse_count(const char *s, uint64_t *v)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} sfx[] = {
+	static const struct suffix sfx[] = {
 		{"", 1}, {"k", 1000}, {"K", 1000}, {"M", 1000000}, {"G", 1000000000},
 	};
-	const char *rest;
-	uint64_t x = 0;
-	unsigned int i;
-	int rc;
 
-	if (s == NULL || v == NULL)
-		return -EINVAL;
-	rest = digits(s, MAX_COUNT_VALUE, &x, &rc);
-	if (rest == NULL)
-		return rc;
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++)
-		if (strcmp(rest, sfx[i].suffix) == 0)
-			return scale(x, sfx[i].mult, MAX_COUNT_VALUE, v);
-	return -EINVAL;
+	return parse_suffixed(s, sfx, sizeof(sfx) / sizeof(sfx[0]), MAX_COUNT_VALUE, v);
 }
 
 /* ------------------------------------------------------------------------ */

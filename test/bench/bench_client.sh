@@ -55,21 +55,13 @@ CONF
 start_uroced d - -c "$WORK/d.conf" || finish
 PID_D=$LAST_PID
 
-# wstat: "busy_cycles wqes sleeps tsc_hz" of worker 0.
-wstat() {
-	"$UROCE_CTL" workers --socket "$SOCK" --json 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-w = json.load(sys.stdin)["workers"][0]
-print(w["busy_cycles"], w["wqes"], w["sleeps"], w.get("tsc_hz", 0))'
-}
-
 # run KEY KIND ARGS...: uroce-perf server and client on CPU 0; records
 # "KEY value cycles_per_wqe sleeps" (bw: MB/s and Mpps; lat: t_typical).
 run() {
-	local key="$1" kind="$2" spid rc_c rc_s row val b0 w0 s0 b1 w1 s1 hz cpw
+	local key="$1" kind="$2" spid rc_c rc_s row val b0 w0 s0 b1 w1 s1 c
 	shift 2
 	PORT=$((PORT + 1))
-	read -r b0 w0 s0 hz <<<"$(wstat)"
+	read -r b0 w0 s0 <<<"$(wstat "$SOCK")"
 	taskset -c 0 timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" \
 		>"$WORK/$key.srv" 2>&1 &
 	spid=$!
@@ -79,7 +71,7 @@ run() {
 	rc_c=$?
 	wait "$spid"
 	rc_s=$?
-	read -r b1 w1 s1 hz <<<"$(wstat)"
+	read -r b1 w1 s1 <<<"$(wstat "$SOCK")"
 	row=$(grep -A1 '#bytes' "$WORK/$key.cli" | tail -1)
 	if [ "$rc_c" -ne 0 ] || [ "$rc_s" -ne 0 ] || [ -z "$row" ]; then
 		fail "$key: client exit $rc_c, server exit $rc_s"
@@ -89,10 +81,9 @@ run() {
 	# bw rows: bytes iters peak avg(MB/s) rate(Mpps); lat: bytes iters min max typical
 	if [ "$kind" = bw ]; then val=$(echo "$row" | awk '{print $4 " " $5}')
 	else val=$(echo "$row" | awk '{print $5 " -"}'); fi
-	cpw=-
-	[ -n "$w1" ] && [ "$w1" -gt "$w0" ] && cpw=$(( (b1 - b0) / (w1 - w0) ))
-	echo "$key $val $cpw $((s1 - s0))" >>"$RES"
-	log "$key: $row (worker: $cpw busy cycles per WQE, $((s1 - s0)) sleeps)"
+	c=$(cpw "$b0" "$w0" "$b1" "$w1")
+	echo "$key $val $c $((s1 - s0))" >>"$RES"
+	log "$key: $row (worker: $c busy cycles per WQE, $((s1 - s0)) sleeps)"
 }
 
 run write-bw-64 bw write bw -s 64 -D "$SECS" -t 128
@@ -117,11 +108,11 @@ xc_ns=$(echo "$XC" | awk '{ for (i = 1; i <= NF; i++) if ($(i+1) == "ns") print 
 echo
 echo "| row | result | worker busy cycles / WQE | worker sleeps |"
 echo "|---|---:|---:|---:|"
-while read -r key a b cpw sl; do
+while read -r key a b c sl; do
 	case "$key" in
-	*-bw-64k) echo "| $key | $a MB/s | $cpw | $sl |" ;;
-	*-bw*) echo "| $key | $b M msg/s | $cpw | $sl |" ;;
-	*) echo "| $key | $a µs t_typical | $cpw | $sl |" ;;
+	*-bw-64k) echo "| $key | $a MB/s | $c | $sl |" ;;
+	*-bw*) echo "| $key | $b M msg/s | $c | $sl |" ;;
+	*) echo "| $key | $a µs t_typical | $c | $sl |" ;;
 	esac
 done <"$RES"
 echo "| bench_engine WRITE 64 B (one core) | $eng_w msg/s | | |"

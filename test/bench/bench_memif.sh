@@ -109,23 +109,6 @@ except Exception as e:
     print("unavailable (%s)" % e)'
 }
 
-# wstat SOCK: "busy_cycles wqes sleeps" of the daemon's worker 0.
-wstat() {
-	"$UROCE_CTL" workers --socket "$1" --json 2>/dev/null | /usr/bin/python3 -c '
-import json, sys
-try:
-    w = json.load(sys.stdin)["workers"][0]
-    print(w["busy_cycles"], w["wqes"], w["sleeps"])
-except Exception:
-    print("0 0 0")'
-}
-
-# cpw B0 W0 B1 W1: busy cycles per WQE between two wstat samples, or "-".
-cpw() {
-	awk -v b0="$1" -v w0="$2" -v b1="$3" -v w1="$4" 'BEGIN {
-		if (w1 > w0) printf "%d\n", (b1 - b0) / (w1 - w0); else print "-" }'
-}
-
 # perf KEY ARGS...: one uroce-perf run, server on A, client on B, both bounded
 # by 60 s (a run takes 3 s or so; a stall is a failure, not a number).
 # Appends "KEY <the client's result row>" to $RES, and "KEY-cpw A B SLEEPS"

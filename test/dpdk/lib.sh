@@ -262,6 +262,24 @@ finish() {
 	exit 0
 }
 
+# wstat SOCK: "busy_cycles wqes sleeps" of the daemon's worker 0 (uroce-ctl
+# workers), "0 0 0" if it cannot be read. Needs UROCE_CTL.
+wstat() {
+	"$UROCE_CTL" workers --socket "$1" --json 2>/dev/null | /usr/bin/python3 -c '
+import json, sys
+try:
+    w = json.load(sys.stdin)["workers"][0]
+    print(w["busy_cycles"], w["wqes"], w["sleeps"])
+except Exception:
+    print("0 0 0")'
+}
+
+# cpw B0 W0 B1 W1: busy cycles per WQE between two wstat samples, or "-".
+cpw() {
+	awk -v b0="$1" -v w0="$2" -v b1="$3" -v w1="$4" 'BEGIN {
+		if (w1 > w0) printf "%d\n", (b1 - b0) / (w1 - w0); else print "-" }'
+}
+
 # workers_busy SOCK WHAT: pass if every worker of the daemon at socket SOCK
 # received and sent RoCEv2 (QPs were placed on each) and frames were handed
 # from worker to worker with none lost on the way, else fail.

@@ -41,66 +41,34 @@
 #include "uroce_verbs.h"
 
 #include "daemon_test_util.h"
+#include "dt_daemon.h"
 
-static char sock_path[108];
-static struct uroce_daemon *dmn;
-static pthread_t dthread;
-static pthread_mutex_t dlock = PTHREAD_MUTEX_INITIALIZER;
-static volatile int dstop;
-static bool drunning;
-
-static void *
-daemon_loop(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&dstop, __ATOMIC_ACQUIRE)) {
-		unsigned int w;
-
-		pthread_mutex_lock(&dlock);
-		w = uroce_daemon_poll(dmn);
-		pthread_mutex_unlock(&dlock);
-		if (w == 0)
-			dt_nap_us(20);
-	}
-	return NULL;
-}
+static struct dt_daemon dd;
 
 static void
 start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
+	int rc;
 
-	dt_sock_path(sock_path, sizeof(sock_path), "gen");
 	memset(&conf, 0, sizeof(conf));
-	conf.sock_path = sock_path;
-	conf.sock_mode = 0600;
-	conf.n_workers = dt_workers();
 	conf.active_mtu = UROCE_MTU_4096;
-	dmn = uroce_daemon_create(&conf);
-	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
-	dstop = 0;
-	cr_assert_eq(pthread_create(&dthread, NULL, daemon_loop, NULL), 0);
-	drunning = true;
+	rc = dt_daemon_start(&dd, "gen", &conf);
+	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
 }
 
 static void
 stop_daemon(void)
 {
-	if (!drunning)
-		return;
-	__atomic_store_n(&dstop, 1, __ATOMIC_RELEASE);
-	pthread_join(dthread, NULL);
-	uroce_daemon_destroy(dmn);
-	dmn = NULL;
-	drunning = false;
+	dt_daemon_stop(&dd);
 }
 
 static void
 dstats(struct uroce_daemon_stats *st)
 {
-	pthread_mutex_lock(&dlock);
-	uroce_daemon_stats(dmn, st);
-	pthread_mutex_unlock(&dlock);
+	dt_daemon_lock(&dd);
+	uroce_daemon_stats(dd.d, st);
+	dt_daemon_unlock(&dd);
 }
 
 /* Wait up to 5 s for the daemon to hold exactly @p qps QPs, and as many CQs,
@@ -165,8 +133,8 @@ sess_open(struct sess *c)
 	struct uroce_shm_msg_hello_resp hr;
 
 	memset(c, 0, sizeof(*c));
-	c->s = dt_connect(sock_path);
-	cr_assert_geq(c->s, 0, "connect %s: %s", sock_path, strerror(-c->s));
+	c->s = dt_connect(dd.sock_path);
+	cr_assert_geq(c->s, 0, "connect %s: %s", dd.sock_path, strerror(-c->s));
 	memset(&hq, 0, sizeof(hq));
 	hq.abi_major = UROCE_SHM_ABI_MAJOR;
 	hq.abi_minor = UROCE_SHM_ABI_MINOR;
@@ -582,9 +550,9 @@ Test(gen, refusals_then_verified_run)
 		     "the target's atomic words differ from the initiator's model");
 
 	/* uroce_daemon_gens(), as /uroce/gen shows them */
-	pthread_mutex_lock(&dlock);
-	n = uroce_daemon_gens(dmn, gi, 4);
-	pthread_mutex_unlock(&dlock);
+	dt_daemon_lock(&dd);
+	n = uroce_daemon_gens(dd.d, gi, 4);
+	dt_daemon_unlock(&dd);
 	cr_assert_eq(n, 2);
 	for (i = 0; i < n; i++) {
 		const struct uroce_daemon_gen_info *g = &gi[i];

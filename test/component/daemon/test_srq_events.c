@@ -31,70 +31,37 @@
 #include "uroce_verbs.h"
 
 #include "daemon_test_util.h"
+#include "dt_daemon.h"
 
 #define BUF_SIZE (64 * 1024)
 #define MSG_LEN 300
 #define SLOT_LEN 1024
 
-static char sock_path[108];
-static struct uroce_daemon *dmn;
-static pthread_t dthread;
-static pthread_mutex_t dlock = PTHREAD_MUTEX_INITIALIZER;
-static volatile int dstop;
-static bool drunning;
-
-static void *
-daemon_loop(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&dstop, __ATOMIC_ACQUIRE)) {
-		unsigned int w;
-
-		pthread_mutex_lock(&dlock);
-		w = uroce_daemon_poll(dmn);
-		pthread_mutex_unlock(&dlock);
-		if (w == 0)
-			dt_nap_us(20);
-	}
-	return NULL;
-}
+static struct dt_daemon dd;
 
 static void
 start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
+	int rc;
 
-	dt_sock_path(sock_path, sizeof(sock_path), "srq");
 	memset(&conf, 0, sizeof(conf));
-	conf.sock_path = sock_path;
-	conf.sock_mode = 0600;
-	conf.n_workers = dt_workers();
-	dmn = uroce_daemon_create(&conf);
-	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
-	dstop = 0;
-	cr_assert_eq(pthread_create(&dthread, NULL, daemon_loop, NULL), 0);
-	drunning = true;
+	rc = dt_daemon_start(&dd, "srq", &conf);
+	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
 }
 
-/* Stop the poll thread and destroy the daemon (every session torn down). */
 static void
 stop_daemon(void)
 {
-	if (!drunning)
-		return;
-	__atomic_store_n(&dstop, 1, __ATOMIC_RELEASE);
-	pthread_join(dthread, NULL);
-	uroce_daemon_destroy(dmn);
-	dmn = NULL;
-	drunning = false;
+	dt_daemon_stop(&dd);
 }
 
 static void
 stats(struct uroce_daemon_stats *st)
 {
-	pthread_mutex_lock(&dlock);
-	uroce_daemon_stats(dmn, st);
-	pthread_mutex_unlock(&dlock);
+	dt_daemon_lock(&dd);
+	uroce_daemon_stats(dd.d, st);
+	dt_daemon_unlock(&dd);
 }
 
 
@@ -112,7 +79,7 @@ static void
 ep_open(struct ep *e)
 {
 	memset(e, 0, sizeof(*e));
-	e->ctx = uroce_open_device(sock_path);
+	e->ctx = uroce_open_device(dd.sock_path);
 	cr_assert_not_null(e->ctx, "open_device: %s", strerror(errno));
 	cr_assert_eq(uroce_query_gid(e->ctx, 1, 0, e->gid), 0);
 	e->pd = uroce_alloc_pd(e->ctx);
@@ -636,7 +603,7 @@ Test(srq, another_clients_srq_handle_is_refused, .timeout = 60, .fini = stop_dae
 static void
 srq_owner_child(int wfd)
 {
-	struct uroce_context *ctx = uroce_open_device(sock_path);
+	struct uroce_context *ctx = uroce_open_device(dd.sock_path);
 	struct uroce_srq_init_attr sia;
 	struct uroce_qp_init_attr ia;
 	struct uroce_sge sge;
@@ -912,7 +879,7 @@ static int
 raw_connect(void)
 {
 	struct timeval tv = {.tv_sec = 5};
-	int fd = dt_connect(sock_path);
+	int fd = dt_connect(dd.sock_path);
 
 	cr_assert_geq(fd, 0, "connect: %s", strerror(-fd));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
