@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "uroce_shm.h"
+#include "uroce_shm_ctrl.h"
 #include "uroce_verbs.h"
 
 #include "client.h"

@@ -31,7 +31,7 @@
 
 #include "uroce_common.h"
 #include "uroce_loadgen.h"
-#include "uroce_shm.h"
+#include "uroce_shm_gen.h"
 
 #include "client.h"
 #include "ctl.h"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uroce_shm.h"
+#include "uroce_shm_introspect.h"
 
 #include "client.h"
 #include "ctl.h"

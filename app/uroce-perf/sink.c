@@ -39,7 +39,7 @@
 
 #include "uroce_common.h"
 #include "uroce_loadgen.h"
-#include "uroce_shm.h"
+#include "uroce_shm_introspect.h"
 #include "uroce_verbs.h"
 
 #include "client.h"

@@ -37,7 +37,7 @@
 
 #include "uroce_common.h"
 #include "uroce_loadgen.h"
-#include "uroce_shm.h"
+#include "uroce_shm_gen.h"
 
 #include "daemon_internal.h"
 

@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "uroce_shm.h"
+#include "uroce_shm_introspect.h"
 
 #include "daemon_internal.h"
 #include "uroce_daemon.h"

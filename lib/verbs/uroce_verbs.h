@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "uroce_shm.h"
+#include "uroce_shm_datapath.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uroce_shm_ctrl.h"
 #include "uroce_verbs.h"
 
 /*

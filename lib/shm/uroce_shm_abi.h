@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/**
+ * @file
+ * The shared-memory ABI between uroced and its clients: what every part of it
+ * shares (the size and offset assertions, the version and its check, the
+ * cache line the layout is built around).
+ *
+ * The ABI is a fixed, versioned, binary contract between two processes on the
+ * same host, distinct from the transport engine's in-memory structures (the
+ * daemon translates). Integers are in host byte order, which for every
+ * supported target is little-endian; the ABI never crosses a network.
+ *
+ * Trust: the client trusts the daemon; the daemon trusts nothing it reads from
+ * shared memory. Its ring handles keep their own index in private memory,
+ * validate every index read from the client, and copy entries out before
+ * anything looks at them. doc/shm-abi.md describes the layout, the ownership of
+ * every index and the memory ordering.
+ *
+ * No DPDK here: this is part of the core.
+ */
+
+#ifndef UROCE_SHM_ABI_H
+#define UROCE_SHM_ABI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <uroce_limits.h>
+#include <uroce_verbs_defs.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef __cplusplus
+#define UROCE_SHM_STATIC_ASSERT(c, m) static_assert(c, m)
+#else
+#define UROCE_SHM_STATIC_ASSERT(c, m) _Static_assert(c, m)
+#endif
+
+/** Assert the size of an ABI struct. */
+#define UROCE_SHM_SIZE(type, n) \
+	UROCE_SHM_STATIC_ASSERT(sizeof(type) == (n), #type " size is ABI")
+/** Assert the offset of a field of an ABI struct. */
+#define UROCE_SHM_OFF(type, field, n) \
+	UROCE_SHM_STATIC_ASSERT(offsetof(type, field) == (n), #type "." #field " offset is ABI")
+
+/*
+ * ---------------------------------------------------------------------------
+ * Version
+ * ---------------------------------------------------------------------------
+ */
+
+/** ABI major version. A peer with a different major is refused. */
+#define UROCE_SHM_ABI_MAJOR 1
+/** ABI minor version. Minors of one major interoperate (see doc/shm-abi.md).
+ * 1.1: SRQs get a doorbell slot (create_srq_resp.db_block/db_slot), ASYNC_EVENT
+ * is sent, introspection messages (LIST_SESSIONS, LIST_QPS, QUERY_COUNTERS).
+ * 1.2: one doorbell block per worker (hello_resp.n_db_blocks; a QP or SRQ
+ * rings the block of the worker that owns it, create_*_resp.db_block), the
+ * owner worker in LIST_QPS (qp_info.worker), LIST_WORKERS. A 1.0 or 1.1
+ * client gets one block, and its QPs and SRQs all go to worker 0.
+ * 1.3: the lcore load generator (GEN_CREATE ... GEN_DESTROY). */
+#define UROCE_SHM_ABI_MINOR 3
+
+/**
+ * Check a peer's ABI version against ours.
+ *
+ * @return
+ *   0 if compatible, -EPROTONOSUPPORT if the major differs.
+ */
+int uroce_shm_version_check(uint16_t peer_major, uint16_t peer_minor);
+
+/** Cache line size the layout is built around (x86-64 and arm64 servers). */
+#define UROCE_SHM_CACHE_LINE 64
+
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UROCE_SHM_ABI_H */
