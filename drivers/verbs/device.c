@@ -915,36 +915,13 @@ ibv_event_type_str(enum ibv_event_type e)
 DV_EXPORT const char *
 ibv_wc_status_str(enum ibv_wc_status s)
 {
-	static const char *const names[] = {
-		[IBV_WC_SUCCESS] = "success",
-		[IBV_WC_LOC_LEN_ERR] = "local length error",
-		[IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[IBV_WC_LOC_PROT_ERR] = "local protection error",
-		[IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-		[IBV_WC_MW_BIND_ERR] = "memory management operation error",
-		[IBV_WC_BAD_RESP_ERR] = "bad response error",
-		[IBV_WC_LOC_ACCESS_ERR] = "local access error",
-		[IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[IBV_WC_REM_ACCESS_ERR] = "remote access error",
-		[IBV_WC_REM_OP_ERR] = "remote operation error",
-		[IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[IBV_WC_REM_ABORT_ERR] = "aborted error",
-		[IBV_WC_INV_EECN_ERR] = "invalid EE context number",
-		[IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[IBV_WC_FATAL_ERR] = "fatal error",
-		[IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[IBV_WC_GENERAL_ERR] = "general error",
-		[IBV_WC_TM_ERR] = "TM error",
-		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
-	};
-
-	if ((unsigned int)s < sizeof(names) / sizeof(names[0]) && names[s] != NULL)
-		return names[s];
-	return "unknown";
+	/* The statuses a uroce CQE can carry share liburoce's table; tag
+	 * matching's are libibverbs' own. */
+	if (s == IBV_WC_TM_ERR)
+		return "TM error";
+	if (s == IBV_WC_TM_RNDV_INCOMPLETE)
+		return "TM software rendezvous";
+	return uroce_wc_status_str((uint32_t)s);
 }
 
 /* Each rate: its enum, its multiple of 2.5 Gb/s (0: none), and Mb/s. */

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 
 #include "uroce_verbs.h"
+#include "uroce_wqe.h"
 
 /* Exported entry points (the version script decides which names leave). */
 #define DV_EXPORT __attribute__((visibility("default")))

@@ -22,123 +22,69 @@
 /* Filling WQEs                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* ibv_send_flags uroce implements (no IP checksum offload, no TSO). */
-#define DV_SEND_FLAGS \
-	(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_INLINE)
+/* An ibv_sge is a struct uroce_sge: SGE lists pass through as they are. */
+_Static_assert(sizeof(struct ibv_sge) == sizeof(struct uroce_sge) &&
+	       offsetof(struct ibv_sge, length) == offsetof(struct uroce_sge, length) &&
+	       offsetof(struct ibv_sge, lkey) == offsetof(struct uroce_sge, lkey),
+	       "struct ibv_sge and struct uroce_sge have one layout");
 
-static bool
-opcode_ok(const struct dv_qp *qp, enum ibv_wr_opcode op)
-{
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return true;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		/* IBA 10.7.3.1 (table 95): UD carries sends only. */
-		return qp->qpx.qp_base.qp_type != IBV_QPT_UD;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_SEND_WITH_INV:
-		return qp->qpx.qp_base.qp_type == IBV_QPT_RC;
-	default:
-		return false; /* LOCAL_INV, BIND_MW, TSO, DRIVER1, ATOMIC_WRITE */
-	}
-}
-
-static bool
-opcode_has_payload(enum ibv_wr_opcode op)
-{
-	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_SEND_WITH_INV ||
-	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-/* Copy @p n buffers into the WQE's inline area. @return 0 or EINVAL. */
+/* The WQE's inline data: @p n buffers (ibv_data_buf) or SGEs used as plain
+ * pointers (their lkeys ignored). @return 0 or EINVAL. */
 static int
 put_inline(const struct dv_qp *qp, struct uroce_shm_send_wqe *w, size_t n,
 	   const struct ibv_data_buf *bufs, const struct ibv_sge *sges)
 {
-	uint32_t max = qp->uqp->cap.max_inline_data, len = 0;
 	size_t i;
 
+	w->inline_len = 0;
 	for (i = 0; i < n; i++) {
 		const void *a = bufs != NULL ? bufs[i].addr : (const void *)(uintptr_t)sges[i].addr;
 		size_t l = bufs != NULL ? bufs[i].length : sges[i].length;
 
-		if (l > max - len)
+		if (uroce_wqe_add_inline(w, qp->uqp, a, l) != 0)
 			return EINVAL;
-		memcpy(w->data.inline_data + len, a, l);
-		len += (uint32_t)l;
 	}
-	w->inline_len = len;
-	w->num_sge = 0;
-	w->send_flags |= UROCE_SEND_INLINE;
 	return 0;
 }
 
+/* A UD destination of the builder or of an ibv_send_wr. @return 0 or EINVAL. */
 static int
-put_sges(const struct dv_qp *qp, struct uroce_shm_send_wqe *w, size_t n,
-	 const struct ibv_sge *sg)
+put_ud(const struct dv_qp *qp, struct uroce_shm_send_wqe *w, struct ibv_ah *ah,
+       uint32_t remote_qpn, uint32_t qkey)
 {
-	size_t i;
-
-	if (n > qp->uqp->cap.max_send_sge || (n > 0 && sg == NULL))
+	if (ah == NULL || ah->context != qp->qpx.qp_base.context)
 		return EINVAL;
-	for (i = 0; i < n; i++) {
-		w->data.sg_list[i].addr = sg[i].addr;
-		w->data.sg_list[i].length = sg[i].length;
-		w->data.sg_list[i].lkey = sg[i].lkey;
-	}
-	w->num_sge = (uint8_t)n;
-	return 0;
+	return uroce_wqe_set_ud(w, qp->uqp, ((struct dv_ah *)ah)->uah, remote_qpn, qkey) != 0 ?
+	       EINVAL : 0;
 }
 
-/* ibv_send_wr to a send WQE whose control part is zero. @return 0 or EINVAL. */
+/* ibv_send_wr to a send WQE whose control part is zero, with liburoce's fill
+ * helpers (the opcode and flag numbers are libibverbs'). @return 0 or EINVAL. */
 static int
 fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce_shm_send_wqe *w)
 {
+	uint32_t props = uroce_wr_props(wr->opcode);
+
 	if (wr->num_sge < 0 || (wr->num_sge > 0 && wr->sg_list == NULL) ||
-	    !opcode_ok(qp, wr->opcode) || (wr->send_flags & ~(unsigned int)DV_SEND_FLAGS) != 0)
+	    uroce_wqe_start(w, qp->uqp, wr->wr_id, wr->opcode, wr->send_flags) != 0)
 		return EINVAL;
-	w->wr_id = wr->wr_id;
-	w->opcode = (uint8_t)wr->opcode;
-	w->send_flags = (uint16_t)(wr->send_flags & ~(unsigned int)IBV_SEND_INLINE);
-	switch (wr->opcode) {
-	case IBV_WR_SEND_WITH_INV:
-		w->imm_data = wr->invalidate_rkey;
-		break;
-	case IBV_WR_SEND_WITH_IMM:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		w->imm_data = be32toh(wr->imm_data);
-		break;
-	default:
-		break;
-	}
-	if (wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
-		w->wr.atomic.swap = wr->wr.atomic.swap;
-		w->wr.atomic.rkey = wr->wr.atomic.rkey;
+	if (props & UROCE_WRP_INV)
+		uroce_wqe_set_imm(w, wr->invalidate_rkey);
+	else if (props & UROCE_WRP_IMM)
+		uroce_wqe_set_imm(w, be32toh(wr->imm_data));
+	if (props & UROCE_WRP_ATOMIC) {
+		uroce_wqe_set_atomic(w, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
+				     wr->wr.atomic.compare_add, wr->wr.atomic.swap);
 	} else if (qp->qpx.qp_base.qp_type == IBV_QPT_UD) {
-		if (wr->wr.ud.ah == NULL || wr->wr.ud.ah->context != qp->qpx.qp_base.context ||
-		    wr->wr.ud.remote_qpn > 0xffffff)
+		if (put_ud(qp, w, wr->wr.ud.ah, wr->wr.ud.remote_qpn, wr->wr.ud.remote_qkey) != 0)
 			return EINVAL;
-		w->wr.ud.ah_handle = ((struct dv_ah *)wr->wr.ud.ah)->uah->handle;
-		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
-	} else if (wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM ||
-		   wr->opcode == IBV_WR_RDMA_READ) {
-		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-		w->wr.rdma.rkey = wr->wr.rdma.rkey;
+	} else if (props & UROCE_WRP_RDMA) {
+		uroce_wqe_set_rdma(w, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
 	}
-	if (wr->send_flags & IBV_SEND_INLINE) {
-		if (!opcode_has_payload(wr->opcode))
-			return EINVAL;
-		/* Inline: the SGEs are plain pointers, lkeys are ignored. */
+	if (wr->send_flags & IBV_SEND_INLINE)
 		return put_inline(qp, w, (size_t)wr->num_sge, NULL, wr->sg_list);
-	}
-	return put_sges(qp, w, (size_t)wr->num_sge, wr->sg_list);
+	return uroce_wqe_set_sges(w, qp->uqp, (const struct uroce_sge *)wr->sg_list,
+				  (size_t)wr->num_sge) != 0 ? EINVAL : 0;
 }
 
 int
@@ -300,19 +246,15 @@ wr_new(struct ibv_qp_ex *x, enum ibv_wr_opcode op)
 	qp->wr_cur = NULL;
 	if (!qp->wr_open || qp->wr_err != 0)
 		return NULL;
-	if (!opcode_ok(qp, op) || (x->wr_flags & ~(unsigned int)DV_SEND_FLAGS) != 0) {
-		wr_fail(qp, EINVAL);
-		return NULL;
-	}
 	w = uroce_sq_slot(qp->uqp, qp->wr_n);
 	if (w == NULL) {
 		wr_fail(qp, ENOMEM);
 		return NULL;
 	}
-	w->wr_id = x->wr_id;
-	w->opcode = (uint8_t)op;
-	/* Inline comes from wr_set_inline_data*, not from the flag. */
-	w->send_flags = (uint16_t)(x->wr_flags & ~(unsigned int)IBV_SEND_INLINE);
+	if (uroce_wqe_start(w, qp->uqp, x->wr_id, op, x->wr_flags) != 0) {
+		wr_fail(qp, EINVAL);
+		return NULL;
+	}
 	qp->wr_n++;
 	qp->wr_cur = w;
 	return w;
@@ -323,10 +265,8 @@ qx_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 {
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_RDMA_WRITE);
 
-	if (w != NULL) {
-		w->wr.rdma.remote_addr = raddr;
-		w->wr.rdma.rkey = rkey;
-	}
+	if (w != NULL)
+		uroce_wqe_set_rdma(w, raddr, rkey);
 }
 
 static void
@@ -335,9 +275,8 @@ qx_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, __be32 imm
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_RDMA_WRITE_WITH_IMM);
 
 	if (w != NULL) {
-		w->wr.rdma.remote_addr = raddr;
-		w->wr.rdma.rkey = rkey;
-		w->imm_data = be32toh(imm);
+		uroce_wqe_set_rdma(w, raddr, rkey);
+		uroce_wqe_set_imm(w, be32toh(imm));
 	}
 }
 
@@ -346,10 +285,8 @@ qx_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 {
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_RDMA_READ);
 
-	if (w != NULL) {
-		w->wr.rdma.remote_addr = raddr;
-		w->wr.rdma.rkey = rkey;
-	}
+	if (w != NULL)
+		uroce_wqe_set_rdma(w, raddr, rkey);
 }
 
 static void
@@ -358,12 +295,8 @@ qx_atomic_cmp_swp(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t c
 {
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_ATOMIC_CMP_AND_SWP);
 
-	if (w != NULL) {
-		w->wr.atomic.remote_addr = raddr;
-		w->wr.atomic.rkey = rkey;
-		w->wr.atomic.compare_add = compare;
-		w->wr.atomic.swap = swap;
-	}
+	if (w != NULL)
+		uroce_wqe_set_atomic(w, raddr, rkey, compare, swap);
 }
 
 static void
@@ -371,11 +304,8 @@ qx_atomic_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t
 {
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
 
-	if (w != NULL) {
-		w->wr.atomic.remote_addr = raddr;
-		w->wr.atomic.rkey = rkey;
-		w->wr.atomic.compare_add = add;
-	}
+	if (w != NULL)
+		uroce_wqe_set_atomic(w, raddr, rkey, add, 0);
 }
 
 static void
@@ -390,7 +320,7 @@ qx_send_imm(struct ibv_qp_ex *x, __be32 imm)
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_SEND_WITH_IMM);
 
 	if (w != NULL)
-		w->imm_data = be32toh(imm);
+		uroce_wqe_set_imm(w, be32toh(imm));
 }
 
 static void
@@ -399,7 +329,7 @@ qx_send_inv(struct ibv_qp_ex *x, uint32_t rkey)
 	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_SEND_WITH_INV);
 
 	if (w != NULL)
-		w->imm_data = rkey;
+		uroce_wqe_set_imm(w, rkey);
 }
 
 /* Operations uroce does not implement: the batch fails at wr_complete. */
@@ -461,29 +391,18 @@ qx_set_ud_addr(struct ibv_qp_ex *x, struct ibv_ah *ah, uint32_t remote_qpn, uint
 	struct dv_qp *qp = DVQ(x);
 	struct uroce_shm_send_wqe *w = qp->wr_cur;
 
-	if (w == NULL)
-		return;
-	if (x->qp_base.qp_type != IBV_QPT_UD || ah == NULL || ah->context != x->qp_base.context ||
-	    remote_qpn > 0xffffff) {
+	if (w != NULL && put_ud(qp, w, ah, remote_qpn, qkey) != 0)
 		wr_fail(qp, EINVAL);
-		return;
-	}
-	w->wr.ud.ah_handle = ((struct dv_ah *)ah)->uah->handle;
-	w->wr.ud.remote_qpn = remote_qpn;
-	w->wr.ud.remote_qkey = qkey;
 }
 
 static void
 qx_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t length)
 {
-	struct uroce_shm_send_wqe *w = DVQ(x)->wr_cur;
+	struct dv_qp *qp = DVQ(x);
+	struct uroce_sge sg = {.addr = addr, .length = length, .lkey = lkey};
 
-	if (w == NULL)
-		return;
-	w->num_sge = 1;
-	w->data.sg_list[0].addr = addr;
-	w->data.sg_list[0].length = length;
-	w->data.sg_list[0].lkey = lkey;
+	if (qp->wr_cur != NULL && uroce_wqe_set_sges(qp->wr_cur, qp->uqp, &sg, 1) != 0)
+		wr_fail(qp, EINVAL);
 }
 
 static void
@@ -491,7 +410,8 @@ qx_set_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *sg)
 {
 	struct dv_qp *qp = DVQ(x);
 
-	if (qp->wr_cur != NULL && put_sges(qp, qp->wr_cur, n, sg) != 0)
+	if (qp->wr_cur != NULL &&
+	    uroce_wqe_set_sges(qp->wr_cur, qp->uqp, (const struct uroce_sge *)sg, n) != 0)
 		wr_fail(qp, EINVAL);
 }
 
@@ -503,8 +423,7 @@ qx_set_inline_data(struct ibv_qp_ex *x, void *addr, size_t length)
 
 	if (qp->wr_cur == NULL)
 		return;
-	if (!opcode_has_payload((enum ibv_wr_opcode)qp->wr_cur->opcode) ||
-	    put_inline(qp, qp->wr_cur, 1, &b, NULL) != 0)
+	if (put_inline(qp, qp->wr_cur, 1, &b, NULL) != 0)
 		wr_fail(qp, EINVAL);
 }
 
@@ -515,8 +434,7 @@ qx_set_inline_data_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf
 
 	if (qp->wr_cur == NULL)
 		return;
-	if (!opcode_has_payload((enum ibv_wr_opcode)qp->wr_cur->opcode) ||
-	    put_inline(qp, qp->wr_cur, n, bufs, NULL) != 0)
+	if (put_inline(qp, qp->wr_cur, n, bufs, NULL) != 0)
 		wr_fail(qp, EINVAL);
 }
 

@@ -2,37 +2,52 @@
  * Copyright(c) 2026 The uroce authors
  */
 
-/* Names of the verbs enumerations, as tools print them. */
+/* Names of the verbs enumerations, as tools print them, and what they mean. */
 
 #include "uroce_verbs_defs.h"
+
+#define WC(e, str) [UROCE_WC_##e] = { #e, str }
+
+/* Each status: its enumerator without the prefix, and libibverbs' words
+ * for it (ibv_wc_status_str()). */
+static const struct {
+	const char *name;
+	const char *str;
+} wc_status_tab[] = {
+	WC(SUCCESS, "success"),
+	WC(LOC_LEN_ERR, "local length error"),
+	WC(LOC_QP_OP_ERR, "local QP operation error"),
+	WC(LOC_EEC_OP_ERR, "local EE context operation error"),
+	WC(LOC_PROT_ERR, "local protection error"),
+	WC(WR_FLUSH_ERR, "Work Request Flushed Error"),
+	WC(MW_BIND_ERR, "memory management operation error"),
+	WC(BAD_RESP_ERR, "bad response error"),
+	WC(LOC_ACCESS_ERR, "local access error"),
+	WC(REM_INV_REQ_ERR, "remote invalid request error"),
+	WC(REM_ACCESS_ERR, "remote access error"),
+	WC(REM_OP_ERR, "remote operation error"),
+	WC(RETRY_EXC_ERR, "transport retry counter exceeded"),
+	WC(RNR_RETRY_EXC_ERR, "RNR retry counter exceeded"),
+	WC(LOC_RDD_VIOL_ERR, "local RDD violation error"),
+	WC(REM_INV_RD_REQ_ERR, "remote invalid RD request"),
+	WC(REM_ABORT_ERR, "aborted error"),
+	WC(INV_EECN_ERR, "invalid EE context number"),
+	WC(INV_EEC_STATE_ERR, "invalid EE context state"),
+	WC(FATAL_ERR, "fatal error"),
+	WC(RESP_TIMEOUT_ERR, "response timeout error"),
+	WC(GENERAL_ERR, "general error"),
+};
 
 const char *
 uroce_wc_status_name(uint32_t status)
 {
-	static const char *const names[] = {
-		[UROCE_WC_SUCCESS] = "SUCCESS",
-		[UROCE_WC_LOC_LEN_ERR] = "LOC_LEN_ERR",
-		[UROCE_WC_LOC_QP_OP_ERR] = "LOC_QP_OP_ERR",
-		[UROCE_WC_LOC_EEC_OP_ERR] = "LOC_EEC_OP_ERR",
-		[UROCE_WC_LOC_PROT_ERR] = "LOC_PROT_ERR",
-		[UROCE_WC_WR_FLUSH_ERR] = "WR_FLUSH_ERR",
-		[UROCE_WC_MW_BIND_ERR] = "MW_BIND_ERR",
-		[UROCE_WC_BAD_RESP_ERR] = "BAD_RESP_ERR",
-		[UROCE_WC_LOC_ACCESS_ERR] = "LOC_ACCESS_ERR",
-		[UROCE_WC_REM_INV_REQ_ERR] = "REM_INV_REQ_ERR",
-		[UROCE_WC_REM_ACCESS_ERR] = "REM_ACCESS_ERR",
-		[UROCE_WC_REM_OP_ERR] = "REM_OP_ERR",
-		[UROCE_WC_RETRY_EXC_ERR] = "RETRY_EXC_ERR",
-		[UROCE_WC_RNR_RETRY_EXC_ERR] = "RNR_RETRY_EXC_ERR",
-		[UROCE_WC_LOC_RDD_VIOL_ERR] = "LOC_RDD_VIOL_ERR",
-		[UROCE_WC_REM_INV_RD_REQ_ERR] = "REM_INV_RD_REQ_ERR",
-		[UROCE_WC_REM_ABORT_ERR] = "REM_ABORT_ERR",
-		[UROCE_WC_INV_EECN_ERR] = "INV_EECN_ERR",
-		[UROCE_WC_INV_EEC_STATE_ERR] = "INV_EEC_STATE_ERR",
-		[UROCE_WC_FATAL_ERR] = "FATAL_ERR",
-		[UROCE_WC_RESP_TIMEOUT_ERR] = "RESP_TIMEOUT_ERR",
-		[UROCE_WC_GENERAL_ERR] = "GENERAL_ERR",
-	};
+	return status < sizeof(wc_status_tab) / sizeof(wc_status_tab[0]) ?
+	       wc_status_tab[status].name : "unknown status";
+}
 
-	return status < sizeof(names) / sizeof(names[0]) ? names[status] : "unknown status";
+const char *
+uroce_wc_status_str(uint32_t status)
+{
+	return status < sizeof(wc_status_tab) / sizeof(wc_status_tab[0]) ?
+	       wc_status_tab[status].str : "unknown";
 }

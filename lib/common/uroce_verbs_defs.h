@@ -130,6 +130,9 @@ enum uroce_wc_status {
 /** The enumerator's name without its prefix ("RETRY_EXC_ERR"), or "unknown status". */
 const char *uroce_wc_status_name(uint32_t status);
 
+/** What the status means, in libibverbs' words (ibv_wc_status_str()), or "unknown". */
+const char *uroce_wc_status_str(uint32_t status);
+
 /** Work completion opcode (ibv_wc_opcode). */
 enum uroce_wc_opcode {
 	UROCE_WC_SEND = 0,
@@ -180,25 +183,6 @@ enum uroce_async_event_type {
 	UROCE_ASYNC_GID_CHANGE = 18,
 	UROCE_ASYNC_WQ_FATAL = 19,
 };
-
-/** The completion opcode a send work request reports (verbs semantics). */
-static inline enum uroce_wc_opcode
-uroce_wc_opcode_of(enum uroce_wr_opcode op)
-{
-	switch (op) {
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return UROCE_WC_RDMA_WRITE;
-	case UROCE_WR_RDMA_READ:
-		return UROCE_WC_RDMA_READ;
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-		return UROCE_WC_COMP_SWAP;
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-		return UROCE_WC_FETCH_ADD;
-	default:
-		return UROCE_WC_SEND;
-	}
-}
 
 #ifdef __cplusplus
 }

@@ -332,15 +332,17 @@ target_push(void *ctx, const struct uroce_eng_wc *wc)
 static int
 init_post_one(struct dgen *g, struct gen_qp *q, uint32_t qi)
 {
-	struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(q->qp);
+	struct uroce_eng_send_wqe *slot = uroce_eng_sq_reserve(q->qp);
 	const struct uroce_lg_mix_entry *m;
+	struct uroce_wr_send *e;
 	uint64_t k = q->posted;
 	struct gen_slot *sl;
 	uint8_t *buf;
 	int rc;
 
-	if (e == NULL)
+	if (slot == NULL)
 		return -ENOSPC;
+	e = &slot->wr;
 	m = &g->run.mix.e[g->run.table[q->tpos]];
 	q->tpos = (q->tpos + 1) & (UROCE_LG_MIX_TABLE - 1);
 	sl = &q->slots[k & (g->slots - 1)];
@@ -494,7 +496,7 @@ target_poll(struct dgen *g, unsigned int budget)
 		g->rr = g->rr + 1 == g->n_qps ? 0 : g->rr + 1;
 		while (n < budget && !q->dead && q->live &&
 		       q->posted - q->done < g->depth) {
-			struct uroce_eng_recv_wqe *e = uroce_eng_rq_reserve(q->qp);
+			struct uroce_wr_recv *e = uroce_eng_rq_reserve(q->qp);
 			uint64_t k = q->posted;
 
 			if (e == NULL)

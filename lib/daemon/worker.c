@@ -278,20 +278,6 @@ srq_check_limit(struct dworker *w, struct dsrq *srq)
 /* WQEs: read once from the client's ring, straight into the engine's slot   */
 /* ------------------------------------------------------------------------ */
 
-static bool
-opcode_has_payload(uint8_t op)
-{
-	return op == UROCE_WR_SEND || op == UROCE_WR_SEND_WITH_IMM ||
-	       op == UROCE_WR_SEND_WITH_INV || op == UROCE_WR_RDMA_WRITE ||
-	       op == UROCE_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static bool
-opcode_is_atomic(uint8_t op)
-{
-	return op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
 /* The WC status a refused commit gets. */
 static int
 commit_status(int rc)
@@ -300,90 +286,24 @@ commit_status(int rc)
 }
 
 /*
- * Read the send WQE @p sw of @p qp into the engine slot @p e. Every field of
- * the shared WQE is read once; only what was read is checked and used.
+ * Read the send WQE @p sw of @p qp into the engine slot @p e with lib/shm's
+ * reader; then a UD WQE's address handle must be one of this client's, of
+ * the QP's PD (IBA 10.2.3), and its address vector is copied into the slot.
  * @return UROCE_WC_SUCCESS, or the status to fail the WQE with.
  */
 static int
-sq_read(struct dqp *qp, const struct uroce_shm_send_wqe *sw, struct uroce_eng_send_wqe *e,
-	uint8_t *opcode)
+sq_read(struct dqp *qp, const struct uroce_shm_wq_limits *lim, const struct uroce_shm_send_wqe *sw,
+	struct uroce_eng_send_wqe *e)
 {
-	uint8_t op = SHM_READ(sw->opcode), nsge = SHM_READ(sw->num_sge);
-	uint16_t flags = SHM_READ(sw->send_flags);
-	uint32_t i;
+	int st = uroce_shm_send_wqe_read(sw, lim, &e->wr, NULL);
+	struct dah *ah;
 
-	e->wr_id = SHM_READ(sw->wr_id);
-	*opcode = op;
-	if (!(opcode_has_payload(op) || op == UROCE_WR_RDMA_READ || opcode_is_atomic(op)) ||
-	    (flags & ~UROCE_SEND_FLAGS_ALL) != 0 || SHM_READ(sw->reserved0) != 0 ||
-	    SHM_READ(sw->reserved1) != 0)
+	if (st != UROCE_WC_SUCCESS || qp->type != UROCE_QPT_UD)
+		return st;
+	if (obj_get(qp->owner, e->wr.ah_handle, OBJ_AH, (void **)&ah) != 0 ||
+	    uroce_eng_ah_pd(ah->ah) != qp->pd->pd)
 		return UROCE_WC_LOC_QP_OP_ERR;
-	e->opcode = op;
-	e->flags = flags;
-	e->imm = SHM_READ(sw->imm_data);
-	if (qp->type == UROCE_QPT_UD) {
-		uint32_t ah_handle = SHM_READ(sw->wr.ud.ah_handle);
-		struct dah *ah;
-
-		/* The AH must be this client's and of the QP's PD (IBA 10.2.3). */
-		e->remote_qpn = SHM_READ(sw->wr.ud.remote_qpn);
-		e->remote_qkey = SHM_READ(sw->wr.ud.remote_qkey);
-		if (SHM_READ(sw->wr.ud.reserved) != 0 || e->remote_qpn > UROCE_QPN_MASK ||
-		    obj_get(qp->owner, ah_handle, OBJ_AH, (void **)&ah) != 0 ||
-		    uroce_eng_ah_pd(ah->ah) != qp->pd->pd)
-			return UROCE_WC_LOC_QP_OP_ERR;
-		e->ah = *uroce_eng_ah_attr(ah->ah);
-	} else if (opcode_is_atomic(op)) {
-		e->remote_addr = SHM_READ(sw->wr.atomic.remote_addr);
-		e->compare_add = SHM_READ(sw->wr.atomic.compare_add);
-		e->swap = SHM_READ(sw->wr.atomic.swap);
-		e->rkey = SHM_READ(sw->wr.atomic.rkey);
-	} else {
-		e->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
-		e->rkey = SHM_READ(sw->wr.rdma.rkey);
-	}
-	if (flags & UROCE_SEND_INLINE) {
-		uint32_t len = SHM_READ(sw->inline_len);
-
-		if (!opcode_has_payload(op))
-			return UROCE_WC_LOC_QP_OP_ERR;
-		if (len > qp->max_inline || len > UROCE_MAX_INLINE || e->inline_data == NULL)
-			return UROCE_WC_LOC_LEN_ERR;
-		/* The bytes are data: whatever the client writes meanwhile is what
-		 * it sends; the length was read once and bounded. */
-		memcpy(e->inline_data, sw->data.inline_data, len);
-		e->inline_len = len;
-		return UROCE_WC_SUCCESS;
-	}
-	if (nsge > qp->max_send_sge || nsge > UROCE_MAX_SGE)
-		return UROCE_WC_LOC_QP_OP_ERR;
-	e->num_sge = nsge;
-	for (i = 0; i < nsge; i++) {
-		e->sge[i].addr = SHM_READ(sw->data.sg_list[i].addr);
-		e->sge[i].length = SHM_READ(sw->data.sg_list[i].length);
-		e->sge[i].lkey = SHM_READ(sw->data.sg_list[i].lkey);
-	}
-	/* Atomics return the 64-bit original value into one 8-byte SGE. */
-	if (opcode_is_atomic(op) && (nsge != 1 || e->sge[0].length != 8))
-		return UROCE_WC_LOC_LEN_ERR;
-	return UROCE_WC_SUCCESS;
-}
-
-/* Read a receive WQE into an engine slot. @return a WC status. */
-static int
-rq_read(const struct uroce_shm_recv_wqe *rw, uint32_t max_sge, struct uroce_eng_recv_wqe *e)
-{
-	uint32_t n = SHM_READ(rw->num_sge), i;
-
-	e->wr_id = SHM_READ(rw->wr_id);
-	if (SHM_READ(rw->reserved0) != 0 || n > max_sge || n > UROCE_MAX_SGE)
-		return UROCE_WC_LOC_QP_OP_ERR;
-	e->num_sge = n;
-	for (i = 0; i < n; i++) {
-		e->sge[i].addr = SHM_READ(rw->sg_list[i].addr);
-		e->sge[i].length = SHM_READ(rw->sg_list[i].length);
-		e->sge[i].lkey = SHM_READ(rw->sg_list[i].lkey);
-	}
+	e->ah = *uroce_eng_ah_attr(ah->ah);
 	return UROCE_WC_SUCCESS;
 }
 
@@ -426,6 +346,9 @@ qp_ring_failed(struct dworker *w, struct dqp *qp)
 static bool
 qp_service_sq(struct dworker *w, struct dqp *qp)
 {
+	struct uroce_shm_wq_limits lim = {
+		.max_sge = qp->max_send_sge, .max_inline = qp->max_inline, .qp_type = qp->type,
+	};
 	uint32_t n, i;
 
 	if (qp->failed)
@@ -439,19 +362,18 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 	for (i = 0; i < n; i++) {
 		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
-		uint8_t op = 0;
 		int st, rc;
 
 		if (e == NULL)
 			break; /* the engine's SQ is full: the rest waits in the ring */
-		st = sq_read(qp, sw, e, &op);
+		st = sq_read(qp, &lim, sw, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_sq_commit(qp->qp);
 			if (rc != 0)
 				st = commit_status(rc);
 		}
 		if (st != UROCE_WC_SUCCESS)
-			wqe_reject(w, qp, qp->scq, e->wr_id, uroce_wc_opcode_of(op), st);
+			wqe_reject(w, qp, qp->scq, e->wr.wr_id, uroce_wc_opcode_of(e->wr.opcode), st);
 	}
 	uroce_shm_ring_cons_release(&qp->sq, i);
 	w->cnt.wqes += i;
@@ -478,12 +400,12 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		struct uroce_eng_recv_wqe *e = uroce_eng_rq_reserve(qp->qp);
+		struct uroce_wr_recv *e = uroce_eng_rq_reserve(qp->qp);
 		int st, rc;
 
 		if (e == NULL)
 			break;
-		st = rq_read(uroce_shm_ring_cons_slot(&qp->rq, i), qp->max_recv_sge, e);
+		st = uroce_shm_recv_wqe_read(uroce_shm_ring_cons_slot(&qp->rq, i), qp->max_recv_sge, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_rq_commit(qp->qp);
 			if (rc != 0)
@@ -525,11 +447,11 @@ srq_service(struct dworker *w, struct dsrq *srq)
 		return false;
 	}
 	for (i = 0; i < n; i++) {
-		struct uroce_eng_recv_wqe *e = uroce_eng_srq_reserve(srq->srq);
+		struct uroce_wr_recv *e = uroce_eng_srq_reserve(srq->srq);
 
 		if (e == NULL)
 			break;
-		if (rq_read(uroce_shm_ring_cons_slot(&srq->ring, i), srq->max_sge, e) !=
+		if (uroce_shm_recv_wqe_read(uroce_shm_ring_cons_slot(&srq->ring, i), srq->max_sge, e) !=
 			    UROCE_WC_SUCCESS ||
 		    uroce_eng_srq_commit(srq->srq) != 0) {
 			w->cnt.wqe_rejected++;

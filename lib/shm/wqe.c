@@ -3,67 +3,97 @@
  */
 
 /*
- * Structural checks of WQEs, run by the daemon on its private copy (taken by
- * uroce_shm_ring_dequeue_burst()) so that the client cannot change a WQE
- * between the check and its use. Every length is summed in 64 bits.
+ * The daemon's reader of WQEs: each field of the shared slot is loaded once
+ * into the private copy, and only the copy is checked and used, so that the
+ * client cannot change a WQE between the check and its use (no TOCTOU).
+ * Every length is summed in 64 bits. What each opcode may carry comes from
+ * the one opcode table (uroce_wr.h).
  */
 
+#include <string.h>
+
 #include <uroce_common.h>
+#include <uroce_wr.h>
 
 #include "shm_internal.h"
 
-/* Opcodes that may carry inline data: those whose payload comes from the
- * local side (SEND and RDMA WRITE families). */
-static bool
-opcode_has_payload(uint8_t op)
-{
-	switch (op) {
-	case UROCE_WR_SEND:
-	case UROCE_WR_SEND_WITH_IMM:
-	case UROCE_WR_SEND_WITH_INV:
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return true;
-	default:
-		return false;
-	}
-}
+/* A relaxed atomic load of one field of the shared slot: read once, whole. */
+#define SHM_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-static bool
-opcode_known(uint8_t op)
-{
-	return opcode_has_payload(op) || op == UROCE_WR_RDMA_READ ||
-	       op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
+/* Largest QPN a BTH can carry (24 bits, IBA 9.2). */
+#define QPN_MASK 0xFFFFFFu
 
-enum uroce_wc_status
-uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w, uint32_t max_sge,
-			 uint32_t max_inline, uint64_t *total_len)
+/* The SGE list of a WQE: @p n of them, already bounded. @return the total. */
+static uint64_t
+read_sges(const struct uroce_shm_sge *src, uint32_t n, struct uroce_wr_sge *dst)
 {
 	uint64_t total = 0;
 	uint32_t i;
 
-	max_sge = UROCE_MIN(max_sge, (uint32_t)UROCE_MAX_SGE);
-	max_inline = UROCE_MIN(max_inline, (uint32_t)UROCE_MAX_INLINE);
-	if (!opcode_known(w->opcode) || (w->send_flags & ~UROCE_SEND_FLAGS_ALL) != 0 ||
-	    w->reserved0 != 0 || w->reserved1 != 0)
+	for (i = 0; i < n; i++) {
+		dst[i].addr = SHM_READ(src[i].addr);
+		dst[i].length = SHM_READ(src[i].length);
+		dst[i].lkey = SHM_READ(src[i].lkey);
+		total += dst[i].length;
+	}
+	return total;
+}
+
+enum uroce_wc_status
+uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_shm_wq_limits *lim,
+			struct uroce_wr_send *wr, uint64_t *total_len)
+{
+	uint8_t op = SHM_READ(sw->opcode), nsge = SHM_READ(sw->num_sge);
+	uint16_t flags = SHM_READ(sw->send_flags);
+	uint32_t max_sge = UROCE_MIN(lim->max_sge, (uint32_t)UROCE_MAX_SGE);
+	uint32_t max_inline = UROCE_MIN(lim->max_inline, (uint32_t)UROCE_MAX_INLINE);
+	uint32_t props = uroce_wr_props(op);
+	uint64_t total;
+
+	wr->wr_id = SHM_READ(sw->wr_id);
+	wr->opcode = op;
+	if (!uroce_wr_allowed(op, lim->qp_type) || (flags & ~UROCE_SEND_FLAGS_ALL) != 0 ||
+	    SHM_READ(sw->reserved0) != 0 || SHM_READ(sw->reserved1) != 0)
 		return UROCE_WC_LOC_QP_OP_ERR;
-	if ((w->send_flags & UROCE_SEND_INLINE) != 0) {
-		if (!opcode_has_payload(w->opcode))
+	wr->flags = flags;
+	wr->imm = SHM_READ(sw->imm_data);
+	if (lim->qp_type == UROCE_QPT_UD) {
+		wr->ah_handle = SHM_READ(sw->wr.ud.ah_handle);
+		wr->remote_qpn = SHM_READ(sw->wr.ud.remote_qpn);
+		wr->remote_qkey = SHM_READ(sw->wr.ud.remote_qkey);
+		if (SHM_READ(sw->wr.ud.reserved) != 0 || wr->remote_qpn > QPN_MASK)
 			return UROCE_WC_LOC_QP_OP_ERR;
-		if (w->inline_len > max_inline)
-			return UROCE_WC_LOC_LEN_ERR;
-		total = w->inline_len;
+	} else if (props & UROCE_WRP_ATOMIC) {
+		wr->remote_addr = SHM_READ(sw->wr.atomic.remote_addr);
+		wr->compare_add = SHM_READ(sw->wr.atomic.compare_add);
+		wr->swap = SHM_READ(sw->wr.atomic.swap);
+		wr->rkey = SHM_READ(sw->wr.atomic.rkey);
 	} else {
-		if (w->num_sge > max_sge)
+		wr->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
+		wr->rkey = SHM_READ(sw->wr.rdma.rkey);
+	}
+	if (flags & UROCE_SEND_INLINE) {
+		uint32_t len = SHM_READ(sw->inline_len);
+
+		if (!(props & UROCE_WRP_PAYLOAD))
 			return UROCE_WC_LOC_QP_OP_ERR;
-		for (i = 0; i < w->num_sge; i++)
-			total += w->data.sg_list[i].length;
-		/* Atomics return the 64-bit original value into one 8-byte SGE
-		 * (IBA vol. 1, atomic operations: 64-bit operands). */
-		if ((w->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-		     w->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) &&
-		    (w->num_sge != 1 || w->data.sg_list[0].length != 8))
+		if (len > max_inline || wr->inline_data == NULL)
+			return UROCE_WC_LOC_LEN_ERR;
+		/* The bytes are data: whatever the client writes meanwhile is
+		 * what it sends; the length was read once and bounded. */
+		memcpy(wr->inline_data, sw->data.inline_data, len);
+		wr->inline_len = len;
+		wr->num_sge = 0;
+		total = len;
+	} else {
+		if (nsge > max_sge)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		wr->num_sge = nsge;
+		wr->inline_len = 0;
+		total = read_sges(sw->data.sg_list, nsge, wr->sge);
+		/* IBA 9.4.5: the original value of an atomic comes back into
+		 * one 8-byte SGE. */
+		if ((props & UROCE_WRP_ATOMIC) && (nsge != 1 || wr->sge[0].length != 8))
 			return UROCE_WC_LOC_LEN_ERR;
 	}
 	if (total > UROCE_MAX_MSG_SIZE)
@@ -74,20 +104,19 @@ uroce_shm_send_wqe_check(const struct uroce_shm_send_wqe *w, uint32_t max_sge,
 }
 
 enum uroce_wc_status
-uroce_shm_recv_wqe_check(const struct uroce_shm_recv_wqe *w, uint32_t max_sge,
-			 uint64_t *total_len)
+uroce_shm_recv_wqe_read(const struct uroce_shm_recv_wqe *rw, uint32_t max_sge,
+			struct uroce_wr_recv *wr)
 {
-	uint64_t total = 0;
-	uint32_t i;
+	uint32_t n = SHM_READ(rw->num_sge);
+	uint64_t total;
 
-	max_sge = UROCE_MIN(max_sge, (uint32_t)UROCE_MAX_SGE);
-	if (w->reserved0 != 0 || w->num_sge > max_sge)
+	wr->wr_id = SHM_READ(rw->wr_id);
+	if (SHM_READ(rw->reserved0) != 0 || n > UROCE_MIN(max_sge, (uint32_t)UROCE_MAX_SGE))
 		return UROCE_WC_LOC_QP_OP_ERR;
-	for (i = 0; i < w->num_sge; i++)
-		total += w->sg_list[i].length;
+	wr->num_sge = n;
+	total = read_sges(rw->sg_list, n, wr->sge);
 	if (total > UROCE_MAX_MSG_SIZE)
 		return UROCE_WC_LOC_LEN_ERR;
-	if (total_len != NULL)
-		*total_len = total;
+	wr->length = (uint32_t)total;
 	return UROCE_WC_SUCCESS;
 }

@@ -63,14 +63,14 @@ comp_rto_us(const struct uroce_eng_qp *qp)
 static bool
 wqe_is_read(const struct swqe *w)
 {
-	return w->wr.opcode == UROCE_WR_RDMA_READ;
+	return w->s.wr.opcode == UROCE_WR_RDMA_READ;
 }
 
 static bool
 wqe_is_atomic(const struct swqe *w)
 {
-	return w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       w->wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+	return w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
+	       w->s.wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
 }
 
 /* Forward progress: IBA 9.7.5.2, the retry counters restart. */
@@ -304,7 +304,7 @@ comp_read(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	if (pkt->paylen > 0 &&
-	    sge_copy(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, idx * qp->mtu,
+	    sge_copy(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, idx * qp->mtu,
 		     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
 		c->err = UROCE_WC_LOC_PROT_ERR;
 		return COMP_ERROR;
@@ -326,7 +326,7 @@ comp_atomic(struct comp_ctx *c)
 		QP_CNT(c->qp, GHOST_RESPONSE);
 		return comp_nothing(c);
 	}
-	if (sge_copy(c->qp->eng, c->qp->pd, c->w->wr.sge, c->w->wr.num_sge, 0, &orig, 8, true) != 0) {
+	if (sge_copy(c->qp->eng, c->qp->pd, c->w->s.wr.sge, c->w->s.wr.num_sge, 0, &orig, 8, true) != 0) {
 		c->err = UROCE_WC_LOC_PROT_ERR;
 		return COMP_ERROR;
 	}

@@ -147,7 +147,7 @@ uroce_eng_mr_check(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len, int
 }
 
 bool
-sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	    uint32_t num_sge, int access)
 {
 	uint32_t i;
@@ -166,7 +166,7 @@ sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_e
 }
 
 int
-sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	 uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge)
 {
 	uint8_t *p = buf;
@@ -200,7 +200,7 @@ sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_
 }
 
 const uint8_t *
-sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	 uint32_t num_sge, uint32_t off, uint32_t len, struct uroce_eng_mr **mrp)
 {
 	struct uroce_eng_mr *mr;

@@ -122,34 +122,3 @@ uroce_eng_qp_state_str(enum uroce_qp_state s)
 
 	return (unsigned int)s < UROCE_ARRAY_SIZE(names) ? names[s] : "?";
 }
-
-const char *
-uroce_eng_wc_status_str(enum uroce_wc_status s)
-{
-	static const char *const names[] = {
-		[UROCE_WC_SUCCESS] = "success",
-		[UROCE_WC_LOC_LEN_ERR] = "local length error",
-		[UROCE_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[UROCE_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[UROCE_WC_LOC_PROT_ERR] = "local protection error",
-		[UROCE_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-		[UROCE_WC_MW_BIND_ERR] = "memory window bind error",
-		[UROCE_WC_BAD_RESP_ERR] = "bad response error",
-		[UROCE_WC_LOC_ACCESS_ERR] = "local access error",
-		[UROCE_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[UROCE_WC_REM_ACCESS_ERR] = "remote access error",
-		[UROCE_WC_REM_OP_ERR] = "remote operation error",
-		[UROCE_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[UROCE_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[UROCE_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[UROCE_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[UROCE_WC_REM_ABORT_ERR] = "aborted error",
-		[UROCE_WC_INV_EECN_ERR] = "invalid EE context number",
-		[UROCE_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[UROCE_WC_FATAL_ERR] = "fatal error",
-		[UROCE_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[UROCE_WC_GENERAL_ERR] = "general error",
-	};
-
-	return (unsigned int)s < UROCE_ARRAY_SIZE(names) ? names[s] : "?";
-}

@@ -537,7 +537,7 @@ recv_flushed(struct uroce_eng_qp *qp, uint64_t wr_id)
 	cq_push(qp->init.recv_cq, &wc);
 }
 
-struct uroce_eng_recv_wqe *
+struct uroce_wr_recv *
 uroce_eng_rq_reserve(struct uroce_eng_qp *qp)
 {
 	if (qp->init.srq != NULL || qp->rq.size == 0)
@@ -561,30 +561,3 @@ uroce_eng_rq_commit(struct uroce_eng_qp *qp)
 	return rq_commit(&qp->rq);
 }
 
-int
-uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
-		    struct uroce_eng_recv_wr **bad_wr)
-{
-	int rc = 0;
-
-	if (qp == NULL)
-		return -EINVAL;
-	for (; wr != NULL; wr = wr->next) {
-		if (qp->init.srq != NULL || qp->attr.qp_state == UROCE_QPS_RESET) {
-			rc = -EINVAL;
-		} else if (qp->attr.qp_state == UROCE_QPS_ERR) {
-			if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->rq.max_sge)
-				rc = -EINVAL;
-			else
-				recv_flushed(qp, wr->wr_id);
-		} else {
-			rc = rq_post(&qp->rq, wr);
-		}
-		if (rc != 0) {
-			if (bad_wr != NULL)
-				*bad_wr = wr;
-			return rc;
-		}
-	}
-	return 0;
-}

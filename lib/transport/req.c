@@ -22,33 +22,13 @@
 static bool
 is_rd_atomic(uint32_t op)
 {
-	return op == UROCE_WR_RDMA_READ || op == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+	return (uroce_wr_props(op) & UROCE_WRP_RD_ATOMIC) != 0;
 }
 
 static bool
 is_atomic(uint32_t op)
 {
-	return op == UROCE_WR_ATOMIC_CMP_AND_SWP || op == UROCE_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool
-opcode_allowed(enum uroce_qp_type t, enum uroce_wr_opcode op)
-{
-	switch (op) {
-	case UROCE_WR_SEND:
-	case UROCE_WR_SEND_WITH_IMM:
-		return true;
-	case UROCE_WR_RDMA_WRITE:
-	case UROCE_WR_RDMA_WRITE_WITH_IMM:
-		return t != UROCE_QPT_UD;
-	case UROCE_WR_RDMA_READ:
-	case UROCE_WR_ATOMIC_CMP_AND_SWP:
-	case UROCE_WR_ATOMIC_FETCH_AND_ADD:
-	case UROCE_WR_SEND_WITH_INV:
-		return t == UROCE_QPT_RC;
-	}
-	return false;
+	return (uroce_wr_props(op) & UROCE_WRP_ATOMIC) != 0;
 }
 
 void
@@ -89,14 +69,14 @@ sq_retire(struct uroce_eng_qp *qp)
 		if (w->zc_inflight != 0)
 			break;
 		/* IBA 10.8.3: unsignaled WRs complete silently unless in error. */
-		if ((w->wr.flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all ||
+		if ((w->s.wr.flags & UROCE_SEND_SIGNALED) || qp->init.sq_sig_all ||
 		    st != UROCE_WC_SUCCESS) {
 			struct uroce_eng_wc wc;
 
 			memset(&wc, 0, sizeof(wc));
-			wc.wr_id = w->wr.wr_id;
+			wc.wr_id = w->s.wr.wr_id;
 			wc.status = st;
-			wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->wr.opcode);
+			wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->s.wr.opcode);
 			wc.qp_num = qp->qpn;
 			wc.byte_len = w->length;
 			cq_push(qp->init.send_cq, &wc);
@@ -133,10 +113,10 @@ uroce_eng_sq_reserve(struct uroce_eng_qp *qp)
 	if (qp->sq_tail - qp->sq_retire >= qp->sq_size)
 		return NULL;
 	w = sq_at(qp, qp->sq_tail);
-	w->wr.inline_data = qp->sq_inline != NULL ?
+	w->s.wr.inline_data = qp->sq_inline != NULL ?
 			    qp->sq_inline + (size_t)(qp->sq_tail & qp->sq_mask) * UROCE_MAX_INLINE :
 			    NULL;
-	return &w->wr;
+	return &w->s;
 }
 
 /* Post-time validation of the reserved slot (IBA 10.8.2 / 11.4.1.1 checks
@@ -145,14 +125,12 @@ uroce_eng_sq_reserve(struct uroce_eng_qp *qp)
 static int
 sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 {
-	const struct uroce_eng_send_wqe *r = &w->wr;
+	const struct uroce_wr_send *r = &w->s.wr;
 	enum uroce_qp_type t = qp->init.qp_type;
 	uint64_t total = 0;
 	uint32_t i;
 
-	if (!opcode_allowed(t, (enum uroce_wr_opcode)r->opcode) ||
-	    (r->flags & ~(UROCE_SEND_FENCE | UROCE_SEND_SIGNALED | UROCE_SEND_SOLICITED |
-			  UROCE_SEND_INLINE)) != 0)
+	if (!uroce_wr_allowed(r->opcode, t) || (r->flags & ~UROCE_SEND_FLAGS_ALL) != 0)
 		return -EINVAL;
 	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
 	if (w->is_inline) {
@@ -210,80 +188,6 @@ uroce_eng_sq_commit(struct uroce_eng_qp *qp)
 	return 0;
 }
 
-/* The legacy chain API: each WR copied into its slot, then committed. */
-static int
-post_one(struct uroce_eng_qp *qp, const struct uroce_eng_send_wr *wr)
-{
-	struct uroce_eng_send_wqe *r;
-	uint64_t total = 0;
-	int i, rc;
-
-	if (wr->num_sge < 0 || wr->num_sge > UROCE_MAX_SGE || (wr->num_sge > 0 && wr->sg_list == NULL))
-		return -EINVAL;
-	if (qp->init.qp_type == UROCE_QPT_UD && wr->wr.ud.ah == NULL)
-		return -EINVAL;
-	r = uroce_eng_sq_reserve(qp);
-	if (r == NULL)
-		return -ENOMEM;
-	r->wr_id = wr->wr_id;
-	r->opcode = (uint32_t)wr->opcode;
-	r->flags = wr->send_flags;
-	r->imm = wr->opcode == UROCE_WR_SEND_WITH_INV ? wr->invalidate_rkey : wr->imm_data;
-	if (is_atomic(wr->opcode)) {
-		r->remote_addr = wr->wr.atomic.remote_addr;
-		r->rkey = wr->wr.atomic.rkey;
-		r->compare_add = wr->wr.atomic.compare_add;
-		r->swap = wr->wr.atomic.swap;
-	} else if (qp->init.qp_type == UROCE_QPT_UD) {
-		r->ah = wr->wr.ud.ah->attr;
-		r->remote_qpn = wr->wr.ud.remote_qpn;
-		r->remote_qkey = wr->wr.ud.remote_qkey;
-	} else {
-		r->remote_addr = wr->wr.rdma.remote_addr;
-		r->rkey = wr->wr.rdma.rkey;
-	}
-	if (wr->send_flags & UROCE_SEND_INLINE) {
-		uint8_t *p = r->inline_data;
-
-		for (i = 0; i < wr->num_sge; i++)
-			total += wr->sg_list[i].length;
-		if (p == NULL || total > qp->init.cap.max_inline_data)
-			return -EINVAL;
-		/* Inline SGE addresses are pointers in this process (copied now). */
-		for (i = 0; i < wr->num_sge; i++) {
-			memcpy(p, (const void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			p += wr->sg_list[i].length;
-		}
-		r->inline_len = (uint32_t)total;
-	} else {
-		r->num_sge = (uint32_t)wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++)
-			r->sge[i] = wr->sg_list[i];
-	}
-	rc = uroce_eng_sq_commit(qp);
-	return rc == -EMSGSIZE ? -EINVAL : rc;
-}
-
-int
-uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr,
-		    struct uroce_eng_send_wr **bad_wr)
-{
-	int rc = 0;
-
-	if (qp == NULL)
-		return -EINVAL;
-	for (; wr != NULL; wr = wr->next) {
-		rc = post_one(qp, wr);
-		if (rc != 0) {
-			if (bad_wr != NULL)
-				*bad_wr = wr;
-			break;
-		}
-	}
-	return rc;
-}
-
 /* Requester states (each step returns the next). */
 enum req_state_e {
 	REQ_GET_WQE,
@@ -335,9 +239,9 @@ seg_opcode(const struct uroce_eng_qp *qp, const struct swqe *w, bool first, bool
 	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
 	enum seg_pos pos = first ? (last ? SEG_ONLY : SEG_FIRST) : (last ? SEG_LAST : SEG_MIDDLE);
 
-	/* post_one() admits only the opcodes with a row here. */
-	assert(w->wr.opcode < UROCE_ARRAY_SIZE(seg_ops));
-	return UROCE_OPCODE(svc, seg_ops[w->wr.opcode][pos]);
+	/* sq_check() admits only the opcodes with a row here. */
+	assert(w->s.wr.opcode < UROCE_ARRAY_SIZE(seg_ops));
+	return UROCE_OPCODE(svc, seg_ops[w->s.wr.opcode][pos]);
 }
 
 static void
@@ -372,47 +276,47 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		/* IBA 9.8.2: UD is one SEND_ONLY packet with a DETH. */
-		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->wr.opcode == UROCE_WR_SEND_WITH_IMM ?
+		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->s.wr.opcode == UROCE_WR_SEND_WITH_IMM ?
 					  UROCE_OP_SEND_ONLY_WITH_IMMEDIATE : UROCE_OP_SEND_ONLY);
-		bth.dqpn = w->wr.remote_qpn;
-		bth.se = w->wr.flags & UROCE_SEND_SOLICITED;
+		bth.dqpn = w->s.wr.remote_qpn;
+		bth.se = w->s.wr.flags & UROCE_SEND_SOLICITED;
 		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
-		ext.qkey = (w->wr.remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
-								     w->wr.remote_qkey;
+		ext.qkey = (w->s.wr.remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
+								     w->s.wr.remote_qkey;
 		ext.src_qp = qp->qpn;
-		ext.imm = w->wr.imm;
+		ext.imm = w->s.wr.imm;
 		paylen = w->length;
 		first = true;
-		ah = &w->wr.ah;
-	} else if (w->wr.opcode == UROCE_WR_RDMA_READ) {
+		ah = &w->s.ah;
+	} else if (w->s.wr.opcode == UROCE_WR_RDMA_READ) {
 		/* IBA 9.7.4.1.3: a READ request consumes one PSN per response
 		 * packet; a restart asks for the remaining sub-range. */
 		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_REQUEST);
 		bth.ackreq = true;
-		ext.va = w->wr.remote_addr + qp->req.off;
-		ext.rkey = w->wr.rkey;
+		ext.va = w->s.wr.remote_addr + qp->req.off;
+		ext.rkey = w->s.wr.rkey;
 		ext.dma_len = w->length - qp->req.off;
 		consumed = uroce_num_pkts(ext.dma_len, qp->mtu);
-	} else if (is_atomic(w->wr.opcode)) {
+	} else if (is_atomic(w->s.wr.opcode)) {
 		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC,
-					  w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
+					  w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
 					  UROCE_OP_COMPARE_SWAP : UROCE_OP_FETCH_ADD);
 		bth.ackreq = true;
-		ext.va = w->wr.remote_addr;
-		ext.rkey = w->wr.rkey;
-		ext.swap_add = w->wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->wr.swap : w->wr.compare_add;
-		ext.compare = w->wr.compare_add;
+		ext.va = w->s.wr.remote_addr;
+		ext.rkey = w->s.wr.rkey;
+		ext.swap_add = w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->s.wr.swap : w->s.wr.compare_add;
+		ext.compare = w->s.wr.compare_add;
 	} else {
 		first = qp->req.off == 0;
 		paylen = UROCE_MIN(qp->mtu, w->length - qp->req.off);
 		last = qp->req.off + paylen == w->length;
 		bth.opcode = seg_opcode(qp, w, first, last);
-		ext.va = w->wr.remote_addr;
-		ext.rkey = w->wr.rkey;
+		ext.va = w->s.wr.remote_addr;
+		ext.rkey = w->s.wr.rkey;
 		ext.dma_len = w->length;
-		ext.imm = w->wr.imm;
-		ext.inv_rkey = w->wr.imm;
-		bth.se = last && (w->wr.flags & UROCE_SEND_SOLICITED);
+		ext.imm = w->s.wr.imm;
+		ext.inv_rkey = w->s.wr.imm;
+		bth.se = last && (w->s.wr.flags & UROCE_SEND_SOLICITED);
 		/* IBA 9.7.2: AckReq on the last packet and periodically. */
 		bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
 			     (last || (uroce_psn_diff(psn, w->first_psn) + 1) %
@@ -433,13 +337,13 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 		/* Zero-copy when the payload lies in one SGE of an MR that
 		 * allows it; the WQE then waits for the device (sq_retire()). */
 		if (!w->is_inline && qp->eng->zc_min != 0 && paylen >= qp->eng->zc_min)
-			src = sge_span(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, off, paylen, &mr);
+			src = sge_span(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, off, paylen, &mr);
 		if (src != NULL && eng_zc_ok(qp, mr, paylen) &&
 		    eng_tx_send_zc(qp, buf, &bth, hdr_len, src, paylen, ah, mr, w)) {
 			buf = NULL;
 		} else if (w->is_inline) {
-			memcpy(buf + hdr_len, w->wr.inline_data + off, paylen);
-		} else if (sge_copy(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, off, buf + hdr_len,
+			memcpy(buf + hdr_len, w->s.wr.inline_data + off, paylen);
+		} else if (sge_copy(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, off, buf + hdr_len,
 				    paylen, false) != 0) {
 			/* The MR went away under a message in progress. */
 			qp->eng->ops.tx_free(qp->eng->ctx, buf);
@@ -460,7 +364,7 @@ send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
 	if (qp->init.qp_type == UROCE_QPT_RC)
 		arm_rto(qp);
 
-	if (w->wr.opcode == UROCE_WR_RDMA_READ || is_atomic(w->wr.opcode) || last) {
+	if (w->s.wr.opcode == UROCE_WR_RDMA_READ || is_atomic(w->s.wr.opcode) || last) {
 		qp->req.cur++;
 		qp->req.off = 0;
 		/* UC and UD have no ACK: a WQE is complete once sent (IBA 9.8). */
@@ -498,26 +402,26 @@ req_start_wqe(struct uroce_eng_qp *qp, struct swqe *w)
 	if (qp->attr.qp_state == UROCE_QPS_SQD)
 		return REQ_BLOCKED;
 	/* IBA 10.8.3.3 (fence): wait for every prior READ/ATOMIC. */
-	if ((w->wr.flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
+	if ((w->s.wr.flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
 		return REQ_BLOCKED;
 	/* IBA 9.7.4.1.x: never more than max_rd_atomic READ/ATOMIC outstanding. */
-	if (is_rd_atomic(w->wr.opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
+	if (is_rd_atomic(w->s.wr.opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
 		return REQ_BLOCKED;
-	if (is_rd_atomic(w->wr.opcode))
+	if (is_rd_atomic(w->s.wr.opcode))
 		access = UROCE_ACCESS_LOCAL_WRITE;
 	if (!w->is_inline &&
-	    !sge_list_ok(qp->eng, qp->pd, w->wr.sge, w->wr.num_sge, access))
+	    !sge_list_ok(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, access))
 		return REQ_WQE_ERROR;
 	w->first_psn = qp->req.psn;
-	if (w->wr.opcode == UROCE_WR_RDMA_READ)
+	if (w->s.wr.opcode == UROCE_WR_RDMA_READ)
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);
-	else if (is_atomic(w->wr.opcode) || qp->init.qp_type == UROCE_QPT_UD)
+	else if (is_atomic(w->s.wr.opcode) || qp->init.qp_type == UROCE_QPT_UD)
 		w->npkts = 1;
 	else
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);
 	w->last_psn = uroce_psn_add(w->first_psn, w->npkts - 1);
 	w->state = SWQE_SENT;
-	if (is_rd_atomic(w->wr.opcode)) {
+	if (is_rd_atomic(w->s.wr.opcode)) {
 		w->rd_counted = true;
 		qp->req.rd_outstanding++;
 	}
@@ -607,7 +511,7 @@ req_rewind(struct uroce_eng_qp *qp, uint32_t psn)
 				d = 0;
 				qp->req.psn = w->first_psn;
 			}
-			if (!is_atomic(w->wr.opcode))
+			if (!is_atomic(w->s.wr.opcode))
 				qp->req.off = (uint32_t)d * qp->mtu;
 			break;
 		}

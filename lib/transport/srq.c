@@ -70,25 +70,6 @@ rq_commit(struct rq *rq)
 	return 0;
 }
 
-int
-rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr)
-{
-	struct rwqe *w;
-	int i, rc;
-
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
-	    (wr->num_sge > 0 && wr->sg_list == NULL))
-		return -EINVAL;
-	w = rq_reserve(rq);
-	if (w == NULL)
-		return -ENOMEM;
-	w->wr_id = wr->wr_id;
-	w->num_sge = (uint32_t)wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++)
-		w->sge[i] = wr->sg_list[i];
-	rc = rq_commit(rq);
-	return rc == -EMSGSIZE ? -EINVAL : rc;
-}
 
 struct rwqe *
 rq_peek(struct rq *rq)
@@ -151,24 +132,6 @@ uroce_eng_srq_destroy(struct uroce_eng_srq *srq)
 	return 0;
 }
 
-int
-uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
-			struct uroce_eng_recv_wr **bad_wr)
-{
-	int rc;
-
-	if (srq == NULL)
-		return -EINVAL;
-	for (; wr != NULL; wr = wr->next) {
-		rc = rq_post(&srq->rq, wr);
-		if (rc != 0) {
-			if (bad_wr != NULL)
-				*bad_wr = wr;
-			return rc;
-		}
-	}
-	return 0;
-}
 
 void *
 uroce_eng_srq_context(const struct uroce_eng_srq *srq)
@@ -182,7 +145,13 @@ uroce_eng_srq_count(const struct uroce_eng_srq *srq)
 	return srq->rq.count;
 }
 
-struct uroce_eng_recv_wqe *
+uint32_t
+uroce_eng_srq_max_sge(const struct uroce_eng_srq *srq)
+{
+	return srq->rq.max_sge;
+}
+
+struct uroce_wr_recv *
 uroce_eng_srq_reserve(struct uroce_eng_srq *srq)
 {
 	return rq_reserve(&srq->rq);

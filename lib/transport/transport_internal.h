@@ -75,18 +75,14 @@ struct uroce_eng_ah {
 struct uroce_eng_cq {
 	struct uroce_eng *eng;
 	TAILQ_ENTRY(uroce_eng_cq) link;
-	struct uroce_eng_wc *ring;  /* NULL with a sink */
 	struct uroce_eng_cq_sink sink;
-	uint32_t size;              /* a power of two */
-	uint32_t head;              /* oldest entry */
-	uint32_t count;
 	uint32_t refs;
 	bool overflow;
 	void *context;
 };
 
 /* A receive WQE in its queue slot. */
-#define rwqe uroce_eng_recv_wqe
+#define rwqe uroce_wr_recv
 
 /* A receive queue: ring of rwqe, used by a QP's RQ and by an SRQ. */
 struct rq {
@@ -116,11 +112,11 @@ enum swqe_state {
 
 /*
  * A send WQE: the request as posted (in place, uroce_eng_sq_reserve(), or
- * copied by uroce_eng_post_send(): never a pointer into client memory), then
+ * copied into its slot: never a pointer into client memory), then
  * the requester's and completer's state of it.
  */
 struct swqe {
-	struct uroce_eng_send_wqe wr;
+	struct uroce_eng_send_wqe s;  /* the request as posted */
 	uint32_t length;             /* message bytes */
 	bool is_inline;              /* payload from wr.inline_data, not SGEs */
 	/* requester/completer state */
@@ -385,14 +381,14 @@ mr_lookup(struct uroce_eng *eng, uint32_t key)
 }
 bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
-int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
 /* The MR and the address of bytes [off, off + len) of an SGE list if they lie
  * in one SGE (for reading), else NULL. */
 const uint8_t *sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd,
-			const struct uroce_eng_sge *sge, uint32_t num_sge, uint32_t off, uint32_t len,
+			const struct uroce_wr_sge *sge, uint32_t num_sge, uint32_t off, uint32_t len,
 			struct uroce_eng_mr **mrp);
-bool sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_eng_sge *sge,
+bool sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 		 uint32_t num_sge, int access);
 
 /* cq.c */
@@ -403,7 +399,6 @@ int rq_init(struct rq *rq, uint32_t size, uint32_t max_sge);
 void rq_fini(struct rq *rq);
 struct rwqe *rq_reserve(struct rq *rq);
 int rq_commit(struct rq *rq);
-int rq_post(struct rq *rq, const struct uroce_eng_recv_wr *wr);
 struct rwqe *rq_peek(struct rq *rq);
 void rq_pop(struct rq *rq);
 /* The smallest power of two >= @p v (1 for 0). */

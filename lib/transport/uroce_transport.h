@@ -35,6 +35,7 @@
 
 #include "uroce_verbs_defs.h"
 #include "uroce_wire.h"
+#include "uroce_wr.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -423,52 +424,40 @@ struct uroce_eng_wc {
 };
 
 /**
- * Create a completion queue of @p cqe entries (1..UROCE_MAX_CQE). A CQ
- * belongs to one engine (one worker), so it needs no multi-producer ring.
- * @return the CQ, or NULL with errno EINVAL/ENOMEM.
- */
-struct uroce_eng_cq *uroce_eng_cq_create(struct uroce_eng *eng, int cqe, void *cq_context);
-
-/**
- * Where a CQ's completions go when they are not kept by the engine: the
- * shell writes each one straight to its final place (a client's shared CQ
- * ring), on the engine's thread, in completion order.
+ * Where a CQ's completions go: the shell writes each one straight to its
+ * final place (a client's shared CQ ring), on the engine's thread, in
+ * completion order. The engine keeps none.
  */
 struct uroce_eng_cq_sink {
 	/** Store @p wc. @return false if there is no room: the CQ overruns. */
 	bool (*push)(void *ctx, const struct uroce_eng_wc *wc);
+	/** Called once when the CQ is destroyed (may be NULL). */
+	void (*release)(void *ctx);
 	void *ctx;
 };
 
 /**
- * Create a CQ whose completions go to @p sink instead of an engine ring
- * (uroce_eng_poll_cq() then finds nothing). An overrun (push returns false)
- * is counted (cq_overflow) and raises UROCE_EVENT_CQ_ERR once.
+ * Create a CQ whose completions go to @p sink. A CQ belongs to one engine
+ * (one worker). An overrun (push returns false) is counted (cq_overflow)
+ * and raises UROCE_EVENT_CQ_ERR once (IBA 11.4.2.1).
  * @return the CQ, or NULL with errno EINVAL/ENOMEM.
  */
 struct uroce_eng_cq *uroce_eng_cq_create_sink(struct uroce_eng *eng,
 					      const struct uroce_eng_cq_sink *sink,
 					      void *cq_context);
 
-/** Destroy a CQ. @return 0, -EBUSY if a QP uses it, -EINVAL if NULL. */
+/** Destroy a CQ (its sink's release is called). @return 0, -EBUSY if a QP
+ * uses it, -EINVAL if NULL. */
 int uroce_eng_cq_destroy(struct uroce_eng_cq *cq);
-
-/**
- * Take up to @p num completions, oldest first.
- * @return the number taken (0 if none), or -EOVERFLOW once the CQ is empty
- *   after having overflowed (completions were lost; the CQ is in error, as
- *   IBA 11.4.2.1 CQ overrun), -EINVAL on bad arguments.
- */
-int uroce_eng_poll_cq(struct uroce_eng_cq *cq, int num, struct uroce_eng_wc *wc);
 
 /** True once a completion could not be stored because the CQ was full. */
 bool uroce_eng_cq_overflowed(const struct uroce_eng_cq *cq);
 
-/** The cq_context given to uroce_eng_cq_create(). */
+/** The cq_context given at creation. */
 void *uroce_eng_cq_context(const struct uroce_eng_cq *cq);
 
-/** Completions waiting in @p cq. */
-uint32_t uroce_eng_cq_count(const struct uroce_eng_cq *cq);
+/** The ctx of the CQ's sink. */
+void *uroce_eng_cq_sink_ctx(const struct uroce_eng_cq *cq);
 
 /** SRQ creation attributes. */
 struct uroce_eng_srq_init_attr {
@@ -490,6 +479,9 @@ void *uroce_eng_srq_context(const struct uroce_eng_srq *srq);
 
 /** Receive WQEs an SRQ holds. */
 uint32_t uroce_eng_srq_count(const struct uroce_eng_srq *srq);
+
+/** The most SGEs a receive WQE of @p srq may have. */
+uint32_t uroce_eng_srq_max_sge(const struct uroce_eng_srq *srq);
 
 /* ------------------------------------------------------------------------ */
 /* QP                                                                        */
@@ -678,108 +670,18 @@ int uroce_eng_qp_cc_state(const struct uroce_eng_qp *qp, struct uroce_eng_cc_sta
 /* Work requests                                                             */
 /* ------------------------------------------------------------------------ */
 
-/** Scatter/gather element (ibv_sge): addr is an iova inside the MR of lkey. */
-struct uroce_eng_sge {
-	uint64_t addr;
-	uint32_t length;
-	uint32_t lkey;
-};
-
-/** Send work request (ibv_send_wr). */
-struct uroce_eng_send_wr {
-	struct uroce_eng_send_wr *next;
-	uint64_t wr_id;
-	struct uroce_eng_sge *sg_list;
-	int num_sge;
-	enum uroce_wr_opcode opcode;
-	unsigned int send_flags;     /**< UROCE_SEND_* */
-	uint32_t imm_data;           /**< host order */
-	uint32_t invalidate_rkey;    /**< SEND_WITH_INV */
-	union {
-		struct {
-			uint64_t remote_addr;
-			uint32_t rkey;
-		} rdma;
-		struct {
-			uint64_t remote_addr;
-			uint64_t compare_add;
-			uint64_t swap;
-			uint32_t rkey;
-		} atomic;
-		struct {
-			struct uroce_eng_ah *ah;
-			uint32_t remote_qpn;
-			uint32_t remote_qkey;
-		} ud;
-	} wr;
-};
-
-/** Receive work request (ibv_recv_wr). */
-struct uroce_eng_recv_wr {
-	struct uroce_eng_recv_wr *next;
-	uint64_t wr_id;
-	struct uroce_eng_sge *sg_list;
-	int num_sge;
-};
-
-/**
- * Post a chain of send WRs. WRs are copied (inline data too) and validated
- * before anything of a WR is queued; the first bad WR stops the chain.
- *
- * @param bad_wr  if not NULL, set to the first WR not posted on error
- * @return 0; -EINVAL (QP state RESET/INIT/RTR, opcode not allowed for the
- *   QP type, too many SGEs, inline too long, UD without AH or longer than
- *   the MTU, atomic not 8 bytes, a message of more than 2^22 packets at the
- *   current path MTU), -ENOMEM (send queue full).
- */
-int uroce_eng_post_send(struct uroce_eng_qp *qp, struct uroce_eng_send_wr *wr,
-			struct uroce_eng_send_wr **bad_wr);
-
-/**
- * Post a chain of receive WRs on the QP's own RQ.
- * @return 0; -EINVAL (QP in RESET, QP uses an SRQ, too many SGEs),
- *   -ENOMEM (receive queue full).
- */
-int uroce_eng_post_recv(struct uroce_eng_qp *qp, struct uroce_eng_recv_wr *wr,
-			struct uroce_eng_recv_wr **bad_wr);
-
-/**
- * Post a chain of receive WRs on an SRQ.
- * @return 0; -EINVAL (too many SGEs), -ENOMEM (SRQ full).
- */
-int uroce_eng_post_srq_recv(struct uroce_eng_srq *srq, struct uroce_eng_recv_wr *wr,
-			struct uroce_eng_recv_wr **bad_wr);
-
 /*
- * Posting in place: the caller writes a work request straight into the
- * engine's queue slot and commits it, so a shell that translates another
+ * Posting in place: the caller writes a work request (uroce_wr.h) straight
+ * into the engine's queue slot and commits it, so a shell that reads another
  * format (the shared-memory WQE of lib/shm) copies nothing twice. Only the
- * fields the opcode uses need to be written; commit checks the slot as
- * uroce_eng_post_send() checks a WR.
+ * fields the opcode uses need to be written.
  */
 
 /** A send work request in its queue slot. */
 struct uroce_eng_send_wqe {
-	uint64_t wr_id;
-	uint32_t opcode;             /**< enum uroce_wr_opcode */
-	uint32_t flags;              /**< UROCE_SEND_* */
-	uint32_t imm;                /**< host order; SEND_WITH_INV: the rkey */
-	uint32_t num_sge;            /**< ignored with UROCE_SEND_INLINE */
-	uint64_t remote_addr;        /**< RDMA and atomics */
-	uint32_t rkey;
-	uint32_t inline_len;         /**< bytes at inline_data, with UROCE_SEND_INLINE */
-	uint64_t compare_add;        /**< atomics */
-	uint64_t swap;
-	uint32_t remote_qpn;         /**< UD */
-	uint32_t remote_qkey;        /**< UD */
+	struct uroce_wr_send wr;
 	/** UD: the address vector, copied (the AH may go away before it is sent). */
 	struct uroce_eng_ah_attr ah;
-	/**
-	 * The slot's inline buffer of max_inline_data bytes, set by the engine
-	 * (NULL when the QP has none): the caller copies inline bytes there.
-	 */
-	uint8_t *inline_data;
-	struct uroce_eng_sge sge[UROCE_MAX_SGE];
 };
 
 /**
@@ -790,9 +692,9 @@ struct uroce_eng_send_wqe {
 struct uroce_eng_send_wqe *uroce_eng_sq_reserve(struct uroce_eng_qp *qp);
 
 /**
- * Check and post the reserved slot (IBA 10.8.2, 11.4.1.1 checks, as
- * uroce_eng_post_send()). In ERR or SQE it completes at once with a flush
- * error (IBA 10.3.1).
+ * Check and post the reserved slot (IBA 10.8.2, 11.4.1.1: what is the
+ * poster's fault fails the post; key problems complete in error later). In
+ * ERR or SQE it completes at once with a flush error (IBA 10.3.1).
  * @return 0; -EINVAL (QP in RESET/INIT/RTR, opcode not allowed for the QP
  *   type, unknown flag, too many SGEs, UD without AH); -EMSGSIZE (message,
  *   inline or UD payload too long, atomic not 8 bytes). On error nothing is
@@ -800,16 +702,8 @@ struct uroce_eng_send_wqe *uroce_eng_sq_reserve(struct uroce_eng_qp *qp);
  */
 int uroce_eng_sq_commit(struct uroce_eng_qp *qp);
 
-/** A receive work request in its queue slot (@c length is set by commit). */
-struct uroce_eng_recv_wqe {
-	uint64_t wr_id;
-	uint32_t num_sge;
-	uint32_t length;             /**< sum of the SGE lengths */
-	struct uroce_eng_sge sge[UROCE_MAX_SGE];
-};
-
 /** The next free slot of @p qp's own receive queue, or NULL if full or none. */
-struct uroce_eng_recv_wqe *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
+struct uroce_wr_recv *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
 /**
  * Post the reserved receive slot. In ERR it completes at once with a flush
  * error (IBA 10.8.3.2).
@@ -817,15 +711,12 @@ struct uroce_eng_recv_wqe *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
  */
 int uroce_eng_rq_commit(struct uroce_eng_qp *qp);
 /** The next free slot of @p srq, or NULL if full. */
-struct uroce_eng_recv_wqe *uroce_eng_srq_reserve(struct uroce_eng_srq *srq);
-/** Post the reserved SRQ slot. @return 0, -EINVAL (too many SGEs), -EMSGSIZE. */
+struct uroce_wr_recv *uroce_eng_srq_reserve(struct uroce_eng_srq *srq);
+/** Post the reserved SRQ slot (@c length is set by commit). @return 0, -EINVAL (too many SGEs), -EMSGSIZE. */
 int uroce_eng_srq_commit(struct uroce_eng_srq *srq);
 
 /** Name of a QP state ("RESET", ...), "?" if out of range. */
 const char *uroce_eng_qp_state_str(enum uroce_qp_state s);
-
-/** Name of a WC status ("success", "retry exceeded", ...), "?" if out of range. */
-const char *uroce_eng_wc_status_str(enum uroce_wc_status s);
 
 #ifdef __cplusplus
 }

@@ -26,6 +26,7 @@
 
 #include "uroce_common.h"
 #include "uroce_verbs.h"
+#include "uroce_wqe.h"
 
 #include "verbs_internal.h"
 
@@ -1371,70 +1372,35 @@ uroce_destroy_qp(struct uroce_qp *qp)
 /* Data path                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static bool
-opcode_has_payload(uint32_t op)
-{
-	return op == UROCE_WR_SEND || op == UROCE_WR_SEND_WITH_IMM ||
-	       op == UROCE_WR_SEND_WITH_INV || op == UROCE_WR_RDMA_WRITE ||
-	       op == UROCE_WR_RDMA_WRITE_WITH_IMM;
-}
-
-/* Fill a zeroed send WQE from @p wr. @return 0 or -EINVAL. */
+/* One send WR into its slot, with the fill helpers the drop-in uses too. */
 static int
 wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce_shm_send_wqe *w)
 {
-	int i;
+	uint32_t props = uroce_wr_props(wr->opcode);
+	int i, rc;
 
-	if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_send_sge || wr->opcode > 9 ||
-	    wr->opcode == 7 || wr->opcode == 8 || (wr->send_flags & ~UROCE_SEND_FLAGS_ALL))
+	if (wr->num_sge < 0 || wr->num_sge > (int)qp->cap.max_send_sge ||
+	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
-	w->wr_id = wr->wr_id;
-	w->opcode = (uint8_t)wr->opcode;
-	w->send_flags = (uint16_t)wr->send_flags;
-	w->imm_data = wr->imm_data;
-	if (wr->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	    wr->opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
-		w->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
-		w->wr.atomic.compare_add = wr->wr.atomic.compare_add;
-		w->wr.atomic.swap = wr->wr.atomic.swap;
-		w->wr.atomic.rkey = wr->wr.atomic.rkey;
-	} else if (qp->qp_type == UROCE_QPT_UD) {
-		/* IBA 10.7.3.1 (table 95): UD carries SEND and SEND with immediate only. */
-		if ((wr->opcode != UROCE_WR_SEND && wr->opcode != UROCE_WR_SEND_WITH_IMM) ||
-		    wr->wr.ud.ah == NULL || wr->wr.ud.ah->context != qp->context ||
-		    wr->wr.ud.remote_qpn > 0xffffff)
-			return -EINVAL;
-		w->wr.ud.ah_handle = wr->wr.ud.ah->handle;
-		w->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
-		w->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
-	} else if (wr->opcode != UROCE_WR_SEND && wr->opcode != UROCE_WR_SEND_WITH_IMM &&
-		   wr->opcode != UROCE_WR_SEND_WITH_INV) {
-		w->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
-		w->wr.rdma.rkey = wr->wr.rdma.rkey;
-	}
-	if (wr->send_flags & UROCE_SEND_INLINE) {
-		uint32_t len = 0;
-
-		if (!opcode_has_payload(wr->opcode))
-			return -EINVAL;
-		/* Inline: SGE addresses are pointers in this process; copy the bytes. */
-		for (i = 0; i < wr->num_sge; i++) {
-			if (wr->sg_list[i].length > qp->cap.max_inline_data - len)
-				return -EINVAL;
-			memcpy(w->data.inline_data + len,
-			       (const void *)(uintptr_t)wr->sg_list[i].addr, wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		w->inline_len = len;
-	} else {
-		w->num_sge = (uint8_t)wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			w->data.sg_list[i].addr = wr->sg_list[i].addr;
-			w->data.sg_list[i].length = wr->sg_list[i].length;
-			w->data.sg_list[i].lkey = wr->sg_list[i].lkey;
-		}
-	}
-	return 0;
+	rc = uroce_wqe_start(w, qp, wr->wr_id, wr->opcode, wr->send_flags);
+	if (rc != 0)
+		return rc;
+	uroce_wqe_set_imm(w, wr->imm_data);
+	if (props & UROCE_WRP_ATOMIC)
+		uroce_wqe_set_atomic(w, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
+				     wr->wr.atomic.compare_add, wr->wr.atomic.swap);
+	else if (qp->qp_type == UROCE_QPT_UD)
+		rc = uroce_wqe_set_ud(w, qp, wr->wr.ud.ah, wr->wr.ud.remote_qpn,
+				      wr->wr.ud.remote_qkey);
+	else if (props & UROCE_WRP_RDMA)
+		uroce_wqe_set_rdma(w, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
+	if (rc != 0 || !(wr->send_flags & UROCE_SEND_INLINE))
+		return rc != 0 ? rc : uroce_wqe_set_sges(w, qp, wr->sg_list, (size_t)wr->num_sge);
+	/* Inline: SGE addresses are pointers in this process; the bytes are copied. */
+	for (i = 0; i < wr->num_sge && rc == 0; i++)
+		rc = uroce_wqe_add_inline(w, qp, (const void *)(uintptr_t)wr->sg_list[i].addr,
+					  wr->sg_list[i].length);
+	return rc;
 }
 
 /* The checks every post makes before it touches a ring: 0, -EINVAL (no QP

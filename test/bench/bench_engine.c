@@ -72,7 +72,7 @@ bench_fini(struct bench *b)
 static int
 post_one(struct bench *b, enum uroce_wr_opcode op, uint64_t id)
 {
-	struct uroce_eng_sge sge = { 0x1000, MSG, uroce_eng_mr_lkey(b->mr[0]) };
+	struct uroce_wr_sge sge = { 0x1000, MSG, uroce_eng_mr_lkey(b->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
@@ -89,7 +89,7 @@ post_one(struct bench *b, enum uroce_wr_opcode op, uint64_t id)
 static int
 post_recv(struct bench *b)
 {
-	struct uroce_eng_sge sge = { 0x1000, 4096, uroce_eng_mr_lkey(b->mr[1]) };
+	struct uroce_wr_sge sge = { 0x1000, 4096, uroce_eng_mr_lkey(b->mr[1]) };
 	struct uroce_eng_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
 
 	return uroce_eng_post_recv(b->s[1].qp, &wr, NULL);

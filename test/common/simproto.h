@@ -121,7 +121,7 @@ expect_ack(struct proto *p, int side, uint32_t i, enum uroce_aeth_type type, uin
 static inline void
 post_recv_buf(struct proto *p, int side, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct uroce_eng_sge sge = { IOVA(side) + off, len, uroce_eng_mr_lkey(p->mr[side]) };
+	struct uroce_wr_sge sge = { IOVA(side) + off, len, uroce_eng_mr_lkey(p->mr[side]) };
 	struct uroce_eng_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 
 	cr_assert_eq(uroce_eng_post_recv(p->s[side].qp, &wr, NULL), 0);
@@ -131,7 +131,7 @@ static inline void
 post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
 	uint64_t id, unsigned int flags)
 {
-	struct uroce_eng_sge sge = { IOVA(0) + loff, len, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_wr_sge sge = { IOVA(0) + loff, len, uroce_eng_mr_lkey(p->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));

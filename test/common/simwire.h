@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "uroce_transport.h"
+#include "eng_post.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -121,7 +121,7 @@ check(const uint8_t *p, int f, uint32_t m)
 static void
 post_recv(struct flow *fl, uint32_t slot)
 {
-	struct uroce_eng_sge sge = { (uint64_t)(uintptr_t)(fl->rbuf + slot * MSG), MSG,
+	struct uroce_wr_sge sge = { (uint64_t)(uintptr_t)(fl->rbuf + slot * MSG), MSG,
 				     uroce_eng_mr_lkey(fl->mr[1]) };
 	struct uroce_eng_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 };
 
@@ -133,7 +133,7 @@ post_send(struct run *r, int i)
 {
 	struct flow *fl = &r->f[i];
 	uint32_t slot = fl->posted % DEPTH;
-	struct uroce_eng_sge sge = { (uint64_t)(uintptr_t)(fl->sbuf + slot * MSG), MSG,
+	struct uroce_wr_sge sge = { (uint64_t)(uintptr_t)(fl->sbuf + slot * MSG), MSG,
 				     uroce_eng_mr_lkey(fl->mr[0]) };
 	struct uroce_eng_send_wr wr;
 

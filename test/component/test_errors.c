@@ -21,7 +21,7 @@ live(struct proto *p)
 static void
 post_bad_rkey_write(struct proto *p, uint32_t rkey, uint64_t id)
 {
-	struct uroce_eng_sge sge = { IOVA(0), 64, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_wr_sge sge = { IOVA(0), 64, uroce_eng_mr_lkey(p->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
@@ -167,7 +167,7 @@ Test(errors, bad_lkey_local_protection_error)
 {
 	struct sim_qp_opts o = { .psn0 = 3 };
 	struct proto p;
-	struct uroce_eng_sge sge = { IOVA(0), 64, 0x12345601 };
+	struct uroce_wr_sge sge = { IOVA(0), 64, 0x12345601 };
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_wc wc;
 

@@ -122,7 +122,7 @@ Test(fuzz, hostile_packets_never_escape_windows, .timeout = 120)
 		}
 		if (i % 16 == 0) {
 			for (s = 0; s < 2; s++) {
-				struct uroce_eng_sge sge = { m[s].iova + rnd() % 2048, 1024,
+				struct uroce_wr_sge sge = { m[s].iova + rnd() % 2048, 1024,
 							 uroce_eng_mr_lkey(m[s].mr) };
 				struct uroce_eng_recv_wr rw = { .sg_list = &sge, .num_sge = 1 };
 				struct uroce_eng_send_wr w;

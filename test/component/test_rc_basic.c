@@ -71,7 +71,7 @@ fill(uint8_t *p, uint32_t len, uint32_t seed)
 static void
 post_recv(struct env *e, int side, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct uroce_eng_sge sge = { .addr = iova(e, side, off), .length = len,
+	struct uroce_wr_sge sge = { .addr = iova(e, side, off), .length = len,
 				 .lkey = uroce_eng_mr_lkey(e->mr[side]) };
 	struct uroce_eng_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
 
@@ -82,7 +82,7 @@ static void
 post(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
      uint64_t id)
 {
-	struct uroce_eng_sge sge = { .addr = iova(e, 0, loff), .length = len,
+	struct uroce_wr_sge sge = { .addr = iova(e, 0, loff), .length = len,
 				 .lkey = uroce_eng_mr_lkey(e->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
@@ -107,7 +107,7 @@ expect_wc(struct env *e, struct uroce_eng_cq *cq, uint64_t id, enum uroce_wc_opc
 	cr_assert_eq(sim_wait_cq(e->sw, cq, &wc, 1, 10000000), 1, "no completion for %llu",
 		     (unsigned long long)id);
 	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "status %s",
-		     uroce_eng_wc_status_str(wc.status));
+		     uroce_wc_status_str(wc.status));
 	cr_expect_eq(wc.wr_id, id);
 	cr_expect_eq(wc.opcode, op);
 	if (op == UROCE_WC_RECV || op == UROCE_WC_RECV_RDMA_WITH_IMM)
@@ -232,7 +232,7 @@ static void
 post_atomic(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t roff, uint64_t cmp_add,
 	    uint64_t swap, uint64_t id)
 {
-	struct uroce_eng_sge sge = { .addr = iova(e, 0, loff), .length = 8,
+	struct uroce_wr_sge sge = { .addr = iova(e, 0, loff), .length = 8,
 				 .lkey = uroce_eng_mr_lkey(e->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
@@ -289,7 +289,7 @@ Test(rc_basic, send_with_invalidate_of_reg_mr_refused)
 {
 	struct env e;
 	struct uroce_eng_mr *victim;
-	struct uroce_eng_sge sge;
+	struct uroce_wr_sge sge;
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_wc wc;
 
@@ -299,7 +299,7 @@ Test(rc_basic, send_with_invalidate_of_reg_mr_refused)
 	cr_assert_not_null(victim);
 	post_recv(&e, 1, 0, 64, 9);
 	fill(e.buf[0], 10, 1);
-	sge = (struct uroce_eng_sge){ .addr = iova(&e, 0, 0), .length = 10,
+	sge = (struct uroce_wr_sge){ .addr = iova(&e, 0, 0), .length = 10,
 				  .lkey = uroce_eng_mr_lkey(e.mr[0]) };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 1;
@@ -322,7 +322,7 @@ Test(rc_basic, send_with_invalidate_of_reg_mr_refused)
 Test(rc_basic, sgl_inline_unsignaled)
 {
 	struct env e;
-	struct uroce_eng_sge sge[3], rsge[2];
+	struct uroce_wr_sge sge[3], rsge[2];
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_recv_wr rwr;
 	struct uroce_eng_wc wc[2];
@@ -331,11 +331,11 @@ Test(rc_basic, sgl_inline_unsignaled)
 
 	env_init(&e, UROCE_MTU_256, 0, 0);
 	fill(e.buf[0], 3000, 9);
-	sge[0] = (struct uroce_eng_sge){ iova(&e, 0, 0), 300, uroce_eng_mr_lkey(e.mr[0]) };
-	sge[1] = (struct uroce_eng_sge){ iova(&e, 0, 1000), 1, uroce_eng_mr_lkey(e.mr[0]) };
-	sge[2] = (struct uroce_eng_sge){ iova(&e, 0, 2000), 500, uroce_eng_mr_lkey(e.mr[0]) };
-	rsge[0] = (struct uroce_eng_sge){ iova(&e, 1, 100), 400, uroce_eng_mr_lkey(e.mr[1]) };
-	rsge[1] = (struct uroce_eng_sge){ iova(&e, 1, 5000), 401, uroce_eng_mr_lkey(e.mr[1]) };
+	sge[0] = (struct uroce_wr_sge){ iova(&e, 0, 0), 300, uroce_eng_mr_lkey(e.mr[0]) };
+	sge[1] = (struct uroce_wr_sge){ iova(&e, 0, 1000), 1, uroce_eng_mr_lkey(e.mr[0]) };
+	sge[2] = (struct uroce_wr_sge){ iova(&e, 0, 2000), 500, uroce_eng_mr_lkey(e.mr[0]) };
+	rsge[0] = (struct uroce_wr_sge){ iova(&e, 1, 100), 400, uroce_eng_mr_lkey(e.mr[1]) };
+	rsge[1] = (struct uroce_wr_sge){ iova(&e, 1, 5000), 401, uroce_eng_mr_lkey(e.mr[1]) };
 	rwr = (struct uroce_eng_recv_wr){ .wr_id = 7, .sg_list = rsge, .num_sge = 2 };
 	cr_assert_eq(uroce_eng_post_recv(e.s[1].qp, &rwr, NULL), 0);
 	memset(&wr, 0, sizeof(wr));
@@ -356,7 +356,7 @@ Test(rc_basic, sgl_inline_unsignaled)
 
 	/* Inline WRITE: the source buffer may change right after posting. */
 	memset(inl, 0x5A, sizeof(inl));
-	sge[0] = (struct uroce_eng_sge){ (uint64_t)(uintptr_t)inl, sizeof(inl), 0 };
+	sge[0] = (struct uroce_wr_sge){ (uint64_t)(uintptr_t)inl, sizeof(inl), 0 };
 	memset(&wr, 0, sizeof(wr));
 	wr.wr_id = 2;
 	wr.sg_list = sge;

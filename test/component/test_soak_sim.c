@@ -79,7 +79,7 @@ rnd(struct soak *s)
 static void
 post_recv(struct soak *s, uint32_t slot)
 {
-	struct uroce_eng_sge g = {IOVA_B + B_RECV + (uint64_t)slot * SLOT, SLOT,
+	struct uroce_wr_sge g = {IOVA_B + B_RECV + (uint64_t)slot * SLOT, SLOT,
 				  uroce_eng_mr_lkey(s->mb)};
 	struct uroce_eng_recv_wr w = {.wr_id = slot, .sg_list = &g, .num_sge = 1};
 
@@ -91,7 +91,7 @@ post_one(struct soak *s, uint32_t slot)
 {
 	struct fl *f = &s->fl[slot];
 	uint64_t off = (uint64_t)slot * SLOT, r = rnd(s);
-	struct uroce_eng_sge g;
+	struct uroce_wr_sge g;
 	struct uroce_eng_send_wr w;
 	uint32_t j;
 
@@ -104,7 +104,7 @@ post_one(struct soak *s, uint32_t slot)
 	w.sg_list = &g;
 	w.num_sge = 1;
 	w.send_flags = UROCE_SEND_SIGNALED;
-	g = (struct uroce_eng_sge){IOVA_A + A_SRC + off, f->len, uroce_eng_mr_lkey(s->ma)};
+	g = (struct uroce_wr_sge){IOVA_A + A_SRC + off, f->len, uroce_eng_mr_lkey(s->ma)};
 	switch (f->op) {
 	case OP_WRITE:
 		f->seq = f->n;
@@ -134,7 +134,7 @@ post_one(struct soak *s, uint32_t slot)
 	default:
 		f->seq = s->fadd_seq++;
 		f->len = 8;
-		g = (struct uroce_eng_sge){IOVA_A + A_ATOM + (uint64_t)slot * 8, 8,
+		g = (struct uroce_wr_sge){IOVA_A + A_ATOM + (uint64_t)slot * 8, 8,
 					   uroce_eng_mr_lkey(s->ma)};
 		w.opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD;
 		w.wr.atomic.remote_addr = IOVA_B + B_CTR;
@@ -152,7 +152,7 @@ fail(struct soak *s, const struct fl *f, const char *what, unsigned int status)
 		cr_log_error("operation %llu (%s, %u bytes) at %.3f s simulated: %s %s",
 			     (unsigned long long)f->n, op_names[f->op], f->len,
 			     (double)simwire_now(s->sw) / 1e6, what,
-			     status ? uroce_eng_wc_status_str(status) : "");
+			     status ? uroce_wc_status_str(status) : "");
 	s->failed = true;
 }
 

@@ -109,7 +109,7 @@ post_all(struct stress *st, int q)
 	uint32_t i;
 
 	for (i = 0; i < NMSG; i++) {
-		struct uroce_eng_sge sge;
+		struct uroce_wr_sge sge;
 		struct uroce_eng_send_wr wr;
 		uint32_t r = rnd(st) % 100, j;
 
@@ -127,7 +127,7 @@ post_all(struct stress *st, int q)
 		case K_WRITE_IMM:
 			for (j = 0; j < pr->len[i]; j++)
 				pr->src[(size_t)i * SLOT + j] = pat(q, i, j);
-			sge = (struct uroce_eng_sge){ 0x100000 + (uint64_t)i * SLOT, pr->len[i],
+			sge = (struct uroce_wr_sge){ 0x100000 + (uint64_t)i * SLOT, pr->len[i],
 						  uroce_eng_mr_lkey(pr->mr[0]) };
 			wr.imm_data = i;
 			if (pr->kind[i] == K_SEND) {
@@ -142,7 +142,7 @@ post_all(struct stress *st, int q)
 		case K_READ:
 			if (pr->len[i] > SLOT)
 				pr->len[i] = SLOT;
-			sge = (struct uroce_eng_sge){ 0x200000000ull + (uint64_t)i * SLOT, pr->len[i],
+			sge = (struct uroce_wr_sge){ 0x200000000ull + (uint64_t)i * SLOT, pr->len[i],
 						  uroce_eng_mr_lkey(pr->mr[1]) };
 			wr.opcode = UROCE_WR_RDMA_READ;
 			wr.wr.rdma.remote_addr = 0x9000;
@@ -150,7 +150,7 @@ post_all(struct stress *st, int q)
 			break;
 		case K_FA:
 			pr->len[i] = 8;
-			sge = (struct uroce_eng_sge){ 0x200000000ull + (uint64_t)i * SLOT, 8,
+			sge = (struct uroce_wr_sge){ 0x200000000ull + (uint64_t)i * SLOT, 8,
 						  uroce_eng_mr_lkey(pr->mr[1]) };
 			wr.opcode = UROCE_WR_ATOMIC_FETCH_AND_ADD;
 			wr.wr.atomic.remote_addr = 0xA0000;
@@ -162,7 +162,7 @@ post_all(struct stress *st, int q)
 		cr_assert_eq(uroce_eng_post_send(pr->qp[0], &wr, NULL), 0);
 	}
 	for (i = 0; i < pr->n_recv_msgs; i++) {
-		struct uroce_eng_sge sge = { 0x300000 + (uint64_t)i * SLOT, SLOT,
+		struct uroce_wr_sge sge = { 0x300000 + (uint64_t)i * SLOT, SLOT,
 					 uroce_eng_mr_lkey(pr->mr[2]) };
 		struct uroce_eng_recv_wr rwr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 };
 
@@ -187,7 +187,7 @@ check_send_wc(struct stress *st, int q, const struct uroce_eng_wc *wc)
 	}
 	if (wc->status != UROCE_WC_SUCCESS || wc->wr_id != i || pr->retry_exc) {
 		cr_log_error("qp %d send wc %u: status %s wr_id %llu", q, i,
-			     uroce_eng_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
+			     uroce_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
 		pr->failed = true;
 		return;
 	}
@@ -223,7 +223,7 @@ check_recv_wc(struct stress *st, int q, const struct uroce_eng_wc *wc)
 	if (wc->status != UROCE_WC_SUCCESS || wc->wr_id != k || wc->imm_data != m ||
 	    wc->byte_len != pr->len[m]) {
 		cr_log_error("qp %d recv %u: %s wr_id %llu imm %u (want %u) len %u (want %u)",
-			     q, k, uroce_eng_wc_status_str(wc->status), (unsigned long long)wc->wr_id,
+			     q, k, uroce_wc_status_str(wc->status), (unsigned long long)wc->wr_id,
 			     wc->imm_data, m, wc->byte_len, pr->len[m]);
 		pr->failed = true;
 		return;
@@ -469,7 +469,7 @@ bidir_done(void *arg)
 				    wc[i].wr_id != b->send_done[side]) {
 					cr_log_error("side %d send %u: %s", side,
 						     b->send_done[side],
-						     uroce_eng_wc_status_str(wc[i].status));
+						     uroce_wc_status_str(wc[i].status));
 					b->failed = true;
 				}
 				b->send_done[side]++;
@@ -523,7 +523,7 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 		int peer = 1 - side;
 
 		for (i = 0; i < BIMSG; i++) {
-			struct uroce_eng_sge rs = { 0x100000 + (uint64_t)i * SLOT, SLOT,
+			struct uroce_wr_sge rs = { 0x100000 + (uint64_t)i * SLOT, SLOT,
 						uroce_eng_mr_lkey(b->mr[side]) };
 			struct uroce_eng_recv_wr rw = { .wr_id = i, .sg_list = &rs, .num_sge = 1 };
 
@@ -531,9 +531,9 @@ Test(stress, bidirectional_10pct, .timeout = 60)
 		}
 		for (i = 0; i < BIMSG; i++) {
 			uint32_t len = (i * 997 + (uint32_t)side * 131) % (3 * 512 + 11);
-			struct uroce_eng_sge sge = { (uint64_t)i * SLOT, len,
+			struct uroce_wr_sge sge = { (uint64_t)i * SLOT, len,
 						 uroce_eng_mr_lkey(b->mr[side]) };
-			struct uroce_eng_sge rsg = { (uint64_t)(i + BIMSG) * SLOT, 1500,
+			struct uroce_wr_sge rsg = { (uint64_t)(i + BIMSG) * SLOT, 1500,
 						 uroce_eng_mr_lkey(b->mr[side]) };
 			struct uroce_eng_send_wr wr, rd;
 

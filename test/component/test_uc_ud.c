@@ -119,7 +119,7 @@ ud_pair(struct proto *p)
 static void
 post_ud(struct proto *p, struct uroce_eng_ah *ah, uint32_t len, uint32_t qkey, uint64_t id)
 {
-	struct uroce_eng_sge sge = { IOVA(0), len, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_wr_sge sge = { IOVA(0), len, uroce_eng_mr_lkey(p->mr[0]) };
 	struct uroce_eng_send_wr wr;
 
 	memset(&wr, 0, sizeof(wr));
@@ -199,7 +199,7 @@ Test(ud, limits)
 	struct proto p;
 	struct uroce_eng_ah_attr aa;
 	struct uroce_eng_ah *ah;
-	struct uroce_eng_sge sge;
+	struct uroce_wr_sge sge;
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_wc wc;
 
@@ -209,7 +209,7 @@ Test(ud, limits)
 	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
 	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
 	/* Longer than one MTU: rejected at post. */
-	sge = (struct uroce_eng_sge){ IOVA(0), 4097, uroce_eng_mr_lkey(p.mr[0]) };
+	sge = (struct uroce_wr_sge){ IOVA(0), 4097, uroce_eng_mr_lkey(p.mr[0]) };
 	memset(&wr, 0, sizeof(wr));
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
@@ -270,7 +270,7 @@ Test(srq, two_qps_share_an_srq)
 	mr0 = uroce_eng_mr_reg(s[0].pd, m0, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
 	mr1 = uroce_eng_mr_reg(s[1].pd, m1, 0, 4096, UROCE_ACCESS_LOCAL_WRITE);
 	for (i = 0; i < 2; i++) {
-		struct uroce_eng_sge sge = { (uint64_t)i * 100, 100, uroce_eng_mr_lkey(mr1) };
+		struct uroce_wr_sge sge = { (uint64_t)i * 100, 100, uroce_eng_mr_lkey(mr1) };
 		struct uroce_eng_recv_wr rwr = { .wr_id = 50 + (uint64_t)i, .sg_list = &sge,
 					     .num_sge = 1 };
 
@@ -279,7 +279,7 @@ Test(srq, two_qps_share_an_srq)
 	cr_expect_eq(uroce_eng_post_recv(b[0], &(struct uroce_eng_recv_wr){ 0 }, NULL), -EINVAL,
 		     "a QP with an SRQ has no RQ");
 	for (i = 0; i < 2; i++) {
-		struct uroce_eng_sge sge = { 0, 10, uroce_eng_mr_lkey(mr0) };
+		struct uroce_wr_sge sge = { 0, 10, uroce_eng_mr_lkey(mr0) };
 		struct uroce_eng_send_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge, .num_sge = 1,
 					    .opcode = UROCE_WR_SEND };
 
@@ -304,7 +304,7 @@ Test(uc, send_error_to_sqe_and_back)
 {
 	struct sim_qp_opts o = { .type = UROCE_QPT_UC };
 	struct proto p;
-	struct uroce_eng_sge sge = { IOVA(0), 8, 0x7777 };
+	struct uroce_wr_sge sge = { IOVA(0), 8, 0x7777 };
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_qp_attr a;
 	struct uroce_eng_wc wc[2];

@@ -83,7 +83,7 @@ static void
 post(struct env *e, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
      uint64_t id, bool signaled)
 {
-	struct uroce_eng_sge sge = {.addr = iova(0, loff), .length = len,
+	struct uroce_wr_sge sge = {.addr = iova(0, loff), .length = len,
 				    .lkey = uroce_eng_mr_lkey(e->mr[0])};
 	struct uroce_eng_send_wr wr;
 
@@ -197,7 +197,7 @@ Test(zero_copy, ud_send_completes_on_release)
 {
 	struct uroce_eng_ah_attr aa;
 	struct uroce_eng_ah *ah;
-	struct uroce_eng_sge sge;
+	struct uroce_wr_sge sge;
 	struct uroce_eng_recv_wr rwr;
 	struct uroce_eng_send_wr wr;
 	struct uroce_eng_wc wc;
@@ -209,13 +209,13 @@ Test(zero_copy, ud_send_completes_on_release)
 	aa.hop_limit = 64;
 	ah = uroce_eng_ah_create(e.s[0].pd, &aa);
 	cr_assert_not_null(ah);
-	sge = (struct uroce_eng_sge){.addr = iova(1, 0), .length = 4096 + 40,
+	sge = (struct uroce_wr_sge){.addr = iova(1, 0), .length = 4096 + 40,
 				     .lkey = uroce_eng_mr_lkey(e.mr[1])};
 	rwr = (struct uroce_eng_recv_wr){.wr_id = 1, .sg_list = &sge, .num_sge = 1};
 	cr_assert_eq(uroce_eng_post_recv(e.s[1].qp, &rwr, NULL), 0);
 	fill(e.buf[0], 4096, 4);
 	memset(&wr, 0, sizeof(wr));
-	sge = (struct uroce_eng_sge){.addr = iova(0, 0), .length = 4096,
+	sge = (struct uroce_wr_sge){.addr = iova(0, 0), .length = 4096,
 				     .lkey = uroce_eng_mr_lkey(e.mr[0])};
 	wr.wr_id = 40;
 	wr.sg_list = &sge;
@@ -253,7 +253,7 @@ Test(zero_copy, lossy_wire_resends_from_memory, .timeout = 60)
 		     true);
 		cr_assert_eq(sim_wait_cq(e.sw, e.s[0].scq, &wc, 1, 20000000), 1, "WRITE %u", i);
 		cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "WRITE %u: %s", i,
-			     uroce_eng_wc_status_str(wc.status));
+			     uroce_wc_status_str(wc.status));
 		cr_assert_eq(wc.wr_id, 100 + i);
 	}
 	cr_expect_eq(memcmp(e.buf[1], e.buf[0], BUF), 0);

@@ -69,15 +69,21 @@ struct state {
 static void
 check_send_wqe(const struct uroce_shm_send_wqe *w, uint32_t max_sge, uint32_t max_inline)
 {
+	static uint8_t inl[UROCE_MAX_INLINE];
+	/* Half the inputs are read as a UD QP's, half as an RC QP's. */
+	struct uroce_shm_wq_limits lim = { max_sge, max_inline,
+					   (w->wr_id & 1) ? UROCE_QPT_UD : UROCE_QPT_RC };
 	uint64_t total = UINT64_MAX, sum = 0;
-	enum uroce_wc_status st = uroce_shm_send_wqe_check(w, max_sge, max_inline, &total);
+	struct uroce_wr_send wr = { .inline_data = inl };
+	enum uroce_wc_status st = uroce_shm_send_wqe_read(w, &lim, &wr, &total);
 	uint32_t i;
 
+	CHECK(wr.wr_id == w->wr_id && wr.opcode == w->opcode);
 	if (st != UROCE_WC_SUCCESS) {
 		CHECK(st == UROCE_WC_LOC_QP_OP_ERR || st == UROCE_WC_LOC_LEN_ERR);
 		return;
 	}
-	CHECK(w->opcode <= UROCE_WR_ATOMIC_FETCH_AND_ADD || w->opcode == UROCE_WR_SEND_WITH_INV);
+	CHECK(uroce_wr_allowed(w->opcode, lim.qp_type));
 	CHECK(w->reserved0 == 0 && w->reserved1 == 0);
 	CHECK((w->send_flags & ~UROCE_SEND_FLAGS_ALL) == 0);
 	if (w->send_flags & UROCE_SEND_INLINE) {
@@ -90,17 +96,29 @@ check_send_wqe(const struct uroce_shm_send_wqe *w, uint32_t max_sge, uint32_t ma
 		CHECK(total == sum);
 	}
 	CHECK(total <= UROCE_MAX_MSG_SIZE);
+	CHECK(wr.flags == w->send_flags);
+	if (w->send_flags & UROCE_SEND_INLINE)
+		CHECK(wr.inline_len == w->inline_len &&
+		      memcmp(inl, w->data.inline_data, wr.inline_len) == 0);
+	else
+		for (i = 0; i < wr.num_sge; i++)
+			CHECK(wr.sge[i].addr == w->data.sg_list[i].addr &&
+			      wr.sge[i].length == w->data.sg_list[i].length &&
+			      wr.sge[i].lkey == w->data.sg_list[i].lkey);
 }
 
 static void
 check_recv_wqe(const struct uroce_shm_recv_wqe *w, uint32_t max_sge)
 {
-	uint64_t total = UINT64_MAX, sum = 0;
-	enum uroce_wc_status st = uroce_shm_recv_wqe_check(w, max_sge, &total);
+	uint64_t sum = 0, total;
+	struct uroce_wr_recv wr;
+	enum uroce_wc_status st = uroce_shm_recv_wqe_read(w, max_sge, &wr);
 	uint32_t i;
 
+	CHECK(wr.wr_id == w->wr_id);
 	if (st != UROCE_WC_SUCCESS)
 		return;
+	total = wr.length;
 	CHECK(w->num_sge <= max_sge && w->num_sge <= UROCE_MAX_SGE && w->reserved0 == 0);
 	for (i = 0; i < w->num_sge; i++)
 		sum += w->sg_list[i].length;

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "uroce_transport.h"
+#include "eng_post.h"
 #include "uroce_wire.h"
 
 #include "fuzz_input.h"
@@ -738,7 +739,7 @@ rec_post_send(struct fin *in)
 	};
 	struct fqp *f = pick_qp(in);
 	uint8_t m = fin_u8(in);
-	struct uroce_eng_sge sge[2];
+	struct uroce_wr_sge sge[2];
 	struct uroce_eng_send_wr w;
 
 	memset(&w, 0, sizeof(w));
@@ -788,7 +789,7 @@ rec_post_send(struct fin *in)
 static void
 post_recv(struct fqp *f, uint64_t addr, uint32_t len, uint32_t lkey)
 {
-	struct uroce_eng_sge s = {addr, len, lkey};
+	struct uroce_wr_sge s = {addr, len, lkey};
 	struct uroce_eng_recv_wr r = {.wr_id = RECV_TAG << 32 | len, .sg_list = &s, .num_sge = 1};
 
 	if (f->qp == q[4].qp)
@@ -953,7 +954,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (i = 0; i < 8; i++) {
 		if (pre & (1u << i)) {
-			struct uroce_eng_sge s = {reg[MR_LOCAL].iova + 8u * i, i < 4 ? 3000 : 8,
+			struct uroce_wr_sge s = {reg[MR_LOCAL].iova + 8u * i, i < 4 ? 3000 : 8,
 						  uroce_eng_mr_lkey(reg[MR_LOCAL].mr)};
 			struct uroce_eng_send_wr w;
 

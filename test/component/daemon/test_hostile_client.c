@@ -177,7 +177,7 @@ h_wait(struct uroce_cq *cq, uint64_t wr_id, uint32_t want_len)
 		H_FAIL("no completion for wr %llu (%d)", (unsigned long long)wr_id, n);
 	if (wc.status != UROCE_WC_SUCCESS)
 		H_FAIL("wr %llu completed with %s (%u)", (unsigned long long)wc.wr_id,
-		       uroce_eng_wc_status_str(wc.status), wc.status);
+		       uroce_wc_status_str(wc.status), wc.status);
 	if (wc.wr_id != wr_id)
 		H_FAIL("wr %llu completed, want %llu", (unsigned long long)wc.wr_id,
 		       (unsigned long long)wr_id);
@@ -837,7 +837,7 @@ Test(hostile_client, bad_wqes_fail_only_their_own_qp, .timeout = 120)
 		cr_expect_eq(c.wr_id, 0xBAD0 + i, "%s: completion for wr %#llx", cases[i].what,
 			     (unsigned long long)c.wr_id);
 		cr_expect_eq(c.status, cases[i].status, "%s: status %u (%s), want %u",
-			     cases[i].what, c.status, uroce_eng_wc_status_str(c.status),
+			     cases[i].what, c.status, uroce_wc_status_str(c.status),
 			     cases[i].status);
 		cr_expect_eq(c.qp_num, q.qpn, "%s: on QP %u", cases[i].what, c.qp_num);
 		raw_qp_destroy(&r, &q);

@@ -91,7 +91,7 @@ one_family(bool ipv6)
 	struct simwire_conf conf = { .seed = 1, .ipv6 = ipv6 };
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct uroce_eng_send_wr wr;
-	struct uroce_eng_sge sge;
+	struct uroce_wr_sge sge;
 	struct uroce_eng_mr *mr[2];
 	struct sim_side s[2];
 	static uint8_t mem[2][4096];
@@ -112,7 +112,7 @@ one_family(bool ipv6)
 		simwire_set_capture(sw, k, true);
 	}
 	memset(mem[0], 0x5A, sizeof(mem[0]));
-	sge = (struct uroce_eng_sge){ 0x1000, 256, uroce_eng_mr_lkey(mr[0]) };
+	sge = (struct uroce_wr_sge){ 0x1000, 256, uroce_eng_mr_lkey(mr[0]) };
 	memset(&wr, 0, sizeof(wr));
 	wr.sg_list = &sge;
 	wr.num_sge = 1;

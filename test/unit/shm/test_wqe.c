@@ -3,8 +3,8 @@
  */
 
 /*
- * Tests for lib/shm/wqe.c: the structural checks the daemon runs on its
- * private copy of a WQE, one rejected field at a time.
+ * Tests for lib/shm/wqe.c: the daemon's WQE reader, which copies a WQE out
+ * of the shared ring and checks it, one rejected field at a time.
  */
 
 #include <string.h>
@@ -12,6 +12,31 @@
 #include <criterion/criterion.h>
 
 #include "uroce_shm.h"
+
+static uint8_t inline_buf[UROCE_MAX_INLINE];
+
+/* Read @p w as the worker does for an RC QP with these limits. */
+static enum uroce_wc_status
+read_send(const struct uroce_shm_send_wqe *w, uint32_t max_sge, uint32_t max_inline, uint64_t *len)
+{
+	struct uroce_shm_wq_limits lim = { max_sge, max_inline, UROCE_QPT_RC };
+	struct uroce_wr_send wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.inline_data = inline_buf;
+	return uroce_shm_send_wqe_read(w, &lim, &wr, len);
+}
+
+static enum uroce_wc_status
+read_recv(const struct uroce_shm_recv_wqe *w, uint32_t max_sge, uint64_t *len)
+{
+	struct uroce_wr_recv wr;
+	enum uroce_wc_status st = uroce_shm_recv_wqe_read(w, max_sge, &wr);
+
+	if (st == UROCE_WC_SUCCESS && len != NULL)
+		*len = wr.length;
+	return st;
+}
 
 static struct uroce_shm_send_wqe
 send_wqe(uint8_t op, uint32_t nsge)
@@ -35,26 +60,26 @@ Test(wqe, good_send_wqes)
 
 	/* Expect: SEND with 8 SGEs of 100 B -> success, 800 B. */
 	w = send_wqe(UROCE_WR_SEND, 8);
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, &len), UROCE_WC_SUCCESS);
 	cr_expect_eq(len, 800);
 	/* Expect: zero-length SEND is legal. */
 	w = send_wqe(UROCE_WR_SEND, 0);
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, &len), UROCE_WC_SUCCESS);
 	cr_expect_eq(len, 0);
 	/* Expect: inline WRITE of 256 B. */
 	w = send_wqe(UROCE_WR_RDMA_WRITE, 0);
 	w.send_flags |= UROCE_SEND_INLINE;
 	w.inline_len = 256;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, &len), UROCE_WC_SUCCESS);
 	cr_expect_eq(len, 256);
 	/* Expect: atomics with one 8-byte SGE, READ with SGEs. */
 	w = send_wqe(UROCE_WR_ATOMIC_FETCH_AND_ADD, 1);
 	w.data.sg_list[0].length = 8;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
 	w.opcode = UROCE_WR_ATOMIC_CMP_AND_SWP;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
 	w = send_wqe(UROCE_WR_RDMA_READ, 2);
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
 }
 
 Test(wqe, bad_send_wqes)
@@ -65,48 +90,48 @@ Test(wqe, bad_send_wqes)
 	/* Expect: unknown opcodes (LOCAL_INV 7 and BIND_MW 8 are not supported). */
 	for (size_t i = 0; i < sizeof(bad_ops); i++) {
 		w = send_wqe(bad_ops[i], 1);
-		cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR,
+		cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR,
 			     "opcode %u", bad_ops[i]);
 	}
 	/* Expect: unknown flag, reserved words. */
 	w = send_wqe(UROCE_WR_SEND, 1);
 	w.send_flags |= 1u << 4;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	w = send_wqe(UROCE_WR_SEND, 1);
 	w.reserved0 = 1;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	w = send_wqe(UROCE_WR_SEND, 1);
 	w.reserved1 = 1;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	/* Expect: more SGEs than the QP has, or than the ABI has. */
 	w = send_wqe(UROCE_WR_SEND, 4);
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 3, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 3, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	w.num_sge = 200;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 1000, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 1000, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	/* Expect: inline too long for the QP and for the ABI; inline READ. */
 	w = send_wqe(UROCE_WR_SEND, 0);
 	w.send_flags |= UROCE_SEND_INLINE;
 	w.inline_len = 65;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 64, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_send(&w, 8, 64, NULL), UROCE_WC_LOC_LEN_ERR);
 	w.inline_len = UROCE_MAX_INLINE + 1;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 100000, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_send(&w, 8, 100000, NULL), UROCE_WC_LOC_LEN_ERR);
 	w.opcode = UROCE_WR_RDMA_READ;
 	w.inline_len = 8;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	/* Expect: atomic SGE not exactly one of 8 bytes. */
 	w = send_wqe(UROCE_WR_ATOMIC_FETCH_AND_ADD, 1);
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
 	w = send_wqe(UROCE_WR_ATOMIC_CMP_AND_SWP, 2);
 	w.data.sg_list[0].length = 8;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
 	/* Expect: lengths that would overflow 32 bits are summed in 64 and
 	 * rejected above 2^31. */
 	w = send_wqe(UROCE_WR_SEND, 2);
 	w.data.sg_list[0].length = 0xffffffffu;
 	w.data.sg_list[1].length = 2;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_LEN_ERR);
 	w.data.sg_list[0].length = UROCE_MAX_MSG_SIZE - 2;
-	cr_expect_eq(uroce_shm_send_wqe_check(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
 }
 
 Test(wqe, recv_wqes)
@@ -119,15 +144,84 @@ Test(wqe, recv_wqes)
 	r.sg_list[0].length = 4096;
 	r.sg_list[1].length = 100;
 	/* Expect: success and 4196 B; then too many SGEs, reserved, overflow. */
-	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(read_recv(&r, 8, &len), UROCE_WC_SUCCESS);
 	cr_expect_eq(len, 4196);
-	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 1, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_recv(&r, 1, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	r.num_sge = 9;
-	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 100, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_recv(&r, 100, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	r.num_sge = 2;
 	r.reserved0 = 1;
-	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(read_recv(&r, 8, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	r.reserved0 = 0;
 	r.sg_list[0].length = 0xffffffffu;
-	cr_expect_eq(uroce_shm_recv_wqe_check(&r, 8, NULL), UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(read_recv(&r, 8, NULL), UROCE_WC_LOC_LEN_ERR);
+}
+
+Test(wqe, copy_is_what_was_read)
+{
+	struct uroce_shm_wq_limits lim = { 8, 256, UROCE_QPT_RC };
+	struct uroce_shm_send_wqe w = send_wqe(UROCE_WR_ATOMIC_CMP_AND_SWP, 1);
+	struct uroce_wr_send wr;
+	uint64_t len = 0;
+
+	/* Expect: every field the opcode uses lands in the private copy. */
+	w.data.sg_list[0].length = 8;
+	w.wr.atomic.remote_addr = 0x1234560;
+	w.wr.atomic.compare_add = 5;
+	w.wr.atomic.swap = 6;
+	w.wr.atomic.rkey = 0x77;
+	memset(&wr, 0, sizeof(wr));
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.wr_id, 99);
+	cr_expect_eq(wr.opcode, UROCE_WR_ATOMIC_CMP_AND_SWP);
+	cr_expect_eq(wr.remote_addr, 0x1234560);
+	cr_expect_eq(wr.compare_add, 5);
+	cr_expect_eq(wr.swap, 6);
+	cr_expect_eq(wr.rkey, 0x77);
+	cr_expect_eq(wr.num_sge, 1);
+	cr_expect_eq(wr.sge[0].addr, 0x1000);
+	cr_expect_eq(wr.sge[0].lkey, 7);
+	cr_expect_eq(len, 8);
+	/* Expect: inline bytes copied into the slot's buffer; none without one. */
+	w = send_wqe(UROCE_WR_SEND, 0);
+	w.send_flags |= UROCE_SEND_INLINE;
+	w.inline_len = 3;
+	memcpy(w.data.inline_data, "abc", 3);
+	memset(&wr, 0, sizeof(wr));
+	wr.inline_data = inline_buf;
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, &len), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.inline_len, 3);
+	cr_expect_eq(memcmp(inline_buf, "abc", 3), 0);
+	wr.inline_data = NULL;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, &len), UROCE_WC_LOC_LEN_ERR);
+}
+
+Test(wqe, qp_type_decides_the_opcodes_and_the_ud_fields)
+{
+	struct uroce_shm_wq_limits ud = { 8, 256, UROCE_QPT_UD }, uc = { 8, 256, UROCE_QPT_UC };
+	struct uroce_shm_send_wqe w = send_wqe(UROCE_WR_SEND, 1);
+	struct uroce_wr_send wr;
+
+	memset(&wr, 0, sizeof(wr));
+	/* Expect: a UD SEND takes its AH handle, QPN and Q_Key from the WQE. */
+	w.wr.ud.ah_handle = 3;
+	w.wr.ud.remote_qpn = 0xabcdef;
+	w.wr.ud.remote_qkey = 0x11;
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &ud, &wr, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.ah_handle, 3);
+	cr_expect_eq(wr.remote_qpn, 0xabcdef);
+	cr_expect_eq(wr.remote_qkey, 0x11);
+	/* Expect: a QPN above 24 bits, a reserved word, a WRITE on UD: refused. */
+	w.wr.ud.remote_qpn = 0x1000000;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &ud, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.wr.ud.remote_qpn = 1;
+	w.wr.ud.reserved = 1;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &ud, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w = send_wqe(UROCE_WR_RDMA_WRITE, 1);
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &ud, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	/* Expect: UC carries WRITE but no READ or atomic (IBA 10.7.3.1). */
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &uc, &wr, NULL), UROCE_WC_SUCCESS);
+	w = send_wqe(UROCE_WR_RDMA_READ, 1);
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &uc, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	cr_expect_eq(wr.wr_id, 99, "wr_id is set for the error completion");
 }

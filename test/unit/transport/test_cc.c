@@ -701,7 +701,7 @@ Test(cc, pacing_parks_the_requester)
 	for (i = 0; i < 10; i++)
 		post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 1024, 0, (uint64_t)i, 0);
 	for (i = 0; i < 20; i++) {
-		struct uroce_eng_sge sge = { IOVA(0), 1024, uroce_eng_mr_lkey(p.mr[0]) };
+		struct uroce_wr_sge sge = { IOVA(0), 1024, uroce_eng_mr_lkey(p.mr[0]) };
 		struct uroce_eng_send_wr wr;
 
 		memset(&wr, 0, sizeof(wr));
@@ -763,7 +763,7 @@ Test(cc, slow_pacing_no_false_timeouts)
 	simwire_set_capture(p.sw, 1, false);
 	post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 4 * 1024, 0, 7, 0);
 	cr_assert_eq(sim_wait_cq(p.sw, p.s[0].scq, &wc, 1, 100000), 1);
-	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "%s", uroce_eng_wc_status_str(wc.status));
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "%s", uroce_wc_status_str(wc.status));
 	cr_expect_eq(qcnt(&p, 0, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
 	cr_expect_eq(qcnt(&p, 0, UROCE_CNT_RETRANSMITS), 0);
 	cr_expect_eq(qcnt(&p, 1, UROCE_CNT_RESP_ACKS_SENT), 4, "one ACK per slow packet");

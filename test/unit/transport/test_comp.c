@@ -443,7 +443,7 @@ Test(comp, nak_codes_to_wc_status)
 		cr_assert_eq(poll1(&p, &wc), 1);
 		cr_expect_eq(wc.wr_id, 1);
 		cr_expect_eq(wc.status, t[i].st, "code %d got %s", t[i].code,
-			     uroce_eng_wc_status_str(wc.status));
+			     uroce_wc_status_str(wc.status));
 		cr_assert_eq(poll1(&p, &wc), 1);
 		cr_expect_eq(wc.wr_id, 2);
 		cr_expect_eq(wc.status, UROCE_WC_WR_FLUSH_ERR);

@@ -93,7 +93,7 @@ Test(engine, counter_names_from_def)
 		for (j = i + 1; j < UROCE_CNT_MAX; j++)
 			cr_expect_str_neq(uroce_eng_counter_name(i), uroce_eng_counter_name(j));
 	}
-	cr_expect_str_eq(uroce_eng_wc_status_str(UROCE_WC_RETRY_EXC_ERR),
+	cr_expect_str_eq(uroce_wc_status_str(UROCE_WC_RETRY_EXC_ERR),
 			 "transport retry counter exceeded");
 	cr_expect_str_eq(uroce_eng_qp_state_str(UROCE_QPS_SQD), "SQD");
 	cr_expect_str_eq(uroce_eng_qp_state_str(99), "?");
@@ -120,7 +120,7 @@ Test(engine, next_deadline_tracks_earliest_timer)
 		struct sim_side other = p.s[1];
 		struct uroce_eng_qp *peer = sim_qp_create(&other, UROCE_QPT_RC, 4);
 		struct sim_qp_opts o2 = { .psn0 = 0, .timeout = 8 };
-		struct uroce_eng_sge sge = { IOVA(0), 8, uroce_eng_mr_lkey(p.mr[0]) };
+		struct uroce_wr_sge sge = { IOVA(0), 8, uroce_eng_mr_lkey(p.mr[0]) };
 		struct uroce_eng_send_wr wr = { .sg_list = &sge, .num_sge = 1,
 					    .opcode = UROCE_WR_SEND };
 

@@ -320,7 +320,7 @@ Test(qp, post_send_validation)
 	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_RTS);
 	struct uroce_eng_qp *ud = sim_qp_create(&s, UROCE_QPT_UD, 4);
 	struct uroce_eng_send_wr wr;
-	struct uroce_eng_sge sge = { 0, 4, 0 };
+	struct uroce_wr_sge sge = { 0, 4, 0 };
 	uint8_t big[UROCE_MAX_INLINE + 1];
 	unsigned int i;
 
@@ -397,7 +397,7 @@ Test(qp, message_packet_limit)
 {
 	struct uroce_eng_qp *qp = rc_to(UROCE_QPS_INIT);
 	struct uroce_eng_qp_attr a;
-	struct uroce_eng_sge sge = { 0, (1u << 30) + 1, 0 };
+	struct uroce_wr_sge sge = { 0, (1u << 30) + 1, 0 };
 	struct uroce_eng_send_wr wr;
 
 	good_attr(&a, UROCE_QPS_RTR);

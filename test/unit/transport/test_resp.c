@@ -610,7 +610,7 @@ Test(resp, send_with_invalidate_refused)
 	struct sim_qp_opts o = { .psn0 = 0 };
 	struct uroce_eng_qp *qp2;
 	struct uroce_eng_send_wr wr;
-	struct uroce_eng_sge sge;
+	struct uroce_wr_sge sge;
 	struct uroce_ext_fields e;
 	struct uroce_eng_wc wc;
 	struct proto p;
@@ -640,7 +640,7 @@ Test(resp, send_with_invalidate_refused)
 		simwire_set_capture(p.sw, 0, false);
 		simwire_set_capture(p.sw, 1, false);
 		memset(p.buf[0], 0x77, 16);
-		sge = (struct uroce_eng_sge){ IOVA(0), 16, uroce_eng_mr_lkey(p.mr[0]) };
+		sge = (struct uroce_wr_sge){ IOVA(0), 16, uroce_eng_mr_lkey(p.mr[0]) };
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_id = 9;
 		wr.sg_list = &sge;

@@ -17,7 +17,7 @@ Test(srq, create_limits_and_post)
 	struct uroce_eng_pd *pd = uroce_eng_pd_alloc(simwire_engine(sw, 0));
 	struct uroce_eng_srq_init_attr a = { .max_wr = 0, .max_sge = 1 };
 	struct uroce_eng_srq *srq;
-	struct uroce_eng_sge sge[2] = { { 0, 8, 0 }, { 0, 8, 0 } };
+	struct uroce_wr_sge sge[2] = { { 0, 8, 0 }, { 0, 8, 0 } };
 	struct uroce_eng_recv_wr wr[3], *bad = NULL;
 	int i;
 
