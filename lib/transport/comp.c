@@ -63,14 +63,13 @@ comp_rto_us(const struct uroce_eng_qp *qp)
 static bool
 wqe_is_read(const struct swqe *w)
 {
-	return w->s.wr.opcode == UROCE_WR_RDMA_READ;
+	return (w->props & (UROCE_WRP_RD_ATOMIC | UROCE_WRP_ATOMIC)) == UROCE_WRP_RD_ATOMIC;
 }
 
 static bool
 wqe_is_atomic(const struct swqe *w)
 {
-	return w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
-	       w->s.wr.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD;
+	return (w->props & UROCE_WRP_ATOMIC) != 0;
 }
 
 /* Forward progress: IBA 9.7.5.2, the retry counters restart. */

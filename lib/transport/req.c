@@ -19,18 +19,6 @@
 
 #include "transport_internal.h"
 
-static bool
-is_rd_atomic(uint32_t op)
-{
-	return (uroce_wr_props(op) & UROCE_WRP_RD_ATOMIC) != 0;
-}
-
-static bool
-is_atomic(uint32_t op)
-{
-	return (uroce_wr_props(op) & UROCE_WRP_ATOMIC) != 0;
-}
-
 void
 req_complete_wqe(struct uroce_eng_qp *qp, struct swqe *w, enum uroce_wc_status st)
 {
@@ -132,9 +120,10 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 
 	if (!uroce_wr_allowed(r->opcode, t) || (r->flags & ~UROCE_SEND_FLAGS_ALL) != 0)
 		return -EINVAL;
+	w->props = uroce_wr_props(r->opcode);
 	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
 	if (w->is_inline) {
-		if (is_rd_atomic((enum uroce_wr_opcode)r->opcode) || r->inline_data == NULL)
+		if (!(w->props & UROCE_WRP_PAYLOAD) || r->inline_data == NULL)
 			return -EINVAL;
 		if (r->inline_len > qp->init.cap.max_inline_data)
 			return -EMSGSIZE;
@@ -148,7 +137,7 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 	if (total > UROCE_MAX_MSG_SIZE)
 		return -EMSGSIZE;
 	/* IBA 9.4.5: atomics are 8 bytes. */
-	if (is_atomic((enum uroce_wr_opcode)r->opcode) && total != 8)
+	if ((w->props & UROCE_WRP_ATOMIC) && total != 8)
 		return -EMSGSIZE;
 	if (t == UROCE_QPT_UD && total > qp->mtu)
 		return -EMSGSIZE;
@@ -188,21 +177,54 @@ uroce_eng_sq_commit(struct uroce_eng_qp *qp)
 	return 0;
 }
 
-/* Requester states (each step returns the next). */
-enum req_state_e {
+/*
+ * Requester states: one check or one action each, done by the function of
+ * the same name in req_steps[]. A step returns the next state; EXIT ends
+ * the run (the QP leaves the engine's work list until something kicks it),
+ * MORE ends it with the QP kept on the list.
+ *
+ *   GET_WQE ─┬─ (new WQE) START_WQE ─┬─ SEND_PKT ─ GET_WQE ...
+ *            │                        └─ WQE_ERROR (local protection) ─ EXIT
+ *            ├─ (WQE in progress) SEND_PKT
+ *            └─ (SQ empty, window full, budget spent) EXIT / MORE
+ *   blocked (SQD, fence, max_rd_atomic, congestion pacing): EXIT
+ */
+enum req_st {
 	REQ_GET_WQE,
 	REQ_START_WQE,
 	REQ_SEND_PKT,
 	REQ_WQE_ERROR,
-	REQ_BLOCKED,   /* waits for a kick: window, rd_atomic, fence, SQD, RNR */
-	REQ_MORE,      /* budget or TX buffers exhausted */
+	REQ_MORE,
 	REQ_EXIT,
+	REQ_NUM_STATES,
 };
 
-static const char *const req_state_names[] __attribute__((unused)) = {
+static const char *const req_st_names[REQ_NUM_STATES] __attribute__((unused)) = {
 	[REQ_GET_WQE] = "GET_WQE", [REQ_START_WQE] = "START_WQE",
 	[REQ_SEND_PKT] = "SEND_PKT", [REQ_WQE_ERROR] = "WQE_ERROR",
-	[REQ_BLOCKED] = "BLOCKED", [REQ_MORE] = "MORE", [REQ_EXIT] = "EXIT",
+	[REQ_MORE] = "MORE", [REQ_EXIT] = "EXIT",
+};
+
+/* One run of the requester of one QP. */
+struct req_ctx {
+	struct uroce_eng_qp *qp;
+	struct swqe *w;             /* the WQE being sent */
+	unsigned int budget;        /* packets this run may send */
+	unsigned int sent;
+	bool more;                  /* MORE: budget or TX buffers ran out */
+};
+
+typedef enum req_st (*req_step_fn)(struct req_ctx *c);
+
+/* One packet of a message: what the headers say and how much it carries. */
+struct req_pkt {
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+	uint32_t paylen;
+	uint32_t consumed;          /* PSNs it takes (a READ: one per response) */
+	uint32_t off;               /* message offset of the payload */
+	bool last;                  /* ends the message */
+	const struct uroce_eng_ah_attr *ah;
 };
 
 /* Position of a packet in its message, the column of seg_ops[]. */
@@ -232,17 +254,141 @@ static const uint8_t seg_ops[][4] = {
 					   SEND_LAST_WITH_INVALIDATE),
 };
 
-/* Full opcode of one packet of a SEND/WRITE message. */
-static uint8_t
-seg_opcode(const struct uroce_eng_qp *qp, const struct swqe *w, bool first, bool last)
-{
-	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
-	enum seg_pos pos = first ? (last ? SEG_ONLY : SEG_FIRST) : (last ? SEG_LAST : SEG_MIDDLE);
+/* ---- headers: one function per kind of message --------------------------- */
 
-	/* sq_check() admits only the opcodes with a row here. */
-	assert(w->s.wr.opcode < UROCE_ARRAY_SIZE(seg_ops));
-	return UROCE_OPCODE(svc, seg_ops[w->s.wr.opcode][pos]);
+/* IBA 9.8.2: UD is one SEND_ONLY packet with a DETH. */
+static void
+fmt_ud(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	const struct uroce_wr_send *wr = &w->s.wr;
+
+	p->bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, wr->opcode == UROCE_WR_SEND_WITH_IMM ?
+				     UROCE_OP_SEND_ONLY_WITH_IMMEDIATE : UROCE_OP_SEND_ONLY);
+	p->bth.dqpn = wr->remote_qpn;
+	p->bth.se = wr->flags & UROCE_SEND_SOLICITED;
+	/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
+	p->ext.qkey = (wr->remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey : wr->remote_qkey;
+	p->ext.src_qp = qp->qpn;
+	p->ext.imm = wr->imm;
+	p->paylen = w->length;
+	p->ah = &w->s.ah;
 }
+
+/* IBA 9.7.4.1.3: a READ request consumes one PSN per response packet; a
+ * restart asks for the remaining sub-range. */
+static void
+fmt_read(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	p->bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_REQUEST);
+	p->bth.ackreq = true;
+	p->ext.va = w->s.wr.remote_addr + qp->req.off;
+	p->ext.rkey = w->s.wr.rkey;
+	p->ext.dma_len = w->length - qp->req.off;
+	p->consumed = uroce_num_pkts(p->ext.dma_len, qp->mtu);
+}
+
+/* IBA 9.4.5: an atomic is one packet with an AtomicETH. */
+static void
+fmt_atomic(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	const struct uroce_wr_send *wr = &w->s.wr;
+	bool cas = wr->opcode == UROCE_WR_ATOMIC_CMP_AND_SWP;
+
+	(void)qp;
+	p->bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, cas ? UROCE_OP_COMPARE_SWAP : UROCE_OP_FETCH_ADD);
+	p->bth.ackreq = true;
+	p->ext.va = wr->remote_addr;
+	p->ext.rkey = wr->rkey;
+	p->ext.swap_add = cas ? wr->swap : wr->compare_add;
+	p->ext.compare = wr->compare_add;
+}
+
+/* A SEND or WRITE segmented by path MTU (IBA 9.7.1): the packet at the
+ * current offset, FIRST/MIDDLE/LAST or ONLY. */
+static void
+fmt_segment(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	const struct uroce_wr_send *wr = &w->s.wr;
+	uint8_t svc = qp->init.qp_type == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_RC;
+	bool first = qp->req.off == 0;
+	enum seg_pos pos;
+
+	p->off = qp->req.off;
+	p->paylen = UROCE_MIN(qp->mtu, w->length - qp->req.off);
+	p->last = qp->req.off + p->paylen == w->length;
+	pos = first ? (p->last ? SEG_ONLY : SEG_FIRST) : (p->last ? SEG_LAST : SEG_MIDDLE);
+	/* sq_check() admits only the opcodes with a row here. */
+	assert(wr->opcode < UROCE_ARRAY_SIZE(seg_ops));
+	p->bth.opcode = UROCE_OPCODE(svc, seg_ops[wr->opcode][pos]);
+	p->ext.va = wr->remote_addr;
+	p->ext.rkey = wr->rkey;
+	p->ext.dma_len = w->length;
+	p->ext.imm = wr->imm;
+	p->ext.inv_rkey = wr->imm;
+	p->bth.se = p->last && (wr->flags & UROCE_SEND_SOLICITED);
+	/* IBA 9.7.2: AckReq on the last packet and periodically. */
+	p->bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
+			(p->last || (uroce_psn_diff(p->bth.psn, w->first_psn) + 1) %
+					    UROCE_ACKREQ_INTERVAL == 0);
+}
+
+/* The headers of the next packet of @p w. */
+static void
+req_fmt(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->bth.pkey = UROCE_DEFAULT_PKEY;
+	p->bth.migreq = true;
+	p->bth.dqpn = qp->attr.dest_qp_num;
+	p->bth.psn = qp->req.psn;
+	p->consumed = 1;
+	p->last = true;
+	p->ah = &qp->attr.ah_attr;
+	if (qp->init.qp_type == UROCE_QPT_UD)
+		fmt_ud(qp, w, p);
+	else if (w->props & UROCE_WRP_ATOMIC)
+		fmt_atomic(qp, w, p);
+	else if (w->props & UROCE_WRP_RD_ATOMIC)
+		fmt_read(qp, w, p);
+	else
+		fmt_segment(qp, w, p);
+}
+
+/* ---- payload: copied, or zero-copy from client memory -------------------- */
+
+/*
+ * Put the payload of @p p behind the headers in @p buf and send it. Zero-copy
+ * when the payload lies in one SGE of an MR that allows it: the WQE then
+ * waits for the device (sq_retire()). @return false if the MR went away
+ * under a message in progress (buf is freed).
+ */
+static bool
+req_send_payload(struct uroce_eng_qp *qp, struct swqe *w, const struct req_pkt *p, uint8_t *buf,
+		 uint32_t hdr_len)
+{
+	if (p->paylen > 0) {
+		struct uroce_eng_mr *mr = NULL;
+		const uint8_t *src = NULL;
+
+		if (!w->is_inline && qp->eng->zc_min != 0 && p->paylen >= qp->eng->zc_min)
+			src = sge_span(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, p->off,
+				       p->paylen, &mr);
+		if (src != NULL && eng_zc_ok(qp, mr, p->paylen) &&
+		    eng_tx_send_zc(qp, buf, &p->bth, hdr_len, src, p->paylen, p->ah, mr, w))
+			return true;
+		if (w->is_inline) {
+			memcpy(buf + hdr_len, w->s.wr.inline_data + p->off, p->paylen);
+		} else if (sge_copy(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, p->off,
+				    buf + hdr_len, p->paylen, false) != 0) {
+			qp->eng->ops.tx_free(qp->eng->ctx, buf);
+			return false;
+		}
+	}
+	eng_tx_send(qp, buf, &p->bth, hdr_len, p->paylen, p->ah);
+	return true;
+}
+
+/* ---- after the packet: PSN, timer, message progress ---------------------- */
 
 static void
 arm_rto(struct uroce_eng_qp *qp)
@@ -255,240 +401,170 @@ arm_rto(struct uroce_eng_qp *qp)
 	}
 }
 
-/* Build and send the next packet of WQE @w. Returns false if no TX buffer
- * (or a local protection error, with *err set). */
-static bool
-send_pkt(struct uroce_eng_qp *qp, struct swqe *w, bool *err)
+/* The packet @p p of @p w left: the PSN moves on (IBA 9.7.1), the retransmit
+ * timer runs (RC), and a finished message moves the requester to the next
+ * WQE; UC and UD have no ACK, so their WQE completes once sent (IBA 9.8). */
+static void
+req_advance(struct uroce_eng_qp *qp, struct swqe *w, const struct req_pkt *p)
 {
-	struct uroce_bth_fields bth;
-	struct uroce_ext_fields ext;
-	uint32_t psn = qp->req.psn, paylen = 0, consumed = 1, hdr_len;
-	bool first = false, last = true;
-	const struct uroce_eng_ah_attr *ah = &qp->attr.ah_attr;
-	uint8_t *buf;
-
-	memset(&bth, 0, sizeof(bth));
-	memset(&ext, 0, sizeof(ext));
-	bth.pkey = UROCE_DEFAULT_PKEY;
-	bth.migreq = true;
-	bth.dqpn = qp->attr.dest_qp_num;
-	bth.psn = psn;
-
-	if (qp->init.qp_type == UROCE_QPT_UD) {
-		/* IBA 9.8.2: UD is one SEND_ONLY packet with a DETH. */
-		bth.opcode = UROCE_OPCODE(UROCE_SVC_UD, w->s.wr.opcode == UROCE_WR_SEND_WITH_IMM ?
-					  UROCE_OP_SEND_ONLY_WITH_IMMEDIATE : UROCE_OP_SEND_ONLY);
-		bth.dqpn = w->s.wr.remote_qpn;
-		bth.se = w->s.wr.flags & UROCE_SEND_SOLICITED;
-		/* IBA 10.2.5: a Q_Key with the high bit set means the QP's own. */
-		ext.qkey = (w->s.wr.remote_qkey & UROCE_QKEY_PRIVILEGED) ? qp->attr.qkey :
-								     w->s.wr.remote_qkey;
-		ext.src_qp = qp->qpn;
-		ext.imm = w->s.wr.imm;
-		paylen = w->length;
-		first = true;
-		ah = &w->s.ah;
-	} else if (w->s.wr.opcode == UROCE_WR_RDMA_READ) {
-		/* IBA 9.7.4.1.3: a READ request consumes one PSN per response
-		 * packet; a restart asks for the remaining sub-range. */
-		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_REQUEST);
-		bth.ackreq = true;
-		ext.va = w->s.wr.remote_addr + qp->req.off;
-		ext.rkey = w->s.wr.rkey;
-		ext.dma_len = w->length - qp->req.off;
-		consumed = uroce_num_pkts(ext.dma_len, qp->mtu);
-	} else if (is_atomic(w->s.wr.opcode)) {
-		bth.opcode = UROCE_OPCODE(UROCE_SVC_RC,
-					  w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ?
-					  UROCE_OP_COMPARE_SWAP : UROCE_OP_FETCH_ADD);
-		bth.ackreq = true;
-		ext.va = w->s.wr.remote_addr;
-		ext.rkey = w->s.wr.rkey;
-		ext.swap_add = w->s.wr.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ? w->s.wr.swap : w->s.wr.compare_add;
-		ext.compare = w->s.wr.compare_add;
-	} else {
-		first = qp->req.off == 0;
-		paylen = UROCE_MIN(qp->mtu, w->length - qp->req.off);
-		last = qp->req.off + paylen == w->length;
-		bth.opcode = seg_opcode(qp, w, first, last);
-		ext.va = w->s.wr.remote_addr;
-		ext.rkey = w->s.wr.rkey;
-		ext.dma_len = w->length;
-		ext.imm = w->s.wr.imm;
-		ext.inv_rkey = w->s.wr.imm;
-		bth.se = last && (w->s.wr.flags & UROCE_SEND_SOLICITED);
-		/* IBA 9.7.2: AckReq on the last packet and periodically. */
-		bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
-			     (last || (uroce_psn_diff(psn, w->first_psn) + 1) %
-					      UROCE_ACKREQ_INTERVAL == 0);
-	}
-
-	/* cc: a slowly paced RC packet asks for its ACK (cc_ackreq()). */
-	if (unlikely(qp->cc.limited) && qp->init.qp_type == UROCE_QPT_RC && !bth.ackreq)
-		bth.ackreq = cc_ackreq(qp, paylen);
-	buf = eng_tx_prepare(qp, &bth, &ext, paylen, &hdr_len);
-	if (buf == NULL)
-		return false;
-	if (paylen > 0) {
-		uint32_t off = qp->init.qp_type == UROCE_QPT_UD ? 0 : qp->req.off;
-		struct uroce_eng_mr *mr = NULL;
-		const uint8_t *src = NULL;
-
-		/* Zero-copy when the payload lies in one SGE of an MR that
-		 * allows it; the WQE then waits for the device (sq_retire()). */
-		if (!w->is_inline && qp->eng->zc_min != 0 && paylen >= qp->eng->zc_min)
-			src = sge_span(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, off, paylen, &mr);
-		if (src != NULL && eng_zc_ok(qp, mr, paylen) &&
-		    eng_tx_send_zc(qp, buf, &bth, hdr_len, src, paylen, ah, mr, w)) {
-			buf = NULL;
-		} else if (w->is_inline) {
-			memcpy(buf + hdr_len, w->s.wr.inline_data + off, paylen);
-		} else if (sge_copy(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, off, buf + hdr_len,
-				    paylen, false) != 0) {
-			/* The MR went away under a message in progress. */
-			qp->eng->ops.tx_free(qp->eng->ctx, buf);
-			*err = true;
-			return false;
-		}
-	}
-	if (buf != NULL)
-		eng_tx_send(qp, buf, &bth, hdr_len, paylen, ah);
-	if (unlikely(qp->cc.limited))
-		cc_tx_done(qp, hdr_len + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN); /* cc */
+	uint32_t psn = p->bth.psn;
 
 	if (uroce_psn_before(psn, qp->req.psn_hi))
 		QP_CNT(qp, RETRANSMITS);
-	qp->req.psn = uroce_psn_add(psn, consumed);
+	qp->req.psn = uroce_psn_add(psn, p->consumed);
 	if (uroce_psn_before(qp->req.psn_hi, qp->req.psn))
 		qp->req.psn_hi = qp->req.psn;
 	if (qp->init.qp_type == UROCE_QPT_RC)
 		arm_rto(qp);
-
-	if (w->s.wr.opcode == UROCE_WR_RDMA_READ || is_atomic(w->s.wr.opcode) || last) {
-		qp->req.cur++;
-		qp->req.off = 0;
-		/* UC and UD have no ACK: a WQE is complete once sent (IBA 9.8). */
-		if (qp->init.qp_type != UROCE_QPT_RC)
-			req_complete_wqe(qp, w, UROCE_WC_SUCCESS);
-	} else {
-		qp->req.off += paylen;
+	if (!p->last) {
+		qp->req.off += p->paylen;
+		return;
 	}
-	return true;
+	qp->req.cur++;
+	qp->req.off = 0;
+	if (qp->init.qp_type != UROCE_QPT_RC)
+		req_complete_wqe(qp, w, UROCE_WC_SUCCESS);
 }
 
-static enum req_state_e
-req_get_wqe(struct uroce_eng_qp *qp, struct swqe **wp)
-{
-	struct swqe *w;
+/* ---- the steps ---------------------------------------------------------- */
 
+static enum req_st
+req_get_wqe(struct req_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+
+	if (c->sent >= c->budget)
+		return REQ_MORE;
 	if (qp->req.cur == qp->sq_tail)
 		return REQ_EXIT;
-	w = sq_at(qp, qp->req.cur);
-	*wp = w;
+	c->w = sq_at(qp, qp->req.cur);
+	/* The window of unacknowledged PSNs is full: wait for ACKs. */
 	if (qp->init.qp_type == UROCE_QPT_RC &&
 	    uroce_psn_diff(qp->req.psn, qp->comp.psn) >= UROCE_MAX_INFLIGHT_PKTS)
-		return REQ_BLOCKED;
-	if (w->state == SWQE_POSTED)
-		return REQ_START_WQE;
-	return REQ_SEND_PKT;
+		return REQ_EXIT;
+	return c->w->state == SWQE_POSTED ? REQ_START_WQE : REQ_SEND_PKT;
 }
 
-static enum req_state_e
-req_start_wqe(struct uroce_eng_qp *qp, struct swqe *w)
+static enum req_st
+req_start_wqe(struct req_ctx *c)
 {
-	int access = 0;
+	struct uroce_eng_qp *qp = c->qp;
+	struct swqe *w = c->w;
+	bool rd_atomic = (w->props & UROCE_WRP_RD_ATOMIC) != 0;
 
 	/* IBA 10.3.1: in SQD no new WQE starts; those in progress finish. */
 	if (qp->attr.qp_state == UROCE_QPS_SQD)
-		return REQ_BLOCKED;
+		return REQ_EXIT;
 	/* IBA 10.8.3.3 (fence): wait for every prior READ/ATOMIC. */
 	if ((w->s.wr.flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
-		return REQ_BLOCKED;
+		return REQ_EXIT;
 	/* IBA 9.7.4.1.x: never more than max_rd_atomic READ/ATOMIC outstanding. */
-	if (is_rd_atomic(w->s.wr.opcode) && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
-		return REQ_BLOCKED;
-	if (is_rd_atomic(w->s.wr.opcode))
-		access = UROCE_ACCESS_LOCAL_WRITE;
-	if (!w->is_inline &&
-	    !sge_list_ok(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, access))
+	if (rd_atomic && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
+		return REQ_EXIT;
+	/* IBA 10.8.3.1: a READ or atomic writes into its SGEs. */
+	if (!w->is_inline && !sge_list_ok(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge,
+					  rd_atomic ? UROCE_ACCESS_LOCAL_WRITE : 0))
 		return REQ_WQE_ERROR;
 	w->first_psn = qp->req.psn;
-	if (w->s.wr.opcode == UROCE_WR_RDMA_READ)
-		w->npkts = uroce_num_pkts(w->length, qp->mtu);
-	else if (is_atomic(w->s.wr.opcode) || qp->init.qp_type == UROCE_QPT_UD)
+	if ((w->props & UROCE_WRP_ATOMIC) || qp->init.qp_type == UROCE_QPT_UD)
 		w->npkts = 1;
 	else
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);
 	w->last_psn = uroce_psn_add(w->first_psn, w->npkts - 1);
 	w->state = SWQE_SENT;
-	if (is_rd_atomic(w->s.wr.opcode)) {
+	if (rd_atomic) {
 		w->rd_counted = true;
 		qp->req.rd_outstanding++;
 	}
 	return REQ_SEND_PKT;
 }
 
+/* Build, fill and send the next packet of the WQE. */
+static enum req_st
+req_send_pkt(struct req_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct req_pkt p;
+	uint32_t hdr_len;
+	uint8_t *buf;
+
+	/* cc: a QP that a CNP slowed waits for its pacing slot on the timer
+	 * list (cc.c), not on the work list. */
+	if (unlikely(qp->cc.limited) && !cc_pace_ok(qp))
+		return REQ_EXIT;
+	req_fmt(qp, c->w, &p);
+	/* cc: a slowly paced RC packet asks for its ACK (cc_ackreq()). */
+	if (unlikely(qp->cc.limited) && qp->init.qp_type == UROCE_QPT_RC && !p.bth.ackreq)
+		p.bth.ackreq = cc_ackreq(qp, p.paylen);
+	buf = eng_tx_prepare(qp, &p.bth, &p.ext, p.paylen, &hdr_len);
+	if (buf == NULL)
+		return REQ_MORE;
+	if (!req_send_payload(qp, c->w, &p, buf, hdr_len))
+		return REQ_WQE_ERROR; /* the MR went away under a message in progress */
+	if (unlikely(qp->cc.limited))
+		cc_tx_done(qp, hdr_len + p.paylen + uroce_pad(p.paylen) + UROCE_ICRC_LEN);
+	req_advance(qp, c->w, &p);
+	c->sent++;
+	return REQ_GET_WQE;
+}
+
+/* IBA 10.8.3.1: local protection error. RC QPs go to ERR; UC/UD go to SQE
+ * (IBA 10.3.1). */
+static enum req_st
+req_wqe_error(struct req_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct swqe *w = c->w;
+
+	if (qp->init.qp_type == UROCE_QPT_RC) {
+		/* Completions are in order: if earlier WQEs are still in flight,
+		 * wait for them (the WQE stays POSTED and is checked again on
+		 * the next kick). */
+		if (qp->sq_head != qp->req.cur) {
+			if (w->state == SWQE_SENT)
+				w->state = SWQE_POSTED;
+			return REQ_EXIT;
+		}
+		QP_CNT(qp, REQ_LOCAL_PROT_ERR);
+		req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
+		qp_to_err(qp, QP_ERR_REPORTED);
+	} else {
+		QP_CNT(qp, REQ_LOCAL_PROT_ERR);
+		req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
+		qp->attr.qp_state = UROCE_QPS_SQE;
+		sq_flush(qp);
+	}
+	return REQ_EXIT;
+}
+
+static enum req_st
+req_more(struct req_ctx *c)
+{
+	c->more = true;
+	return REQ_EXIT;
+}
+
+static const req_step_fn req_steps[REQ_NUM_STATES] = {
+	[REQ_GET_WQE] = req_get_wqe,
+	[REQ_START_WQE] = req_start_wqe,
+	[REQ_SEND_PKT] = req_send_pkt,
+	[REQ_WQE_ERROR] = req_wqe_error,
+	[REQ_MORE] = req_more,
+};
+
 unsigned int
 req_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more)
 {
-	enum req_state_e st = REQ_GET_WQE;
-	struct swqe *w = NULL;
-	unsigned int sent = 0;
-	bool err = false;
+	struct req_ctx c = { .qp = qp, .budget = budget };
+	enum req_st st = REQ_GET_WQE;
 
 	*more = false;
 	if (!qp_can_send(qp) || qp->req.rnr_wait)
 		return 0;
-	for (;;) {
-		switch (st) {
-		case REQ_GET_WQE:
-			st = sent < budget ? req_get_wqe(qp, &w) : REQ_MORE;
-			break;
-		case REQ_START_WQE:
-			st = req_start_wqe(qp, w);
-			break;
-		case REQ_SEND_PKT:
-			/* cc: a QP that a CNP slowed waits for its pacing slot
-			 * on the timer list (cc.c), not on the work list. */
-			if (unlikely(qp->cc.limited) && !cc_pace_ok(qp))
-				return sent;
-			if (send_pkt(qp, w, &err)) {
-				sent++;
-				st = REQ_GET_WQE;
-			} else {
-				st = err ? REQ_WQE_ERROR : REQ_MORE;
-			}
-			break;
-		case REQ_WQE_ERROR:
-			/* IBA 10.8.3.1: local protection error. RC QPs go to ERR;
-			 * UC/UD go to SQE (IBA 10.3.1). */
-			if (qp->init.qp_type == UROCE_QPT_RC) {
-				/* Completions are in order: if earlier WQEs are
-				 * still in flight, wait for them (the WQE stays
-				 * POSTED and is checked again on the next kick). */
-				if (qp->sq_head != qp->req.cur) {
-					if (w->state == SWQE_SENT)
-						w->state = SWQE_POSTED;
-					return sent;
-				}
-				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
-				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
-				qp_to_err(qp, QP_ERR_REPORTED);
-			} else {
-				QP_CNT(qp, REQ_LOCAL_PROT_ERR);
-				req_complete_wqe(qp, w, UROCE_WC_LOC_PROT_ERR);
-				qp->attr.qp_state = UROCE_QPS_SQE;
-				sq_flush(qp);
-			}
-			return sent;
-		case REQ_MORE:
-			*more = true;
-			return sent;
-		case REQ_BLOCKED:
-		case REQ_EXIT:
-			return sent;
-		}
-	}
+	while (st != REQ_EXIT)
+		st = req_steps[st](&c);
+	*more = c.more;
+	return c.sent;
 }
 
 void
@@ -511,7 +587,7 @@ req_rewind(struct uroce_eng_qp *qp, uint32_t psn)
 				d = 0;
 				qp->req.psn = w->first_psn;
 			}
-			if (!is_atomic(w->s.wr.opcode))
+			if (!(w->props & UROCE_WRP_ATOMIC))
 				qp->req.off = (uint32_t)d * qp->mtu;
 			break;
 		}

@@ -117,6 +117,7 @@ enum swqe_state {
  */
 struct swqe {
 	struct uroce_eng_send_wqe s;  /* the request as posted */
+	uint32_t props;              /* uroce_wr_props() of its opcode */
 	uint32_t length;             /* message bytes */
 	bool is_inline;              /* payload from wr.inline_data, not SGEs */
 	/* requester/completer state */

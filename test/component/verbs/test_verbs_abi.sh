@@ -101,6 +101,17 @@ if have ibv_devinfo; then
 fi
 
 PORT=$((20000 + $$ % 5000))
+# wait_listen PORT PID: until a TCP socket listens on PORT (the server is
+# ready), PID exits, or 30 s pass. A fixed nap loses on a loaded host.
+wait_listen() {
+	local i
+	for i in $(seq 300); do
+		ss -Hltn "sport = :$1" 2>/dev/null | grep -q . && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
 # pair NAME ENV... -- CMD...: server and client (127.0.0.1) on the one daemon.
 pair() {
 	local name="$1" env=() cmd=() spid rc_c rc_s
@@ -111,7 +122,7 @@ pair() {
 	PORT=$((PORT + 1))
 	timeout 60 env "${env[@]}" "$UROCE_RUN" "${cmd[@]}" -p $PORT >"$WORK/$name.srv" 2>&1 &
 	spid=$!
-	sleep 0.5
+	wait_listen "$PORT" "$spid"
 	timeout 60 env "${env[@]}" "$UROCE_RUN" "${cmd[@]}" -p $PORT 127.0.0.1 >"$WORK/$name.cli" 2>&1
 	rc_c=$?
 	wait "$spid"
@@ -151,7 +162,7 @@ if have qperf; then
 	"$UROCE_RUN" qperf -lp $PORT >"$WORK/qperf.srv" 2>&1 &
 	QP=$!
 	PIDS+=("$QP")
-	sleep 0.5
+	wait_listen "$PORT" "$QP"
 	timeout 60 "$UROCE_RUN" qperf -lp $PORT -t 1 127.0.0.1 rc_bw ver_rc_fetch_add \
 		>"$WORK/qperf.cli" 2>&1
 	rc=$?
