@@ -33,7 +33,6 @@
 #include "uroce_loadgen.h"
 #include "uroce_shm_gen.h"
 
-#include "client.h"
 #include "ctl.h"
 #include "json.h"
 
@@ -77,7 +76,7 @@ struct gopts {
 struct side {
 	const char *name;        /* "initiator" or "target" */
 	const char *path;
-	struct ctl_conn c;
+	struct uroce_shm_client c;
 	bool open;
 	bool alive;              /* answered the last request */
 	uint32_t worker;
@@ -123,7 +122,7 @@ gen_usage(FILE *out)
 		"Output: a rate record (JSON) per interval on stdout, then a summary (JSON).\n"
 		"Exit: 0 every message completed (and checked), 1 errors or bad data,\n"
 		"      2 a bad option or a setup failure. SIGINT/SIGTERM stop it cleanly.\n",
-		ctl_socket_path(NULL), GEN_DEFAULT_QPS, UROCE_SHM_GEN_MAX_QPS, GEN_DEFAULT_WINDOW,
+		uroce_shm_socket_path(NULL), GEN_DEFAULT_QPS, UROCE_SHM_GEN_MAX_QPS, GEN_DEFAULT_WINDOW,
 		GEN_DEFAULT_SECONDS);
 }
 
@@ -326,7 +325,7 @@ gen_parse(int argc, char **argv, struct gopts *o)
 	}
 	if (o->seconds < 0)
 		o->seconds = o->count != 0 ? 0 : GEN_DEFAULT_SECONDS;
-	o->from = ctl_socket_path(o->from);
+	o->from = uroce_shm_socket_path(o->from);
 	if (o->to == NULL)
 		o->to = o->from;
 	return -1;
@@ -360,10 +359,10 @@ mtu_enum(uint32_t bytes)
 static int
 call_err(struct side *s, const char *what, int rc)
 {
-	if (rc == -EOPNOTSUPP || (rc == -ECONNRESET && s->c.abi_minor < 3))
+	if (rc == -EOPNOTSUPP || (rc == -ECONNRESET && s->c.daemon_minor < 3))
 		ctl_err("%s: the %s daemon at %s does not know the load generator (it speaks "
 			"shm ABI 1.%u; the generator is 1.3): use the uroced of this release",
-			what, s->name, s->path, s->c.abi_minor);
+			what, s->name, s->path, s->c.daemon_minor);
 	else if (rc == -ECONNRESET)
 		ctl_err("%s: the %s daemon at %s closed the connection (did it stop?)", what,
 			s->name, s->path);
@@ -385,22 +384,22 @@ side_open(struct side *s)
 {
 	struct uroce_shm_msg_query_port_req pq;
 	struct uroce_shm_msg_query_port_resp pr;
-	int rc = ctl_conn_open(&s->c, s->path);
+	int rc = uroce_shm_client_open(&s->c, s->path, "uroce-ctl");
 
 	if (rc != 0) {
 		ctl_err("cannot connect to the %s daemon at %s (%s): %s (%s)", s->name, s->path,
 			strcmp(s->name, "target") == 0 ? "--to" : "--from",
 			strerror(-rc), rc == -ENOENT || rc == -ECONNREFUSED ?
-			"is uroced running there? Give its control socket" : ctl_conn_advice(rc));
+			"is uroced running there? Give its control socket" : uroce_shm_client_advice(rc));
 		return CTL_EXIT_ERROR;
 	}
 	s->open = true;
 	s->alive = true;
-	if (s->c.abi_minor < 3)
+	if (s->c.daemon_minor < 3)
 		return call_err(s, "HELLO", -EOPNOTSUPP);
 	memset(&pq, 0, sizeof(pq));
 	pq.port_num = 1;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), &pr, sizeof(pr));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), &pr, sizeof(pr));
 	if (rc != 0)
 		return call_err(s, "QUERY_PORT", rc);
 	s->active_mtu = pr.active_mtu;
@@ -417,7 +416,7 @@ side_worker(struct side *s)
 
 	memset(&q, 0, sizeof(q));
 	q.start = s->worker;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_LIST_WORKERS, &q, sizeof(q), &r, sizeof(r));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_LIST_WORKERS, &q, sizeof(q), &r, sizeof(r));
 	if (rc != 0)
 		return rc;
 	if (r.page.count == 0 || r.page.count > UROCE_SHM_LIST_WORKERS_MAX ||
@@ -447,7 +446,7 @@ side_check(struct side *s, const struct gopts *o, const char *wopt)
 	memset(&gq, 0, sizeof(gq));
 	gq.port_num = 1;
 	gq.index = o->gid_index;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr, sizeof(gr));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr, sizeof(gr));
 	if (rc == 0) {
 		static const uint8_t zero[16];
 
@@ -480,7 +479,7 @@ side_create(struct side *s, const struct gopts *o, uint32_t role, uint32_t depth
 	q.depth = depth;
 	q.flags = flags;
 	q.max_size = max_size;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_GEN_CREATE, &q, sizeof(q), &s->cr, sizeof(s->cr));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_GEN_CREATE, &q, sizeof(q), &s->cr, sizeof(s->cr));
 	if (rc != 0)
 		return call_err(s, "GEN_CREATE", rc);
 	s->created = true;
@@ -503,7 +502,7 @@ side_qps(struct side *s)
 	memset(&q, 0, sizeof(q));
 	q.gen_id = s->cr.gen_id;
 	do {
-		rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_GEN_QPS, &q, sizeof(q), &r, sizeof(r));
+		rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_GEN_QPS, &q, sizeof(q), &r, sizeof(r));
 		if (rc != 0)
 			return call_err(s, "GEN_QPS", rc);
 		if (r.page.count > UROCE_SHM_GEN_QPS_MAX || r.page.count > s->cr.n_qps - n ||
@@ -541,7 +540,7 @@ side_connect(struct side *s, const struct side *peer, uint32_t path_mtu, uint32_
 		q.peer_atomic_off = peer->cr.atomic_off;
 		for (i = 0; i < q.count; i++)
 			q.q[i] = peer->qps[first + i];
-		rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_GEN_CONNECT, &q, sizeof(q), &r, sizeof(r));
+		rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_GEN_CONNECT, &q, sizeof(q), &r, sizeof(r));
 		if (rc != 0)
 			return call_err(s, "GEN_CONNECT", rc);
 	}
@@ -559,7 +558,7 @@ side_stats(struct side *s, uint32_t flags)
 	memset(&q, 0, sizeof(q));
 	q.gen_id = s->cr.gen_id;
 	q.flags = flags;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_GEN_STATS, &q, sizeof(q), &s->st, sizeof(s->st));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_GEN_STATS, &q, sizeof(q), &s->st, sizeof(s->st));
 	if (rc == -ECONNRESET || rc == -ETIMEDOUT || rc == -EPIPE)
 		s->alive = false;
 	return rc;
@@ -573,13 +572,13 @@ side_close(struct side *s)
 	if (s->created && s->alive) {
 		memset(&h, 0, sizeof(h));
 		h.handle = s->cr.gen_id;
-		if (ctl_conn_call(&s->c, UROCE_SHM_MSG_GEN_DESTROY, &h, sizeof(h), NULL, 0) != 0)
+		if (uroce_shm_client_request(&s->c, UROCE_SHM_MSG_GEN_DESTROY, &h, sizeof(h), NULL, 0) != 0)
 			ctl_err("GEN_DESTROY on the %s daemon at %s failed; closing the connection "
 				"reclaims it", s->name, s->path);
 	}
 	s->created = false;
 	if (s->open)
-		ctl_conn_close(&s->c);
+		uroce_shm_client_close(&s->c);
 	s->open = false;
 	free(s->qps);
 	s->qps = NULL;
@@ -755,7 +754,7 @@ gen_setup(struct run *r)
 	side_worker(&r->b);
 	r->a_wk0 = r->a.wk;
 	r->b_wk0 = r->b.wk;
-	rc = ctl_conn_call(&r->a.c, UROCE_SHM_MSG_GEN_START, &q, sizeof(q), NULL, 0);
+	rc = uroce_shm_client_request(&r->a.c, UROCE_SHM_MSG_GEN_START, &q, sizeof(q), NULL, 0);
 	if (rc != 0)
 		return call_err(&r->a, "GEN_START", rc);
 	r->t0 = now_s();

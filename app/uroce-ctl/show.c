@@ -24,7 +24,6 @@
 
 #include "uroce_shm_introspect.h"
 
-#include "client.h"
 #include "ctl.h"
 #include "fmt.h"
 #include "json.h"
@@ -48,7 +47,7 @@ show_usage(FILE *out, const char *cmd, bool with_qp)
 		"usage: uroce-ctl %s [-s|--socket PATH] [-j|--json]%s\n"
 		"  -s, --socket PATH  uroced control socket (default: $UROCE_SOCKET, else %s)\n"
 		"  -j, --json         one JSON document instead of a table\n%s",
-		cmd, with_qp ? " [--qp QPN]" : "", ctl_socket_path(NULL),
+		cmd, with_qp ? " [--qp QPN]" : "", uroce_shm_socket_path(NULL),
 		with_qp ? "      --qp QPN       the counters of one QP\n" : "");
 }
 
@@ -102,7 +101,7 @@ parse_opts(int argc, char **argv, bool with_qp, struct opts *o)
 		ctl_err("%s: unexpected argument '%s'", argv[0], argv[optind]);
 		goto bad;
 	}
-	o->sock = ctl_socket_path(o->sock);
+	o->sock = uroce_shm_socket_path(o->sock);
 	return -1;
 bad:
 	show_usage(stderr, argv[0], with_qp);
@@ -111,25 +110,25 @@ bad:
 
 /* @return -1 when connected, else the exit code (message printed). */
 static int
-connect_daemon(struct ctl_conn *c, const struct opts *o)
+connect_daemon(struct uroce_shm_client *c, const struct opts *o)
 {
-	int rc = ctl_conn_open(c, o->sock);
+	int rc = uroce_shm_client_open(c, o->sock, "uroce-ctl");
 
 	if (rc == 0)
 		return -1;
 	ctl_err("cannot connect to uroced at %s: %s (%s)", o->sock, strerror(-rc),
-		ctl_conn_advice(rc));
+		uroce_shm_client_advice(rc));
 	/* No daemon there (or not reachable): 1; a daemon that misbehaves: 2. */
 	return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EACCES || rc == -EPERM ||
 	       rc == -ENOTSOCK || rc == -ENAMETOOLONG ? CTL_EXIT_NO_DAEMON : CTL_EXIT_ERROR;
 }
 
 static int
-call_failed(const struct ctl_conn *c, const char *what, int rc)
+call_failed(const char *sock, const char *what, int rc)
 {
 	if (rc == -ECONNRESET || rc == -EOPNOTSUPP)
 		ctl_err("%s: %s (uroced at %s closed the connection; it may predate the "
-			"introspection messages of ABI 1.1)", what, strerror(-rc), c->path);
+			"introspection messages of ABI 1.1)", what, strerror(-rc), sock);
 	else
 		ctl_err("%s: %s", what, strerror(-rc));
 	return CTL_EXIT_ERROR;
@@ -183,7 +182,7 @@ guid_str(uint64_t g, char *buf, size_t n)
  */
 struct show {
 	struct opts o;
-	struct ctl_conn c;
+	struct uroce_shm_client c;
 	struct json j;
 	struct tbl t;
 };
@@ -221,7 +220,7 @@ show_list_begin(struct show *s, const char *const *head, unsigned int ncol, cons
 static int
 show_finish(struct show *s)
 {
-	ctl_conn_close(&s->c);
+	uroce_shm_client_close(&s->c);
 	if (s->o.json) {
 		tbl_free(&s->t);
 		return json_out(&s->j);
@@ -243,10 +242,10 @@ show_list_finish(struct show *s)
 static int
 show_fail(struct show *s, const char *what, int rc)
 {
-	ctl_conn_close(&s->c);
+	uroce_shm_client_close(&s->c);
 	json_free(&s->j);
 	tbl_free(&s->t);
-	return call_failed(&s->c, what, rc);
+	return call_failed(s->o.sock, what, rc);
 }
 
 /* One entry of an introspection reply, added to both outputs. */
@@ -280,7 +279,7 @@ show_pages(struct show *s, const struct show_pager *p, show_row_fn row, void *ar
 	int rc;
 
 	do {
-		rc = ctl_conn_call(&s->c, p->type, p->req, p->req_len, p->resp, p->resp_len);
+		rc = uroce_shm_client_request(&s->c, p->type, p->req, p->req_len, p->resp, p->resp_len);
 		if (rc != 0)
 			return rc;
 		if (p->page->count > p->max ||
@@ -324,22 +323,22 @@ show_start_device(struct show *s, int argc, char **argv,
 
 	if (rc >= 0)
 		return rc;
-	rc = ctl_conn_call(&s->c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, dev, sizeof(*dev));
+	rc = uroce_shm_client_request(&s->c, UROCE_SHM_MSG_QUERY_DEVICE, NULL, 0, dev, sizeof(*dev));
 	if (rc != 0) {
-		ctl_conn_close(&s->c);
-		return call_failed(&s->c, "QUERY_DEVICE", rc);
+		uroce_shm_client_close(&s->c);
+		return call_failed(s->o.sock, "QUERY_DEVICE", rc);
 	}
 	return -1;
 }
 
 static int
-query_port(struct ctl_conn *c, unsigned int port, struct uroce_shm_msg_query_port_resp *pr)
+query_port(struct uroce_shm_client *c, unsigned int port, struct uroce_shm_msg_query_port_resp *pr)
 {
 	struct uroce_shm_msg_query_port_req pq;
 
 	memset(&pq, 0, sizeof(pq));
 	pq.port_num = (uint8_t)port;
-	return ctl_conn_call(c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), pr, sizeof(*pr));
+	return uroce_shm_client_request(c, UROCE_SHM_MSG_QUERY_PORT, &pq, sizeof(pq), pr, sizeof(*pr));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -505,18 +504,18 @@ ctl_devices_main(int argc, char **argv)
 	for (i = 0; i < nports; i++) {
 		rc = query_port(&s.c, i + 1, &port[i]);
 		if (rc != 0) {
-			ctl_conn_close(&s.c);
-			return call_failed(&s.c, "QUERY_PORT", rc);
+			uroce_shm_client_close(&s.c);
+			return call_failed(s.o.sock, "QUERY_PORT", rc);
 		}
 	}
-	ctl_conn_close(&s.c);
+	uroce_shm_client_close(&s.c);
 	guid_str(dev.node_guid, guid, sizeof(guid));
 	guid_str(dev.sys_image_guid, sguid, sizeof(sguid));
 	if (s.o.json) {
-		devices_json(&s.j, s.o.sock, s.c.abi_minor, &dev, port, nports, guid, sguid);
+		devices_json(&s.j, s.o.sock, s.c.daemon_minor, &dev, port, nports, guid, sguid);
 		return json_out(&s.j);
 	}
-	devices_text(s.o.sock, s.c.abi_minor, &dev, port, nports, guid, sguid);
+	devices_text(s.o.sock, s.c.daemon_minor, &dev, port, nports, guid, sguid);
 	return ferror(stdout) ? CTL_EXIT_ERROR : CTL_EXIT_OK;
 }
 
@@ -570,7 +569,7 @@ ctl_gids_main(int argc, char **argv)
 			memset(&gq, 0, sizeof(gq));
 			gq.port_num = (uint8_t)p;
 			gq.index = i;
-			rc = ctl_conn_call(&s.c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr,
+			rc = uroce_shm_client_request(&s.c, UROCE_SHM_MSG_QUERY_GID, &gq, sizeof(gq), &gr,
 					   sizeof(gr));
 			/* An empty slot of the table is refused or all zero: skip it. */
 			if (rc == -EINVAL || rc == -ENOENT || rc == -ENODATA ||
@@ -870,7 +869,7 @@ ctl_counters_main(int argc, char **argv)
 	q.qp_num = s.o.has_qp ? s.o.qp : 0;
 	rc = show_pages(&s, &pg, counters_row, &group);
 	if (rc == -ENOENT && s.o.has_qp) {
-		ctl_conn_close(&s.c);
+		uroce_shm_client_close(&s.c);
 		json_free(&s.j);
 		tbl_free(&s.t);
 		ctl_err("no QP %u (or it belongs to another user)", s.o.qp);

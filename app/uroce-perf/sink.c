@@ -42,7 +42,6 @@
 #include "uroce_shm_introspect.h"
 #include "uroce_verbs.h"
 
-#include "client.h"
 #include "sink.h"
 
 #define PROG "uroce-perf sink"
@@ -142,7 +141,7 @@ struct sink {
 
 	/* resources */
 	struct uroce_context *ctx;
-	struct ctl_conn ctl;
+	struct uroce_shm_client ctl;
 	struct uroce_pd *pd;
 	struct uroce_cq *cq;
 	struct uroce_mr *mr;
@@ -446,7 +445,7 @@ walk_counters(struct sink *s, uint32_t scope, uint32_t qpn,
 	do {
 		char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
 
-		rc = ctl_conn_call(&s->ctl, UROCE_SHM_MSG_QUERY_COUNTERS, &q, sizeof(q), &r,
+		rc = uroce_shm_client_request(&s->ctl, UROCE_SHM_MSG_QUERY_COUNTERS, &q, sizeof(q), &r,
 				   sizeof(r));
 		if (rc != 0)
 			return rc;
@@ -525,14 +524,14 @@ open_ctl(struct sink *s, const char *path)
 	unsigned int i;
 	int rc;
 
-	rc = ctl_conn_open(&s->ctl, path);
+	rc = uroce_shm_client_open(&s->ctl, path, "uroce-perf");
 	if (rc != 0)
 		die("second control connection to %s: %s (%s)", path, strerror(-rc),
-		    ctl_conn_advice(rc));
-	if (s->ctl.abi_minor < 1)
+		    uroce_shm_client_advice(rc));
+	if (s->ctl.daemon_minor < 1)
 		die("the daemon speaks shm ABI %u.%u: the sink needs 1.1 (QUERY_COUNTERS) to "
 		    "count RDMA WRITEs, which make no completion", UROCE_SHM_ABI_MAJOR,
-		    s->ctl.abi_minor);
+		    s->ctl.daemon_minor);
 	for (i = 0; i < SC_MAX; i++)
 		s->cnt_idx[i] = -1;
 	/* The names are the daemon's (counters.def); find them on the first QP. */
@@ -1266,7 +1265,7 @@ sink_main(int argc, char **argv)
 	read_counters(s, false);
 	scan_windows(s);
 	ok = summary(s, t);
-	ctl_conn_close(&s->ctl);
+	uroce_shm_client_close(&s->ctl);
 	close_resources(s);
 	free(s);
 	return ok ? 0 : 1;

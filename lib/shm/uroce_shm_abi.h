@@ -76,6 +76,9 @@ extern "C" {
  */
 int uroce_shm_version_check(uint16_t peer_major, uint16_t peer_minor);
 
+/** Where clients find the daemon's control socket when nothing says otherwise. */
+#define UROCE_DEFAULT_SOCKET "/run/uroce/uroced.sock"
+
 /** Cache line size the layout is built around (x86-64 and arm64 servers). */
 #define UROCE_SHM_CACHE_LINE 64
 

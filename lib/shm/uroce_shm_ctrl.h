@@ -542,6 +542,116 @@ ssize_t uroce_shm_sock_recv(int sock, void *buf, size_t cap, int *fd);
  */
 int uroce_shm_sock_peercred(int sock, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/*
+ * ---------------------------------------------------------------------------
+ * The client's end: one request at a time, its reply matched by sequence
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * The daemon's socket path a client uses: @p opt if not NULL, else
+ * $UROCE_SOCKET if set and not empty, else UROCE_DEFAULT_SOCKET.
+ */
+const char *uroce_shm_socket_path(const char *opt);
+
+/**
+ * A client's connection to the daemon's control socket: liburoce's,
+ * uroce-ctl's and uroce-perf's. A call sends one request and waits for the
+ * reply with its sequence number; an ASYNC_EVENT that arrives meanwhile goes
+ * to on_event; a reply to an earlier call that gave up waiting is skipped.
+ * Not thread-safe: a caller with threads serialises its calls.
+ */
+struct uroce_shm_client {
+	int fd;                 /**< the socket, -1 when closed */
+	uint32_t seq;           /**< sequence of the last request sent */
+	uint32_t abandoned;     /**< requests given up (ETIMEDOUT) whose replies may still come */
+	int timeout_ms;         /**< how long a call waits between progress checks; -1: for ever */
+	/** An ASYNC_EVENT body received while a reply was awaited (may be NULL: dropped). */
+	void (*on_event)(void *arg, const void *body);
+	/**
+	 * Asked each time timeout_ms passes without the reply: true to go on
+	 * waiting (the daemon shows it makes progress, only slowly), false to
+	 * give up with -ETIMEDOUT. NULL: give up at once.
+	 */
+	bool (*still_alive)(void *arg);
+	void *arg;              /**< for on_event and still_alive */
+	uint32_t client_id;     /**< from HELLO */
+	uint16_t daemon_minor;  /**< the daemon's ABI minor, from HELLO */
+};
+
+/** How long a tool's call waits for its reply (uroce_shm_client_open()). */
+#define UROCE_SHM_CLIENT_TIMEOUT_MS 5000
+
+/**
+ * Connect @p c to the daemon's socket at @p path (no HELLO yet).
+ * @return 0; -ENAMETOOLONG; the -errno of socket() or connect() (-ENOENT,
+ *   -ECONNREFUSED: nobody listens; -EACCES: no permission).
+ */
+int uroce_shm_client_connect(struct uroce_shm_client *c, const char *path);
+
+/**
+ * One request and its reply.
+ *
+ * @param type  enum uroce_shm_msg_type
+ * @param req   request body; @p req_len must be the type's body length
+ * @param fd_in  descriptor to pass with the request, or -1
+ * @param resp  reply body out (on status 0); @p resp_len must be the type's
+ *   reply body length
+ * @param fd_out  set to the descriptor that came with the reply, or -1 (NULL:
+ *   any is closed)
+ * @return
+ *   0 or the daemon's status (-errno) for the request;
+ *   -ETIMEDOUT: no reply and still_alive() said to stop: the connection stays
+ *   usable (a later call skips the late reply) and the request may or may not
+ *   have taken effect;
+ *   -ECONNRESET: the daemon hung up (it is gone);
+ *   -EPROTO: a malformed or unexpected reply (the connection cannot be
+ *   trusted any more);
+ *   -EPROTONOSUPPORT: the daemon speaks another ABI major;
+ *   -EINVAL: bad lengths; or the -errno of sendmsg/recvmsg/poll.
+ */
+int uroce_shm_client_call(struct uroce_shm_client *c, uint16_t type, const void *req,
+			  size_t req_len, int fd_in, void *resp, size_t resp_len, int *fd_out);
+
+/**
+ * Between calls: read every message waiting on the socket, without
+ * blocking. Events go to on_event; late replies of calls given up are
+ * skipped.
+ * @return 0; -ECONNRESET (the daemon hung up); -EPROTO (a message no request
+ *   asked for); or the -errno of recvmsg.
+ */
+int uroce_shm_client_drain(struct uroce_shm_client *c);
+
+/**
+ * Say HELLO as @p name (ABI major and minor of this build).
+ * @return as uroce_shm_client_call(); @p fd_out gets the doorbell segment.
+ */
+int uroce_shm_client_hello(struct uroce_shm_client *c, const char *name,
+			   struct uroce_shm_msg_hello_resp *resp, int *fd_out);
+
+/**
+ * Connect and say HELLO as a tool that posts nothing (uroce-ctl, uroce-perf's
+ * sink): the doorbell segment HELLO passes is closed at once; calls wait
+ * UROCE_SHM_CLIENT_TIMEOUT_MS for their reply, events are dropped.
+ * @return 0 or -errno as uroce_shm_client_connect() and
+ *   uroce_shm_client_call(); on error @p c is closed.
+ */
+int uroce_shm_client_open(struct uroce_shm_client *c, const char *path, const char *name);
+
+/** One request without descriptors (a tool's call). */
+static inline int
+uroce_shm_client_request(struct uroce_shm_client *c, uint16_t type, const void *req,
+			 size_t req_len, void *resp, size_t resp_len)
+{
+	return uroce_shm_client_call(c, type, req, req_len, -1, resp, resp_len, NULL);
+}
+
+/** Human advice for an error of uroce_shm_client_open() (one sentence). */
+const char *uroce_shm_client_advice(int err);
+
+/** Close the connection (the daemon then reclaims the session). */
+void uroce_shm_client_close(struct uroce_shm_client *c);
+
 #ifdef __cplusplus
 }
 #endif

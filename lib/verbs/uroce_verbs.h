@@ -50,8 +50,8 @@
 extern "C" {
 #endif
 
-/** Socket path used when uroce_open_device() gets NULL and $UROCE_SOCKET is unset. */
-#define UROCE_DEFAULT_SOCKET "/run/uroce/uroced.sock"
+/* UROCE_DEFAULT_SOCKET (uroce_shm_abi.h): the socket uroce_open_device()
+ * uses when it gets NULL and $UROCE_SOCKET is unset. */
 
 /** Bytes of GRH in front of every UD receive (IBA 11.4.1.2): a UD receive
  * buffer needs this much room before the payload, and byte_len counts it. */

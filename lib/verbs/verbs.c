@@ -61,8 +61,7 @@ struct ubuf {
 
 struct uroce_context {
 	pthread_mutex_t lock; /* control exchanges, buffer list */
-	int sock;
-	uint32_t seq;
+	struct uroce_shm_client ctl; /* the control socket (lib/shm) */
 	volatile int fatal;
 	struct uroce_shm_segment db;
 	struct uroce_shm_db_block *dbb;   /* n_db_blocks blocks: one per daemon worker */
@@ -169,13 +168,6 @@ evq_pop(struct uroce_context *c, struct uroce_shm_msg_async_event *ev)
 	return true;
 }
 
-/* An ASYNC_EVENT is seq 0 and status 0; a control reply never is (seq starts at 1). */
-static bool
-is_async_event(const struct uroce_shm_msg_hdr *h)
-{
-	return h->type == UROCE_SHM_MSG_ASYNC_EVENT && h->seq == 0 && h->status == 0;
-}
-
 /* Remember which local object a daemon handle names (for async events). */
 static int
 reg_add(struct uroce_context *c, uint32_t handle, uint8_t kind, void *obj)
@@ -232,20 +224,26 @@ reg_find(struct uroce_context *c, uint32_t handle, uint8_t kind)
 	return NULL;
 }
 
+/* An ASYNC_EVENT read while a reply was awaited: kept for
+ * uroce_get_async_event() (under c->lock, which the caller holds). */
+static void
+rpc_event(void *arg, const void *body)
+{
+	evq_push(arg, body);
+}
+
 /*
  * Send one request and wait for its response. @return the response status
- * (0 or -errno from the daemon), or -ENOTCONN (daemon gone), -ETIMEDOUT,
+ * (0 or -errno from the daemon), or -ENOTCONN (the daemon is gone: the
+ * context is fatal), -ETIMEDOUT (no answer in time: the daemon lives but
+ * did not answer; the call may be retried, the context stays usable),
  * -EPROTO (malformed response), -EPROTONOSUPPORT.
  */
 static int
 rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int fd_in,
     void *resp, size_t resp_len, int *fd_out)
 {
-	uint8_t buf[UROCE_SHM_MSG_MAX];
-	const struct uroce_shm_msg_hdr *h = (const void *)buf;
-	uint32_t seq;
-	ssize_t n;
-	int rc, fd = -1;
+	int rc;
 
 	if (fd_out != NULL)
 		*fd_out = -1;
@@ -254,77 +252,27 @@ rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int
 		rc = -ENOTCONN;
 		goto out;
 	}
-	seq = ++c->seq;
-	rc = uroce_shm_msg_init(buf, sizeof(buf), type, seq, false, 0);
-	if (rc < 0 || (size_t)rc != sizeof(*h) + req_len) {
-		rc = -EINVAL;
-		goto out;
-	}
-	if (req_len)
-		memcpy(buf + sizeof(*h), req, req_len);
-	n = uroce_shm_sock_send(c->sock, buf, (size_t)rc, fd_in);
-	if (n < 0) {
+	rc = uroce_shm_client_call(&c->ctl, type, req, req_len, fd_in, resp, resp_len, fd_out);
+	switch (rc) {
+	case -ETIMEDOUT:
+		uroce_log(UROCE_LOG_ERR, "liburoce: uroced has not answered %s for %d ms; "
+			  "it may be stopped or starved of CPU (the request may still take effect)",
+			  uroce_shm_msg_type_name(type), c->ctl.timeout_ms);
+		break;
+	case -EPROTONOSUPPORT:
+		uroce_log(UROCE_LOG_ERR, "liburoce: uroced speaks another shm ABI major than "
+			  "this liburoce (%u.%u)", UROCE_SHM_ABI_MAJOR, UROCE_SHM_ABI_MINOR);
 		set_fatal(c);
-		rc = -ENOTCONN;
-		goto out;
-	}
-	for (;;) {
-		n = uroce_shm_sock_recv(c->sock, buf, sizeof(buf), &fd);
-		if (n == 0 || n == -ECONNRESET || n == -EPIPE) {
-			set_fatal(c);
-			rc = -ENOTCONN;
-			goto out;
-		}
-		if (n == -EAGAIN || n == -EWOULDBLOCK) {
-			set_fatal(c);
-			rc = -ETIMEDOUT;
-			goto out;
-		}
-		if (n < 0) {
-			set_fatal(c);
-			rc = -EPROTO;
-			goto out;
-		}
-		rc = uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0);
-		if (rc != 0) {
-			if (fd >= 0)
-				close(fd);
-			fd = -1;
-			if (rc == -EPROTONOSUPPORT) {
-				uint16_t maj = 0, min = 0;
-
-				uroce_shm_msg_peer_version(buf, (size_t)n, &maj, &min);
-				uroce_log(UROCE_LOG_ERR,
-					  "liburoce: uroced speaks shm ABI %u.%u, "
-					  "this liburoce %u.%u", maj, min, UROCE_SHM_ABI_MAJOR,
-					  UROCE_SHM_ABI_MINOR);
-			} else {
-				rc = -EPROTO;
-			}
-			set_fatal(c);
-			goto out;
-		}
-		if (is_async_event(h)) {
-			/* Kept for uroce_get_async_event(); the reply is still ahead. */
-			evq_push(c, buf + sizeof(*h));
-			continue;
-		}
+		break;
+	case -ECONNRESET:
+	case -EPROTO:
+	case -ENOTCONN:
+		set_fatal(c);
+		rc = rc == -EPROTO ? -EPROTO : -ENOTCONN;
+		break;
+	default:
 		break;
 	}
-	if (h->seq != seq || h->type != type) {
-		if (fd >= 0)
-			close(fd);
-		set_fatal(c);
-		rc = -EPROTO;
-		goto out;
-	}
-	rc = h->status;
-	if (rc == 0 && resp_len)
-		memcpy(resp, buf + sizeof(*h), resp_len);
-	if (fd_out != NULL)
-		*fd_out = fd;
-	else if (fd >= 0)
-		close(fd);
 out:
 	pthread_mutex_unlock(&c->lock);
 	return rc;
@@ -400,21 +348,11 @@ destroy_registered(struct uroce_context *c, void *obj, const unsigned int *unack
 struct uroce_context *
 uroce_open_device(const char *sock_path)
 {
-	struct uroce_shm_msg_hello_req hq;
 	struct uroce_shm_msg_hello_resp hr;
-	struct sockaddr_un sa;
-	struct timeval tv = {.tv_sec = RPC_TIMEOUT_S};
 	struct uroce_context *c;
 	int rc, fd = -1;
 
-	if (sock_path == NULL)
-		sock_path = getenv("UROCE_SOCKET");
-	if (sock_path == NULL)
-		sock_path = UROCE_DEFAULT_SOCKET;
-	if (strlen(sock_path) >= sizeof(sa.sun_path)) {
-		errno = EINVAL;
-		return NULL;
-	}
+	sock_path = uroce_shm_socket_path(sock_path);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
@@ -422,23 +360,24 @@ uroce_open_device(const char *sock_path)
 	c->db.fd = -1;
 	c->evfd = -1;
 	c->async_fd = -1;
-	c->sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (c->sock < 0)
-		goto fail_errno;
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	strcpy(sa.sun_path, sock_path);
-	if (connect(c->sock, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-		goto fail_errno;
 	/* A daemon that stops answering turns into ETIMEDOUT, never a hang. */
-	setsockopt(c->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	memset(&hq, 0, sizeof(hq));
-	hq.abi_major = UROCE_SHM_ABI_MAJOR;
-	hq.abi_minor = UROCE_SHM_ABI_MINOR;
-	snprintf(hq.name, sizeof(hq.name), "%s", program_invocation_short_name);
-	rc = rpc(c, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), -1, &hr, sizeof(hr), &fd);
-	if (rc != 0)
+	c->ctl.timeout_ms = RPC_TIMEOUT_S * 1000;
+	c->ctl.on_event = rpc_event;
+	c->ctl.arg = c;
+	rc = uroce_shm_client_connect(&c->ctl, sock_path);
+	if (rc != 0) {
+		uroce_log(UROCE_LOG_ERR, "liburoce: cannot connect to uroced at %s: %s (%s)",
+			  sock_path, strerror(-rc), uroce_shm_client_advice(rc));
 		goto fail_rc;
+	}
+	pthread_mutex_lock(&c->lock);
+	rc = uroce_shm_client_hello(&c->ctl, program_invocation_short_name, &hr, &fd);
+	pthread_mutex_unlock(&c->lock);
+	if (rc != 0) {
+		uroce_log(UROCE_LOG_ERR, "liburoce: HELLO to uroced at %s: %s (%s)", sock_path,
+			  strerror(-rc), uroce_shm_client_advice(rc));
+		goto fail_rc;
+	}
 	/* One doorbell block per worker of the daemon (ABI 1.2), one before. */
 	if (hr.n_db_blocks == 0 || hr.n_db_blocks > UROCE_SHM_MAX_DB_BLOCKS ||
 	    (hr.abi_minor < 2 && hr.n_db_blocks != 1)) {
@@ -467,8 +406,8 @@ uroce_open_device(const char *sock_path)
 	{
 		struct epoll_event ee = {.events = EPOLLIN};
 
-		ee.data.fd = c->sock;
-		if (epoll_ctl(c->async_fd, EPOLL_CTL_ADD, c->sock, &ee) != 0) {
+		ee.data.fd = c->ctl.fd;
+		if (epoll_ctl(c->async_fd, EPOLL_CTL_ADD, c->ctl.fd, &ee) != 0) {
 			rc = -errno;
 			goto fail_db;
 		}
@@ -486,11 +425,8 @@ fail_db:
 	if (c->async_fd >= 0)
 		close(c->async_fd);
 	goto fail_rc;
-fail_errno:
-	rc = -errno;
 fail_rc:
-	if (c->sock >= 0)
-		close(c->sock);
+	uroce_shm_client_close(&c->ctl);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 	errno = -rc;
@@ -504,7 +440,7 @@ uroce_close_device(struct uroce_context *c)
 		return -EINVAL;
 	/* Closing the socket is the whole protocol: the daemon reclaims the rest. */
 	rbk_context_closed(c);
-	close(c->sock);
+	uroce_shm_client_close(&c->ctl);
 	close(c->async_fd);
 	close(c->evfd);
 	while (c->reg != NULL) {
@@ -993,7 +929,7 @@ uroce_cq_fd(const struct uroce_cq *cq)
 static bool
 daemon_gone(struct uroce_context *c)
 {
-	struct pollfd p = {.fd = c->sock, .events = POLLIN};
+	struct pollfd p = {.fd = c->ctl.fd, .events = POLLIN};
 	char b;
 
 	if (c->fatal)
@@ -1001,7 +937,7 @@ daemon_gone(struct uroce_context *c)
 	if (poll(&p, 1, 0) <= 0)
 		return false;
 	if ((p.revents & (POLLHUP | POLLERR)) ||
-	    recv(c->sock, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
+	    recv(c->ctl.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0) {
 		set_fatal(c);
 		return true;
 	}
@@ -1018,33 +954,15 @@ daemon_gone(struct uroce_context *c)
 static int
 drain_events_locked(struct uroce_context *c)
 {
-	uint8_t buf[UROCE_SHM_MSG_MAX];
-	const struct uroce_shm_msg_hdr *h = (const void *)buf;
+	int rc;
 
-	while (!c->fatal) {
-		struct pollfd p = {.fd = c->sock, .events = POLLIN};
-		ssize_t n;
-		int fd = -1;
-
-		if (poll(&p, 1, 0) <= 0)
-			break;
-		n = uroce_shm_sock_recv(c->sock, buf, sizeof(buf), &fd);
-		if (n == -EAGAIN || n == -EWOULDBLOCK || n == -EINTR)
-			break;
-		if (n <= 0) {
-			set_fatal(c); /* end of stream or socket error: the daemon is gone */
-			break;
-		}
-		if (uroce_shm_msg_validate(buf, (size_t)n, true, fd >= 0) != 0 ||
-		    !is_async_event(h)) {
-			if (fd >= 0)
-				close(fd);
-			uroce_log(UROCE_LOG_ERR, "liburoce: unexpected message outside a request");
-			set_fatal(c);
-			break;
-		}
-		evq_push(c, buf + sizeof(*h));
-	}
+	if (c->fatal)
+		return -ENOTCONN;
+	rc = uroce_shm_client_drain(&c->ctl);
+	if (rc == -EPROTO)
+		uroce_log(UROCE_LOG_ERR, "liburoce: unexpected message outside a request");
+	if (rc != 0)
+		set_fatal(c); /* end of stream, socket error or protocol fault: gone */
 	return c->fatal ? -ENOTCONN : 0;
 }
 
@@ -1118,7 +1036,7 @@ uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms)
 		return -EINVAL;
 	p[0].fd = cq->evfd;
 	p[0].events = POLLIN;
-	p[1].fd = cq->context->sock;
+	p[1].fd = cq->context->ctl.fd;
 	p[1].events = POLLIN;
 	for (;;) {
 		if (cq->context->fatal)
