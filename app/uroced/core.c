@@ -348,30 +348,10 @@ tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		return -ENODEV;
 	snap_read(tel_core, &s);
 	rte_tel_data_start_dict(d);
-#define ST(f) rte_tel_data_add_dict_u64(d, #f, s.st.f)
-	ST(sessions);
-	ST(segments);
-	ST(pds);
-	ST(mrs);
-	ST(cqs);
-	ST(qps);
-	ST(srqs);
-	ST(ahs);
-	ST(msgs);
-	ST(bad_msgs);
-	ST(hello_refused);
-	ST(wqe_rejected);
-	ST(ring_corrupt);
-	ST(loop_frames);
-	ST(loop_bad);
-	ST(port_tx);
-	ST(port_rx);
-	ST(cqe_written);
-	ST(cq_events);
-	ST(sessions_reaped);
-	ST(async_events);
-	ST(async_dropped);
-#undef ST
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) \
+	rte_tel_data_add_dict_u64(d, #name, s.st.name);
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
 	for (i = 0; i < s.n_cnt; i++)
 		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i),
 					  s.cnt[i]);

@@ -23,12 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "uroce_common.h"
 #include "uroce_shm.h"
 
-#include "daemon_internal.h"
+#include "control.h"
 
 /* ------------------------------------------------------------------------ */
 /* Placement and doorbell slots                                              */
@@ -834,17 +837,6 @@ do_modify_qp(struct uroce_daemon *d, struct session *s, const void *body)
 }
 
 /* The engine-side facts of @p qp, from its worker. */
-int
-control_qp_state(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st)
-{
-	struct dcmd c;
-
-	memset(&c, 0, sizeof(c));
-	c.type = CMD_QP_QUERY;
-	c.u.qp.qp = qp;
-	c.u.qp.out = st;
-	return worker_call(d, (unsigned int)qp->worker, &c);
-}
 
 static int
 do_query_qp(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
@@ -859,7 +851,7 @@ do_query_qp(struct uroce_daemon *d, struct session *s, const void *body, struct 
 
 	if (rc != 0)
 		return rc;
-	rc = control_qp_state(d, qp, &st);
+	rc = qp_state_query(d, qp, &st);
 	if (rc != 0)
 		return rc;
 	a = &st.attr;
@@ -1156,12 +1148,51 @@ do_query_gid(struct uroce_daemon *d, const void *body, struct reply *r)
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Events to clients                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Tell a client about an event on one of its objects with an unprompted
+ * ASYNC_EVENT (seq 0). The session socket is non-blocking and this never
+ * waits: replies must always find room, so when more than half of the
+ * socket's send buffer is still unread the event is dropped and counted
+ * (async_dropped), as it is when the send fails.
+ */
+void
+session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle)
+{
+	uint8_t buf[sizeof(struct uroce_shm_msg_hdr) + sizeof(struct uroce_shm_msg_async_event)];
+	struct uroce_shm_msg_async_event *ev;
+	socklen_t sl = sizeof(int);
+	int n, outq = 0, sndbuf = 0;
+
+	/* A 1.0 client has no consumer for events: it is sent none. */
+	if (s == NULL || s->dead || !s->hello || s->minor < 1)
+		return;
+	if (ioctl(s->fd, SIOCOUTQ, &outq) != 0 ||
+	    getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 || outq > sndbuf / 2) {
+		d->st.async_dropped++;
+		return;
+	}
+	n = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_ASYNC_EVENT, 0, true, 0);
+	if (n != (int)sizeof(buf)) {
+		d->st.async_dropped++;
+		return;
+	}
+	ev = (void *)(buf + sizeof(struct uroce_shm_msg_hdr));
+	ev->event_type = type;
+	ev->handle = handle;
+	if (uroce_shm_sock_send(s->fd, buf, sizeof(buf), -1) == (ssize_t)sizeof(buf))
+		d->st.async_events++;
+	else
+		d->st.async_dropped++;
+}
+
 int
 control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
 		 int *fd, struct reply *r)
 {
-	if (type != UROCE_SHM_MSG_HELLO && !s->hello)
-		return -EPROTO;
 	switch (type) {
 	case UROCE_SHM_MSG_HELLO:
 		return do_hello(d, s, body, r);
@@ -1208,21 +1239,6 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_query_srq(d, s, body, r);
 	case UROCE_SHM_MSG_QUERY_GID:
 		return do_query_gid(d, body, r);
-	case UROCE_SHM_MSG_LIST_SESSIONS:
-		return introspect_list_sessions(d, s, body, r->body);
-	case UROCE_SHM_MSG_LIST_QPS:
-		return introspect_list_qps(d, s, body, r->body);
-	case UROCE_SHM_MSG_QUERY_COUNTERS:
-		return introspect_query_counters(d, s, body, r->body);
-	case UROCE_SHM_MSG_LIST_WORKERS:
-		return introspect_list_workers(d, s, body, r->body);
-	case UROCE_SHM_MSG_GEN_CREATE:
-	case UROCE_SHM_MSG_GEN_QPS:
-	case UROCE_SHM_MSG_GEN_CONNECT:
-	case UROCE_SHM_MSG_GEN_START:
-	case UROCE_SHM_MSG_GEN_STATS:
-	case UROCE_SHM_MSG_GEN_DESTROY:
-		return gen_dispatch(d, s, type, body, r);
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -1243,7 +1259,6 @@ control_session_free(struct uroce_daemon *d, struct session *s)
 	struct dcmd c;
 	uint32_t i;
 
-	gen_session_free(d, s); /* its load generators: their QPs, CQs, MRs and memory */
 	for (w = 0; w < d->n_workers; w++) {
 		if (s->ws[w] == NULL)
 			continue;

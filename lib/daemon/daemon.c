@@ -21,19 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <linux/sockios.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "uroce_common.h"
+#include "uroce_daemon.h"
 #include "uroce_shm.h"
 
-#include "daemon_internal.h"
-#include "uroce_daemon.h"
+#include "control.h"
+#include "gen_internal.h"
+#include "worker.h"
 
 /* Work bounds of one control round. */
 #define MSGS_PER_POLL 16
@@ -43,178 +43,11 @@
 /* epoll data of the listening socket; sessions carry their pointer. */
 #define EP_LISTEN ((uint64_t)0)
 
-uint32_t
-pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Handles: chunks that never move, entries stored and loaded whole          */
-/* ------------------------------------------------------------------------ */
-
-int
-obj_add(struct session *s, uint8_t type, void *p, uint32_t *handle)
-{
-	uint32_t i;
-
-	/* The first free entry; a new chunk when every chunk is full. */
-	for (i = 0; i < s->nobjs; i++)
-		if (__atomic_load_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], __ATOMIC_RELAXED) == 0)
-			break;
-	if (i == s->nobjs) {
-		if (s->nobjs == SESSION_MAX_OBJS)
-			return -ENOMEM;
-		if (s->objs[i / OBJ_CHUNK] == NULL) {
-			s->objs[i / OBJ_CHUNK] = calloc(OBJ_CHUNK, sizeof(uintptr_t));
-			if (s->objs[i / OBJ_CHUNK] == NULL)
-				return -ENOMEM;
-		}
-		s->nobjs++;
-	}
-	/* Release: a worker that finds this entry finds the object filled in. */
-	__atomic_store_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], (uintptr_t)p | type,
-			 __ATOMIC_RELEASE);
-	*handle = (uint32_t)s->id << 16 | i;
-	return 0;
-}
-
-void *
-obj_at(struct session *s, uint32_t i, uint8_t *type)
-{
-	uintptr_t e;
-
-	if (i >= s->nobjs)
-		return NULL;
-	e = __atomic_load_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], __ATOMIC_ACQUIRE);
-	*type = (uint8_t)(e & OBJ_TYPE_MASK);
-	return (void *)(e & ~(uintptr_t)OBJ_TYPE_MASK);
-}
-
-/* The object of @p handle if it is this session's and of @p type. -EPERM for
- * another session's handle, -ENOENT for no such object of that type. Safe on
- * a worker for AH entries (the table never moves; entries are read whole). */
-int
-obj_get(struct session *s, uint32_t handle, uint8_t type, void **p)
-{
-	uint8_t t = OBJ_FREE;
-	void *o;
-
-	if ((handle >> 16) != s->id)
-		return -EPERM;
-	o = obj_at(s, handle & 0xffffu, &t);
-	if (o == NULL || t != type)
-		return -ENOENT;
-	*p = o;
-	return 0;
-}
-
-void
-obj_del(struct session *s, uint32_t handle)
-{
-	uint32_t i = handle & 0xffffu;
-
-	__atomic_store_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], 0, __ATOMIC_RELEASE);
-}
-
-/* ------------------------------------------------------------------------ */
-/* Control → worker calls                                                    */
-/* ------------------------------------------------------------------------ */
-
-/*
- * Run @p c on worker @p w. With threads, the command goes through the
- * worker's mailbox: the control thread publishes the command pointer and a
- * new sequence number (release), the worker executes it at the top of its
- * next round, where it holds no pointer to any object (a quiescent point),
- * and publishes the sequence number back (release); the control thread
- * waits for it (acquire), pausing, then yielding the CPU if the worker is
- * slow to come round (it may share a core, or sleep while idle).
- */
-int
-worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c)
-{
-	struct dworker *wk = d->w[w];
-	uint64_t seq;
-	unsigned int spins = 0;
-
-	if (!d->threaded) {
-		worker_exec(wk, c);
-		return c->rc;
-	}
-	seq = wk->req.seq + 1;
-	wk->req.cmd = c;
-	__atomic_store_n(&wk->req.seq, seq, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&wk->done.seq, __ATOMIC_ACQUIRE) != seq) {
-		if (++spins < 2000) {
-			__builtin_ia32_pause();
-		} else {
-			struct timespec ts = {0, 10000};
-
-			nanosleep(&ts, NULL);
-		}
-	}
-	return c->rc;
-}
-
-void
-daemon_barrier(struct uroce_daemon *d)
-{
-	struct dcmd c;
-	unsigned int i;
-
-	if (!d->threaded)
-		return;
-	for (i = 0; i < d->n_workers; i++) {
-		memset(&c, 0, sizeof(c));
-		c.type = CMD_BARRIER;
-		worker_call(d, i, &c);
-	}
-}
 
 /* ------------------------------------------------------------------------ */
 /* Events to clients                                                         */
 /* ------------------------------------------------------------------------ */
 
-/*
- * Tell a client about an event on one of its objects with an unprompted
- * ASYNC_EVENT (seq 0). The session socket is non-blocking and this never
- * waits: replies must always find room, so when more than half of the
- * socket's send buffer is still unread the event is dropped and counted
- * (async_dropped), as it is when the send fails.
- */
-void
-session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle)
-{
-	uint8_t buf[sizeof(struct uroce_shm_msg_hdr) + sizeof(struct uroce_shm_msg_async_event)];
-	struct uroce_shm_msg_async_event *ev;
-	socklen_t sl = sizeof(int);
-	int n, outq = 0, sndbuf = 0;
-
-	/* A 1.0 client has no consumer for events: it is sent none. */
-	if (s == NULL || s->dead || !s->hello || s->minor < 1)
-		return;
-	if (ioctl(s->fd, SIOCOUTQ, &outq) != 0 ||
-	    getsockopt(s->fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) != 0 || outq > sndbuf / 2) {
-		d->st.async_dropped++;
-		return;
-	}
-	n = uroce_shm_msg_init(buf, sizeof(buf), UROCE_SHM_MSG_ASYNC_EVENT, 0, true, 0);
-	if (n != (int)sizeof(buf)) {
-		d->st.async_dropped++;
-		return;
-	}
-	ev = (void *)(buf + sizeof(struct uroce_shm_msg_hdr));
-	ev->event_type = type;
-	ev->handle = handle;
-	if (uroce_shm_sock_send(s->fd, buf, sizeof(buf), -1) == (ssize_t)sizeof(buf))
-		d->st.async_events++;
-	else
-		d->st.async_dropped++;
-}
 
 /* Send the events the workers raised to their sessions. */
 static unsigned int
@@ -242,6 +75,24 @@ drain_events(struct uroce_daemon *d)
 /* ------------------------------------------------------------------------ */
 /* Control protocol framing                                                  */
 /* ------------------------------------------------------------------------ */
+
+/* Hand a valid request to its side: resources (control.c), introspection
+ * (introspect.c) or a load generator (gen.c). Only HELLO comes before HELLO. */
+static int
+dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body, int *fd,
+	 struct reply *r)
+{
+	int rc;
+
+	if (type != UROCE_SHM_MSG_HELLO && !s->hello)
+		return -EPROTO;
+	rc = introspect_dispatch(d, s, type, body, r);
+	if (rc == -EOPNOTSUPP)
+		rc = gen_dispatch(d, s, type, body, r);
+	if (rc == -EOPNOTSUPP)
+		rc = control_dispatch(d, s, type, body, fd, r);
+	return rc;
+}
 
 /* Answer one message. @return false if the session must be closed. */
 static bool
@@ -294,7 +145,7 @@ session_msg(struct uroce_daemon *d, struct session *s, const uint8_t *buf, size_
 	}
 	r.body = r.buf + sizeof(*h);
 	r.fd = -1;
-	rc = control_dispatch(d, s, type, buf + sizeof(*h), &fd, &r);
+	rc = dispatch(d, s, type, buf + sizeof(*h), &fd, &r);
 	if (fd >= 0)
 		close(fd); /* a descriptor the request did not consume */
 	d->st.msgs++;
@@ -353,6 +204,7 @@ session_free(struct uroce_daemon *d, struct session *s)
 		close(s->fd);
 		s->fd = -1;
 	}
+	gen_session_free(d, s); /* its load generators: their QPs, CQs, MRs and memory */
 	control_session_free(d, s);
 	uroce_shm_segment_unmap(&s->db);
 	for (i = 0; i < OBJ_CHUNKS; i++)
@@ -696,90 +548,3 @@ uroce_daemon_fd(const struct uroce_daemon *d)
 	return d == NULL ? -EINVAL : d->epfd;
 }
 
-/* Every worker's counts and transport counters, summed. */
-static void
-sum_workers(struct uroce_daemon *d, struct dworker_cnt *cnt, uint64_t *eng)
-{
-	unsigned int i, k;
-	struct dcmd c;
-
-	memset(cnt, 0, sizeof(*cnt));
-	memset(eng, 0, sizeof(uint64_t) * UROCE_CNT_MAX);
-	for (i = 0; i < d->n_workers; i++) {
-		memset(&c, 0, sizeof(c));
-		c.type = CMD_STATS;
-		worker_call(d, i, &c);
-		cnt->wqes += c.u.stats.cnt.wqes;
-		cnt->wqe_rejected += c.u.stats.cnt.wqe_rejected;
-		cnt->srq_wqe_rejected += c.u.stats.cnt.srq_wqe_rejected;
-		cnt->ring_corrupt += c.u.stats.cnt.ring_corrupt;
-		cnt->cqe_written += c.u.stats.cnt.cqe_written;
-		cnt->cq_events += c.u.stats.cnt.cq_events;
-		cnt->loop_frames += c.u.stats.cnt.loop_frames;
-		cnt->loop_bad += c.u.stats.cnt.loop_bad;
-		cnt->port_tx += c.u.stats.cnt.port_tx;
-		cnt->port_rx += c.u.stats.cnt.port_rx;
-		cnt->events_dropped += c.u.stats.cnt.events_dropped;
-		for (k = 0; k < UROCE_CNT_MAX; k++)
-			eng[k] += c.u.stats.eng[k];
-	}
-}
-
-unsigned int
-uroce_daemon_counters(struct uroce_daemon *d, uint64_t *vals, unsigned int n)
-{
-	uint64_t eng[UROCE_CNT_MAX];
-	struct dworker_cnt cnt;
-	unsigned int i;
-
-	sum_workers(d, &cnt, eng);
-	for (i = 0; i < n && i < UROCE_CNT_MAX; i++)
-		vals[i] = eng[i];
-	return UROCE_CNT_MAX;
-}
-
-int
-uroce_daemon_stats(struct uroce_daemon *d, struct uroce_daemon_stats *st)
-{
-	uint64_t eng[UROCE_CNT_MAX];
-	struct dworker_cnt cnt;
-
-	if (d == NULL || st == NULL)
-		return -EINVAL;
-	sum_workers(d, &cnt, eng);
-	*st = d->st;
-	st->wqes = cnt.wqes;
-	st->wqe_rejected += cnt.wqe_rejected;
-	st->srq_wqe_rejected = cnt.srq_wqe_rejected;
-	st->ring_corrupt = cnt.ring_corrupt;
-	st->cqe_written = cnt.cqe_written;
-	st->cq_events = cnt.cq_events;
-	st->loop_frames = cnt.loop_frames;
-	st->loop_bad = cnt.loop_bad;
-	st->port_tx = cnt.port_tx;
-	st->port_rx = cnt.port_rx;
-	st->async_dropped += cnt.events_dropped;
-	return 0;
-}
-
-int
-uroce_daemon_worker_stats(struct uroce_daemon *d, unsigned int worker,
-			  struct uroce_daemon_worker_stats *st)
-{
-	struct dcmd c;
-
-	if (d == NULL || st == NULL || worker >= d->n_workers)
-		return -EINVAL;
-	memset(st, 0, sizeof(*st));
-	if (d->worker_stats_fn != NULL)
-		d->worker_stats_fn(d->worker_stats_ctx, worker, st);
-	memset(&c, 0, sizeof(c));
-	c.type = CMD_STATS;
-	worker_call(d, worker, &c);
-	st->wqes = c.u.stats.cnt.wqes;
-	st->cqes = c.u.stats.cnt.cqe_written;
-	st->roce_rx = c.u.stats.eng[UROCE_CNT_RX_PACKETS];
-	st->roce_tx = c.u.stats.eng[UROCE_CNT_TX_PACKETS];
-	st->qps = c.u.stats.qps;
-	return 0;
-}

@@ -26,10 +26,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "uroce_daemon.h"
 #include "uroce_shm_introspect.h"
 
-#include "daemon_internal.h"
-#include "uroce_daemon.h"
+#include "control.h"
 
 /* The daemon's own counters (struct uroce_daemon_stats), by stable name. */
 struct stat_row {
@@ -42,30 +42,9 @@ struct stat_row {
 	{#f, offsetof(struct uroce_daemon_stats, f), sizeof(((struct uroce_daemon_stats *)0)->f)}
 
 static const struct stat_row stat_rows[] = {
-	STAT_ROW(sessions),
-	STAT_ROW(segments),
-	STAT_ROW(pds),
-	STAT_ROW(mrs),
-	STAT_ROW(cqs),
-	STAT_ROW(qps),
-	STAT_ROW(ahs),
-	STAT_ROW(srqs),
-	STAT_ROW(msgs),
-	STAT_ROW(bad_msgs),
-	STAT_ROW(hello_refused),
-	STAT_ROW(wqe_rejected),
-	STAT_ROW(ring_corrupt),
-	STAT_ROW(loop_frames),
-	STAT_ROW(loop_bad),
-	STAT_ROW(port_tx),
-	STAT_ROW(port_rx),
-	STAT_ROW(cqe_written),
-	STAT_ROW(cq_events),
-	STAT_ROW(sessions_reaped),
-	STAT_ROW(srq_wqe_rejected),
-	STAT_ROW(async_events),
-	STAT_ROW(async_dropped),
-	STAT_ROW(wqes),
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) STAT_ROW(name),
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
 };
 
 #define N_STAT_ROWS (sizeof(stat_rows) / sizeof(stat_rows[0]))
@@ -140,7 +119,7 @@ visible(const struct sview *req, const struct sview *target)
 	return req->uid == 0 || req->uid == (uint32_t)geteuid() || req->uid == target->uid;
 }
 
-int
+static int
 introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *body,
 			 void *resp)
 {
@@ -222,7 +201,7 @@ find_qp(struct uroce_daemon *d, struct session *s, uint32_t qpn)
 	return NULL;
 }
 
-int
+static int
 introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body, void *resp)
 {
 	const struct uroce_shm_msg_list_req *q = body;
@@ -268,7 +247,7 @@ introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body,
 		struct uroce_shm_qp_info *e = &p->q[i];
 		struct dqp *qp = best[i].qp;
 		struct dqp_state st;
-		int rc = control_qp_state(d, qp, &st);
+		int rc = qp_state_query(d, qp, &st);
 
 		if (rc != 0)
 			return rc;
@@ -339,7 +318,7 @@ put_counter(struct uroce_shm_counter *e, const char *name, uint64_t value, uint8
 	e->group = group;
 }
 
-int
+static int
 introspect_query_counters(struct uroce_daemon *d, struct session *s, const void *body,
 			  void *resp)
 {
@@ -367,7 +346,7 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 		qp = find_qp(d, s, q->qp_num);
 		if (qp == NULL)
 			return -ENOENT;
-		rc = control_qp_state(d, qp, &qs);
+		rc = qp_state_query(d, qp, &qs);
 		if (rc != 0)
 			return rc;
 		/* cc: then the QP's congestion state and parameters */
@@ -403,7 +382,7 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 }
 
 /* Workers are not any client's: every client may list them. */
-int
+static int
 introspect_list_workers(struct uroce_daemon *d, struct session *s, const void *body, void *resp)
 {
 	const struct uroce_shm_msg_list_req *q = body;
@@ -460,7 +439,7 @@ uroce_daemon_qps(struct uroce_daemon *d, uint32_t from, struct uroce_daemon_qp_i
 			/* Insertion by QP number; the largest falls off a full array. */
 			for (i = 0; i < n && out[i].qpn < qp->qpn; i++)
 				;
-			if (i == max || control_qp_state(d, qp, &st) != 0)
+			if (i == max || qp_state_query(d, qp, &st) != 0)
 				continue;
 			if (n < max)
 				n++;
@@ -481,4 +460,104 @@ uroce_daemon_qps(struct uroce_daemon *d, uint32_t from, struct uroce_daemon_qp_i
 		}
 	}
 	return n;
+}
+
+int
+introspect_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
+		    struct reply *r)
+{
+	switch (type) {
+	case UROCE_SHM_MSG_LIST_SESSIONS:
+		return introspect_list_sessions(d, s, body, r->body);
+	case UROCE_SHM_MSG_LIST_QPS:
+		return introspect_list_qps(d, s, body, r->body);
+	case UROCE_SHM_MSG_QUERY_COUNTERS:
+		return introspect_query_counters(d, s, body, r->body);
+	case UROCE_SHM_MSG_LIST_WORKERS:
+		return introspect_list_workers(d, s, body, r->body);
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* What the daemon counts (the public stats API and QUERY_COUNTERS)          */
+/* ------------------------------------------------------------------------ */
+
+/* Every worker's counts and transport counters, summed. */
+static void
+sum_workers(struct uroce_daemon *d, struct dworker_cnt *cnt, uint64_t *eng)
+{
+	unsigned int i, k;
+	struct dcmd c;
+
+	memset(cnt, 0, sizeof(*cnt));
+	memset(eng, 0, sizeof(uint64_t) * UROCE_CNT_MAX);
+	for (i = 0; i < d->n_workers; i++) {
+		memset(&c, 0, sizeof(c));
+		c.type = CMD_STATS;
+		worker_call(d, i, &c);
+#define SUM_CTL(name)
+#define SUM_WRK(name) cnt->name += c.u.stats.cnt.name;
+#define SUM_ALL(name) SUM_WRK(name)
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) SUM_##kept_by(name)
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
+		for (k = 0; k < UROCE_CNT_MAX; k++)
+			eng[k] += c.u.stats.eng[k];
+	}
+}
+unsigned int
+uroce_daemon_counters(struct uroce_daemon *d, uint64_t *vals, unsigned int n)
+{
+	uint64_t eng[UROCE_CNT_MAX];
+	struct dworker_cnt cnt;
+	unsigned int i;
+
+	sum_workers(d, &cnt, eng);
+	for (i = 0; i < n && i < UROCE_CNT_MAX; i++)
+		vals[i] = eng[i];
+	return UROCE_CNT_MAX;
+}
+
+int
+uroce_daemon_stats(struct uroce_daemon *d, struct uroce_daemon_stats *st)
+{
+	uint64_t eng[UROCE_CNT_MAX];
+	struct dworker_cnt cnt;
+
+	if (d == NULL || st == NULL)
+		return -EINVAL;
+	sum_workers(d, &cnt, eng);
+	*st = d->st;
+	/* The workers' rows replace the control thread's (it keeps none of
+	 * them); the rows both keep are added. */
+#define MERGE_CTL(name)
+#define MERGE_WRK(name) st->name = cnt.name;
+#define MERGE_ALL(name) st->name += cnt.name;
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) MERGE_##kept_by(name)
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
+	return 0;
+}
+int
+uroce_daemon_worker_stats(struct uroce_daemon *d, unsigned int worker,
+			  struct uroce_daemon_worker_stats *st)
+{
+	struct dcmd c;
+
+	if (d == NULL || st == NULL || worker >= d->n_workers)
+		return -EINVAL;
+	memset(st, 0, sizeof(*st));
+	if (d->worker_stats_fn != NULL)
+		d->worker_stats_fn(d->worker_stats_ctx, worker, st);
+	memset(&c, 0, sizeof(c));
+	c.type = CMD_STATS;
+	worker_call(d, worker, &c);
+	st->wqes = c.u.stats.cnt.wqes;
+	st->cqes = c.u.stats.cnt.cqe_written;
+	st->roce_rx = c.u.stats.eng[UROCE_CNT_RX_PACKETS];
+	st->roce_tx = c.u.stats.eng[UROCE_CNT_TX_PACKETS];
+	st->qps = c.u.stats.qps;
+	return 0;
 }

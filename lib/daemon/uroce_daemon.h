@@ -153,35 +153,12 @@ struct uroce_daemon_conf {
 	uint32_t zc_min;
 };
 
-/** Resource counts and counters of a daemon (uroce_daemon_stats()). */
+/** Resource counts and counters of a daemon (uroce_daemon_stats()), one field
+ * per line of daemon_stats.def. */
 struct uroce_daemon_stats {
-	uint32_t sessions;      /**< connected clients (after HELLO or not) */
-	uint32_t segments;      /**< client data segments mapped */
-	uint32_t pds;
-	uint32_t mrs;
-	uint32_t cqs;
-	uint32_t qps;
-	uint32_t ahs;           /**< address handles */
-	uint64_t msgs;          /**< control requests answered */
-	uint64_t bad_msgs;      /**< control messages refused by validation */
-	uint64_t hello_refused; /**< clients refused for an incompatible ABI */
-	uint64_t wqe_rejected;  /**< send/receive WQEs failed by the daemon's checks */
-	uint64_t ring_corrupt;  /**< rings found corrupt (QP moved to ERR) */
-	uint64_t loop_frames;   /**< frames carried by the loopback port */
-	uint64_t loop_bad;      /**< loopback frames that failed uroce_parse() */
-	uint64_t port_tx;       /**< frames given to the wire port */
-	uint64_t port_rx;       /**< frames received from the wire port */
-	uint64_t cqe_written;   /**< CQEs written to shm CQ rings */
-	uint64_t cq_events;     /**< eventfd wake-ups written */
-	uint64_t sessions_reaped; /**< sessions cleaned up after hang-up */
-	uint32_t srqs;          /**< shared receive queues */
-	uint32_t reserved0;      /**< padding, 0 */
-	/** SRQ receive WQEs refused or posted with a poisoned key (also in wqe_rejected) */
-	uint64_t srq_wqe_rejected;
-	uint64_t async_events;  /**< ASYNC_EVENT messages sent to clients */
-	uint64_t async_dropped; /**< async events dropped: the client's socket or a worker's
-				     event ring was too full */
-	uint64_t wqes;          /**< send and receive WQEs taken from client rings */
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) type name;
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
 };
 
 /**

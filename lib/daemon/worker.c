@@ -38,7 +38,8 @@
 #include "uroce_shm.h"
 #include "uroce_wire.h"
 
-#include "daemon_internal.h"
+#include "gen_internal.h"
+#include "worker.h"
 
 /* Work bounds of one round. */
 #define WQES_PER_SLOT 64
@@ -119,7 +120,7 @@ raise_event(struct dworker *w, struct session *s, uint32_t type, uint32_t handle
 	struct devent *e;
 
 	if (w->ev_tail - head == DWORKER_EVENTS) {
-		w->cnt.events_dropped++;
+		w->cnt.async_dropped++;
 		return;
 	}
 	e = &w->ev[w->ev_tail & (DWORKER_EVENTS - 1)];
@@ -901,7 +902,7 @@ qps_placed(struct dworker *w)
 	return n;
 }
 
-void
+static void
 worker_exec(struct dworker *w, struct dcmd *c)
 {
 	struct uroce_eng_srq_init_attr sa;
@@ -1100,6 +1101,7 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	memset(w, 0, sizeof(*w));
 	w->d = d;
 	w->idx = idx;
+	w->exec = worker_exec;
 	w->port_ctx = conf->port_ctxs[idx] != NULL ? conf->port_ctxs[idx] : conf->port_ctx;
 	w->loop_tail = &w->loop_head;
 	w->dirty_tail = &w->dirty;

@@ -3,7 +3,9 @@
  */
 
 /*
- * Private interface of lib/daemon. Two kinds of thread share it:
+ * The core of lib/daemon that its two sides share: the objects, the handle
+ * tables, the mailbox between the control thread and the workers, and the
+ * workers' counts. Two kinds of thread use it:
  *
  *  - the control thread (daemon.c, control.c, introspect.c) owns the
  *    listening socket and every session: it reads control requests, keeps
@@ -19,8 +21,8 @@
  * parts, and worker_call() runs the command directly.
  */
 
-#ifndef DAEMON_INTERNAL_H
-#define DAEMON_INTERNAL_H
+#ifndef DAEMON_CORE_H
+#define DAEMON_CORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -230,20 +232,16 @@ struct dqp_state {
 	struct uroce_eng_cc_params cc_params;   /* the QP's congestion parameters */
 };
 
-/* What a worker counts (CMD_STATS adds its engine's transport counters). */
+/* What a worker counts (CMD_STATS adds its engine's transport counters): the
+ * rows of daemon_stats.def kept by workers, and its loop rounds. */
+#define DWORKER_CNT_CTL(name)
+#define DWORKER_CNT_WRK(name) uint64_t name;
+#define DWORKER_CNT_ALL(name) uint64_t name;
 struct dworker_cnt {
-	uint64_t wqes;                  /* send and receive WQEs taken from rings */
-	uint64_t wqe_rejected;
-	uint64_t srq_wqe_rejected;
-	uint64_t ring_corrupt;
-	uint64_t cqe_written;
-	uint64_t cq_events;
-	uint64_t loop_frames;
-	uint64_t loop_bad;
-	uint64_t port_tx;
-	uint64_t port_rx;
-	uint64_t events_dropped;        /* event ring full */
-	uint64_t polls;
+#define UROCE_DAEMON_STAT(name, type, kept_by, desc) DWORKER_CNT_##kept_by(name)
+#include "daemon_stats.def"
+#undef UROCE_DAEMON_STAT
+	uint64_t polls;                 /* loop rounds */
 };
 
 struct dcmd {
@@ -298,6 +296,9 @@ struct loop_frame;
 struct dworker {
 	struct uroce_daemon *d;
 	unsigned int idx;
+	/* runs a command (worker.c); worker_call() calls it directly when the
+	 * daemon has no threads */
+	void (*exec)(struct dworker *w, struct dcmd *c);
 	struct uroce_eng *eng;
 	void *port_ctx;
 	/* wrk: sessions whose doorbell block this worker serves */
@@ -362,7 +363,7 @@ struct uroce_daemon {
 };
 
 /* ------------------------------------------------------------------------ */
-/* daemon.c                                                                  */
+/* core.c                                                                    */
 /* ------------------------------------------------------------------------ */
 
 int obj_add(struct session *s, uint8_t type, void *p, uint32_t *handle);
@@ -370,62 +371,12 @@ int obj_get(struct session *s, uint32_t handle, uint8_t type, void **p);
 void obj_del(struct session *s, uint32_t handle);
 /* The object of entry @p i of @p s (NULL if free) and its type. */
 void *obj_at(struct session *s, uint32_t i, uint8_t *type);
-/* Tell a client about an event on one of its objects (control thread). */
-void session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle);
 /* Run @p c on worker @p w and wait for it. @return c->rc. */
 int worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c);
 /* Wait until every worker has passed a quiescent point. */
 void daemon_barrier(struct uroce_daemon *d);
-uint32_t pow2_at_least(uint32_t v);
-/* Unmap a segment once no zero-copy packet reads it (control thread). */
-void seg_put(struct uroce_daemon *d, struct dseg *g);
-/* Unmap the graveyard's segments that are free now. @return how many. */
-unsigned int seg_graveyard_sweep(struct uroce_daemon *d);
-
-/* control.c: one function per request type */
-struct reply {
-	uint8_t buf[UROCE_SHM_MSG_MAX];
-	void *body;
-	int fd;                         /* descriptor to pass with a successful reply */
-};
-
-int control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
-		     int *fd, struct reply *r);
-/* Tear a session's objects down (it hung up, or the daemon stops). */
-void control_session_free(struct uroce_daemon *d, struct session *s);
 /* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
-int control_qp_state(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
+int qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
+uint32_t pow2_at_least(uint32_t v);
 
-/* worker.c */
-struct dworker *worker_create(struct uroce_daemon *d, unsigned int idx,
-			      const struct uroce_daemon_conf *conf);
-void worker_destroy(struct dworker *w);
-void worker_exec(struct dworker *w, struct dcmd *c);
-unsigned int worker_poll(struct dworker *w);
-void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
-/* Take the worker's events into @p out (at most @p max). Control thread. */
-unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
-
-/* gen.c: the lcore load generator (doc/loadgen.md) */
-/* A GEN_* request of the control protocol. @return 0 or -errno. */
-int gen_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
-		 struct reply *r);
-/* Destroy the session's generators (it hung up, or the daemon stops). */
-void gen_session_free(struct uroce_daemon *d, struct session *s);
-/* CMD_GEN on the worker. @return the command's rc. */
-int gen_exec(struct dworker *w, struct dcmd *c);
-/* The generators' turn in a worker round. @return work done. */
-unsigned int gen_poll(struct dworker *w);
-/* The earliest time (µs) a generator of @p w wants a round, or UINT64_MAX. */
-uint64_t gen_deadline(struct dworker *w);
-
-/* introspect.c */
-int introspect_list_sessions(struct uroce_daemon *d, struct session *s, const void *body,
-			     void *resp);
-int introspect_list_qps(struct uroce_daemon *d, struct session *s, const void *body, void *resp);
-int introspect_query_counters(struct uroce_daemon *d, struct session *s, const void *body,
-			      void *resp);
-int introspect_list_workers(struct uroce_daemon *d, struct session *s, const void *body,
-			    void *resp);
-
-#endif /* DAEMON_INTERNAL_H */
+#endif /* DAEMON_CORE_H */

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The core both sides of lib/daemon share (core.h): handle tables and the
+ * mailbox through which the control thread runs commands on a worker.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core.h"
+
+uint32_t
+pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handles: chunks that never move, entries stored and loaded whole          */
+/* ------------------------------------------------------------------------ */
+
+int
+obj_add(struct session *s, uint8_t type, void *p, uint32_t *handle)
+{
+	uint32_t i;
+
+	/* The first free entry; a new chunk when every chunk is full. */
+	for (i = 0; i < s->nobjs; i++)
+		if (__atomic_load_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], __ATOMIC_RELAXED) == 0)
+			break;
+	if (i == s->nobjs) {
+		if (s->nobjs == SESSION_MAX_OBJS)
+			return -ENOMEM;
+		if (s->objs[i / OBJ_CHUNK] == NULL) {
+			s->objs[i / OBJ_CHUNK] = calloc(OBJ_CHUNK, sizeof(uintptr_t));
+			if (s->objs[i / OBJ_CHUNK] == NULL)
+				return -ENOMEM;
+		}
+		s->nobjs++;
+	}
+	/* Release: a worker that finds this entry finds the object filled in. */
+	__atomic_store_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], (uintptr_t)p | type,
+			 __ATOMIC_RELEASE);
+	*handle = (uint32_t)s->id << 16 | i;
+	return 0;
+}
+
+void *
+obj_at(struct session *s, uint32_t i, uint8_t *type)
+{
+	uintptr_t e;
+
+	if (i >= s->nobjs)
+		return NULL;
+	e = __atomic_load_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], __ATOMIC_ACQUIRE);
+	*type = (uint8_t)(e & OBJ_TYPE_MASK);
+	return (void *)(e & ~(uintptr_t)OBJ_TYPE_MASK);
+}
+
+/* The object of @p handle if it is this session's and of @p type. -EPERM for
+ * another session's handle, -ENOENT for no such object of that type. Safe on
+ * a worker for AH entries (the table never moves; entries are read whole). */
+int
+obj_get(struct session *s, uint32_t handle, uint8_t type, void **p)
+{
+	uint8_t t = OBJ_FREE;
+	void *o;
+
+	if ((handle >> 16) != s->id)
+		return -EPERM;
+	o = obj_at(s, handle & 0xffffu, &t);
+	if (o == NULL || t != type)
+		return -ENOENT;
+	*p = o;
+	return 0;
+}
+
+void
+obj_del(struct session *s, uint32_t handle)
+{
+	uint32_t i = handle & 0xffffu;
+
+	__atomic_store_n(&s->objs[i / OBJ_CHUNK][i % OBJ_CHUNK], 0, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Control → worker calls                                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Run @p c on worker @p w. With threads, the command goes through the
+ * worker's mailbox: the control thread publishes the command pointer and a
+ * new sequence number (release), the worker executes it at the top of its
+ * next round, where it holds no pointer to any object (a quiescent point),
+ * and publishes the sequence number back (release); the control thread
+ * waits for it (acquire), pausing, then yielding the CPU if the worker is
+ * slow to come round (it may share a core, or sleep while idle).
+ */
+int
+worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c)
+{
+	struct dworker *wk = d->w[w];
+	uint64_t seq;
+	unsigned int spins = 0;
+
+	if (!d->threaded) {
+		wk->exec(wk, c);
+		return c->rc;
+	}
+	seq = wk->req.seq + 1;
+	wk->req.cmd = c;
+	__atomic_store_n(&wk->req.seq, seq, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&wk->done.seq, __ATOMIC_ACQUIRE) != seq) {
+		if (++spins < 2000) {
+			__builtin_ia32_pause();
+		} else {
+			struct timespec ts = {0, 10000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return c->rc;
+}
+
+void
+daemon_barrier(struct uroce_daemon *d)
+{
+	struct dcmd c;
+	unsigned int i;
+
+	if (!d->threaded)
+		return;
+	for (i = 0; i < d->n_workers; i++) {
+		memset(&c, 0, sizeof(c));
+		c.type = CMD_BARRIER;
+		worker_call(d, i, &c);
+	}
+}
+
+/* The engine-side facts of @p qp (CMD_QP_QUERY on its worker). */
+int
+qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st)
+{
+	struct dcmd c;
+
+	memset(&c, 0, sizeof(c));
+	c.type = CMD_QP_QUERY;
+	c.u.qp.qp = qp;
+	c.u.qp.out = st;
+	return worker_call(d, (unsigned int)qp->worker, &c);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright(c) 2026 The uroce authors
+ */
+
+/*
+ * The worker side of lib/daemon, on each worker thread: rings to engine and
+ * back (worker.c; the load generators' steps are gen_worker.c's). It hears from the
+ * control thread only through core.h's mailbox and answers through its
+ * event ring.
+ */
+
+#ifndef DAEMON_WORKER_H
+#define DAEMON_WORKER_H
+
+#include "core.h"
+
+/* worker.c */
+struct dworker *worker_create(struct uroce_daemon *d, unsigned int idx,
+			      const struct uroce_daemon_conf *conf);
+void worker_destroy(struct dworker *w);
+unsigned int worker_poll(struct dworker *w);
+void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+/* Take the worker's events into @p out (at most @p max). Control thread. */
+unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
+
+#endif /* DAEMON_WORKER_H */
