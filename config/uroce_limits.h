@@ -43,4 +43,11 @@
 /** Packets the requester may have in flight per QP before waiting for ACKs. */
 #define UROCE_MAX_INFLIGHT_PKTS 256
 
+/** A timer handled this many µs after its deadline was late because the
+ * host did not run the engine (descheduled, stopped): see comp_timers(). */
+#define UROCE_HOST_STALL_US 1000
+/** Local ACK timeouts in a row a QP may put down to host stalls before
+ * they count against retry_cnt like any other. */
+#define UROCE_HOST_STALL_REARMS 8
+
 #endif /* UROCE_LIMITS_H */

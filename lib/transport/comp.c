@@ -79,6 +79,7 @@ progress(struct uroce_eng_qp *qp)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.nak_rewound = false;
+	qp->comp.stall_rearms = 0;
 }
 
 static void
@@ -448,6 +449,24 @@ comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 		st = comp_steps[st](&c);
 }
 
+/*
+ * A local ACK timeout found more than UROCE_HOST_STALL_US after its deadline
+ * was missed by this host, not by the peer: a running engine checks its
+ * timers every round, and an idle one never sleeps past a deadline, so
+ * such lateness means the worker was descheduled or the process stopped.
+ * IBA 9.7.6.1.3 counts a retry when the responder failed to answer within
+ * the timeout; here it is not known that it did, since its answer may be
+ * queued unread. At most UROCE_HOST_STALL_REARMS in a row, so that a peer
+ * that is really gone still exhausts retry_cnt on a host that keeps
+ * stalling.
+ */
+static bool
+host_stalled(const struct uroce_eng_qp *qp, uint64_t now, uint64_t deadline)
+{
+	return now - deadline > UROCE_HOST_STALL_US &&
+	       qp->comp.stall_rearms < UROCE_HOST_STALL_REARMS;
+}
+
 unsigned int
 comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 {
@@ -466,11 +485,22 @@ comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 		n++;
 	}
 	if (qp->comp.rto_deadline != 0 && now >= qp->comp.rto_deadline) {
+		uint64_t deadline = qp->comp.rto_deadline;
+
 		qp->comp.rto_deadline = 0;
 		w = head_wqe(qp);
 		/* cc: nothing in flight (a paced requester waits to send): no
 		 * timeout; the next packet arms the timer again. */
-		if (w != NULL && uroce_psn_before(qp->comp.psn, qp->req.psn_hi)) {
+		if (w != NULL && uroce_psn_before(qp->comp.psn, qp->req.psn_hi) &&
+		    host_stalled(qp, now, deadline)) {
+			/* Timers judge the peer, not the host: the engine did
+			 * not run at the deadline, so the answer may be waiting
+			 * in its receive queue. It gets a fresh interval, in
+			 * which what already arrived is taken in first. */
+			QP_CNT(qp, HOST_STALL_REARM);
+			qp->comp.stall_rearms++;
+			qp->comp.rto_deadline = now + comp_rto_us(qp);
+		} else if (w != NULL && uroce_psn_before(qp->comp.psn, qp->req.psn_hi)) {
 			/* IBA 9.7.6.1.3: local ACK timeout → go-back-N from the
 			 * oldest unacknowledged PSN. */
 			QP_CNT(qp, LOCAL_ACK_TIMEOUT_ERR);

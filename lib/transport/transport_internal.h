@@ -147,6 +147,7 @@ struct comp_state {
 	uint32_t psn;           /* oldest PSN not yet acknowledged */
 	uint8_t retry_left;
 	uint8_t rnr_left;
+	uint8_t stall_rearms;   /* timeouts put down to host stalls since the last progress */
 	uint64_t rto_deadline;  /* 0: not armed */
 	uint64_t rnr_deadline;  /* 0: not armed */
 	uint32_t rnr_psn;

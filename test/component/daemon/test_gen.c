@@ -3,7 +3,7 @@
  */
 
 /*
- * Component tests of the lcore load generator (lib/daemon/gen.c, the GEN_*
+ * Component tests of the lcore load generator (lib/daemon/gen_control.c, gen_worker.c, the GEN_*
  * control messages of shm ABI 1.3; doc/loadgen.md, doc/shm-abi.md) without
  * DPDK.
  *

@@ -127,6 +127,66 @@ Test(comp, retry_cnt_7_is_not_infinite)
 	proto_fini(&p);
 }
 
+/* Timers judge the peer, not the host: a deadline the engine passes by far
+ * more than UROCE_HOST_STALL_US (it did not run: descheduled, stopped) is
+ * re-armed without a retry, and the ACK waiting in its queue is taken in
+ * before the new deadline. */
+Test(comp, host_stall_rearms_without_a_retry)
+{
+	struct sim_qp_opts o = { .psn0 = 0, .timeout = 10, .retry_cnt = 1 };
+	struct proto p;
+	struct uroce_eng_wc wc;
+	uint64_t rto = uroce_ack_timeout_us(10);
+
+	proto_init(&p, &o);
+	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 1, 0);
+	flush(&p, Q);
+	simwire_cap_clear(p.sw, Q);
+	/* The host stops for 50 timeouts; the ACK arrived meanwhile and waits. */
+	simwire_advance(p.sw, 50 * rto);
+	/* Expect: no retransmission, no retry spent, the stall counted. */
+	flush(&p, Q);
+	cr_expect_eq(ntx(&p, Q), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_HOST_STALL_REARM), 1);
+	inj_ack(&p, UROCE_AETH_ACK_NO_CREDIT, 0);
+	cr_assert_eq(poll1(&p, &wc), 1);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+	/* Expect: a deadline met on time (retry_cnt 1) still counts as IBA says. */
+	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 2, 0);
+	flush(&p, Q);
+	simwire_advance(p.sw, rto);
+	flush(&p, Q);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_LOCAL_ACK_TIMEOUT_ERR), 1);
+	proto_fini(&p);
+}
+
+/* A peer that is really gone still exhausts retry_cnt on a host that keeps
+ * stalling: host stalls forgive UROCE_HOST_STALL_REARMS timeouts in a row,
+ * no more. */
+Test(comp, dead_peer_on_a_stalling_host_still_fails)
+{
+	struct sim_qp_opts o = { .psn0 = 0, .timeout = 1, .retry_cnt = 2 };
+	struct proto p;
+	struct uroce_eng_wc wc;
+	uint64_t rto = uroce_ack_timeout_us(1);
+	int i;
+
+	proto_init(&p, &o);
+	post_wr(&p, UROCE_WR_SEND, 0, 8, 0, 1, 0);
+	flush(&p, Q);
+	for (i = 0; i < UROCE_HOST_STALL_REARMS + 3; i++) {
+		simwire_advance(p.sw, rto + 2 * UROCE_HOST_STALL_US);
+		flush(&p, Q);
+	}
+	cr_expect_eq(uroce_eng_qp_counter(p.s[Q].qp, UROCE_CNT_HOST_STALL_REARM),
+		     UROCE_HOST_STALL_REARMS);
+	cr_assert_eq(poll1(&p, &wc), 1);
+	cr_expect_eq(wc.status, UROCE_WC_RETRY_EXC_ERR);
+	cr_expect_eq(uroce_eng_qp_state(p.s[Q].qp), UROCE_QPS_ERR);
+	proto_fini(&p);
+}
+
 /* Progress resets the retry counter. */
 Test(comp, retry_counter_resets_on_progress)
 {
