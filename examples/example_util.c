@@ -23,6 +23,74 @@ ex_set_role(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* @p msg (NULL: none), then the usage; exit @p status (0: --help, on stdout). */
+static void __attribute__((noreturn))
+ex_usage(const char *usage, int status, const char *msg)
+{
+	FILE *out = status == 0 ? stdout : stderr;
+
+	if (msg != NULL)
+		fprintf(stderr, "%s: %s\n", ex_role, msg);
+	fprintf(out, "usage: %s\n"
+		     "SOCKET_PATH defaults to $UROCE_SOCKET, then " UROCE_DEFAULT_SOCKET ".\n"
+		     "Environment: UROCE_PEER_SOCKET (the daemon of the second side),\n"
+		     "UROCE_GID_INDEX (the GID index both sides use, default 0).\n", usage);
+	exit(status);
+}
+
+const char *
+ex_args(int argc, char **argv, const char *usage, const struct ex_num *nums, int n_nums,
+	int *given)
+{
+	const char *path = NULL;
+	char msg[160];
+	int i, n = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		unsigned long long v = 0;
+		const char *p;
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			ex_usage(usage, 0, NULL);
+		if (a[0] == '-') {
+			snprintf(msg, sizeof(msg), "unknown option '%s'", a);
+			ex_usage(usage, 2, msg);
+		}
+		if (i == 1) {
+			path = a;
+			continue;
+		}
+		if (n == n_nums) {
+			snprintf(msg, sizeof(msg), "too many arguments ('%s')", a);
+			ex_usage(usage, 2, msg);
+		}
+		/* Past max the value stops growing: it is out of range anyway. */
+		for (p = a; *p >= '0' && *p <= '9'; p++)
+			if (v <= nums[n].max)
+				v = v * 10 + (unsigned long long)(*p - '0');
+		if (p == a || *p != '\0' || v < nums[n].min || v > nums[n].max) {
+			snprintf(msg, sizeof(msg), "%s '%s': expected a number %llu..%llu",
+				 nums[n].name, a, (unsigned long long)nums[n].min,
+				 (unsigned long long)nums[n].max);
+			ex_usage(usage, 2, msg);
+		}
+		*nums[n++].val = v;
+	}
+	if (given != NULL)
+		*given = n;
+	return path;
+}
+
+const char *
+ex_status(uint32_t status)
+{
+	static char buf[48];
+
+	snprintf(buf, sizeof(buf), "%s (%u)", uroce_wc_status_name(status), status);
+	return buf;
+}
+
 void
 ex_die(const char *what, int err)
 {

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "uroce_version.h"
+
 #include "dv_internal.h"
 
 /* verbs.h wraps these in macros; the library defines the real symbols. */
@@ -28,9 +30,6 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-#ifndef UROCE_VERSION
-#define UROCE_VERSION "0"
-#endif
 
 int dv_trace_on;
 
