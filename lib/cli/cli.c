@@ -110,7 +110,6 @@ static const struct suffix bytes_sfx[] = {
 	{"K", 1ull << 10}, {"k", 1ull << 10}, {"KiB", 1ull << 10},
 	{"M", 1ull << 20}, {"MiB", 1ull << 20},
 	{"G", 1ull << 30}, {"GiB", 1ull << 30},
-	{"T", 1ull << 40}, {"TiB", 1ull << 40},
 	{NULL, 0},
 };
 
@@ -170,7 +169,7 @@ cli_num(const char *opt, const char *s, enum cli_unit unit, uint64_t min, uint64
 	static const char *const hint[] = {
 		[CLI_PLAIN] = "",
 		[CLI_COUNT] = " (suffixes k, M, G: powers of 1000)",
-		[CLI_BYTES] = " (suffixes K, M, G, T: powers of 1024)",
+		[CLI_BYTES] = " (suffixes K, M, G: powers of 1024)",
 	};
 	int rc = cli_parse_u64(s, unit, UINT64_MAX, v);
 

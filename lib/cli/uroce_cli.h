@@ -10,8 +10,8 @@
  * --help prints the usage on stdout and --version "PROG (uroce) VERSION",
  * both exiting 0. Numbers are decimal; plain ones (ids, ports, keys) may
  * be 0x hexadecimal instead, counts may carry a suffix k, M, G (powers of
- * 1000) and sizes in bytes K, M, G, T (powers of 1024; KiB, MiB, GiB, TiB
- * too), as lib/loadgen's specs read them. No DPDK, libc only; internal to
+ * 1000) and sizes in bytes K, M, G (powers of 1024; KiB, MiB, GiB too), as
+ * lib/loadgen's specs read them. No DPDK, libc only; internal to
  * the programs (not in liburoce, not installed).
  */
 
@@ -30,7 +30,7 @@ extern "C" {
 enum cli_unit {
 	CLI_PLAIN,  /**< no suffix, decimal or 0x hexadecimal: ids, ports, indexes */
 	CLI_COUNT,  /**< k, M, G: 10^3, 10^6, 10^9 */
-	CLI_BYTES,  /**< K, M, G, T (or KiB ...): 2^10, 2^20, 2^30, 2^40 */
+	CLI_BYTES,  /**< K, M, G (or KiB, MiB, GiB): 2^10, 2^20, 2^30 */
 };
 
 /** The project version, as meson's project() gives it. */
