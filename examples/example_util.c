@@ -2,6 +2,7 @@
  * Copyright(c) 2026 The uroce authors
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,8 +157,17 @@ ex_open(const char *path, int side, uint8_t gid[16], struct uroce_port_attr *por
 	}
 	rc = uroce_query_gid(ctx, 1, index, gid);
 	if (rc < 0) {
-		fprintf(stderr, "%s: query_gid: port 1 has no GID %d: %s (set UROCE_GID_INDEX)\n",
-			ex_role, index, strerror(-rc));
+		char a[INET6_ADDRSTRLEN];
+		uint8_t g[16];
+		int i;
+
+		/* Name the GIDs there are: a daemon without ports has GID 0 only. */
+		fprintf(stderr, "%s: query_gid: port 1 of %s has no GID %d (%s); its GIDs:", ex_role,
+			use != NULL ? use : "the default daemon", index, strerror(-rc));
+		for (i = 0; i < 16; i++)
+			if (uroce_query_gid(ctx, 1, i, g) == 0)
+				fprintf(stderr, " %d %s", i, inet_ntop(AF_INET6, g, a, sizeof(a)));
+		fprintf(stderr, " (set UROCE_GID_INDEX to one of them)\n");
 		uroce_close_device(ctx);
 		exit(1);
 	}

@@ -34,6 +34,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "counters", ctl_counters_main, "daemon and transport counters (--qp N: one QP)" },
 	{ "template", ctl_template_main, "pcap of RoCEv2 frames for a sink, to replay (loadgen)" },
 	{ "gen", ctl_gen_main, "run the lcore load generator: RC QPs of one uroced to another's" },
+	{ "wait", ctl_wait_main, "wait until a daemon serves clients (for scripts)" },
 };
 
 void

@@ -491,6 +491,30 @@ open_device(struct perf *pf)
 		fatal("cannot reach the uroce daemon at %s: %s", path, strerror(errno));
 }
 
+/* -x names a GID the port lacks: say which exist (a daemon without ports,
+ * like uroced_lite, has GID 0 only; a uroced port has 0 link-local, 1 IPv4,
+ * 2 IPv6). */
+static void __attribute__((noreturn))
+gid_missing(struct perf *pf, uint32_t n)
+{
+	char list[512], a[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	uint8_t g[16];
+	uint32_t i;
+
+	list[0] = '\0';
+	for (i = 0; i < n && i < 16 && off < sizeof(list); i++) {
+		if (uroce_query_gid(pf->ctx, 1, (int)i, g) != 0)
+			continue;
+		inet_ntop(AF_INET6, g, a, sizeof(a));
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u %s", off ? ", " : "",
+					i, a);
+	}
+	fatal("-x %u: port 1 of the daemon at %s has no GID %u; its GIDs: %s (a uroced "
+	      "without ports has GID 0 only; doc/operations.md)", pf->gid_index, pf->sock_used,
+	      pf->gid_index, off ? list : "none");
+}
+
 /* Once the parameters are agreed: PD, buffer, MR, CQ, QPs. */
 static void
 create_resources(struct perf *pf)
@@ -504,10 +528,9 @@ create_resources(struct perf *pf)
 
 	if (uroce_query_port(pf->ctx, 1, &port) != 0)
 		fatal("query_port failed");
-	if (pf->gid_index >= port.gid_tbl_len)
-		fatal("-x %u: the port has %u GIDs", pf->gid_index, port.gid_tbl_len);
-	if (uroce_query_gid(pf->ctx, 1, pf->gid_index, pf->gid) != 0)
-		fatal("query_gid %u failed", pf->gid_index);
+	if (pf->gid_index >= port.gid_tbl_len ||
+	    uroce_query_gid(pf->ctx, 1, pf->gid_index, pf->gid) != 0)
+		gid_missing(pf, port.gid_tbl_len);
 	pf->path_mtu = (uint8_t)port.active_mtu;
 	if (pf->want_mtu != 0 && pf->want_mtu > pf->path_mtu)
 		fatal("-m %u: above the port's active MTU %u", 128u << pf->want_mtu,
