@@ -131,17 +131,23 @@ LITE_PID=$!
 for _ in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { cat "$WORK/lite.log"; fail "uroced_lite did not start"; exit 1; }
 EX="$SRC/examples/rc_pingpong.c $SRC/examples/example_util.c"
+
+# run_example KIND BINARY SIZE [LD_LIBRARY_PATH]: 50 round trips on the daemon.
+run_example() {
+	local out
+	if out=$(LD_LIBRARY_PATH=${4:-} timeout 60 "$2" "$SOCK" 50 "$3" 2>&1) &&
+		echo "$out" | grep -q "^rc_pingpong: 50 round trips of $3 bytes"; then
+		pass "$1: $out"
+	else
+		fail "rc_pingpong ($1) on uroced_lite: $out"
+	fi
+}
+
 if cc $CFLAGS $SAN -o "$WORK/rc_pingpong" $EX $LIBS 2>"$WORK/cc.err"; then
 	pass "rc_pingpong built: cc \$(pkg-config --cflags) ... \$(pkg-config --libs)"
-	if ! LD_LIBRARY_PATH=$LIBDIR ldd "$WORK/rc_pingpong" | grep -q "liburoce.so.1 => $LIBDIR/"; then
+	LD_LIBRARY_PATH=$LIBDIR ldd "$WORK/rc_pingpong" | grep -q "liburoce.so.1 => $LIBDIR/" ||
 		fail "rc_pingpong does not load the installed liburoce: $(LD_LIBRARY_PATH=$LIBDIR ldd "$WORK/rc_pingpong" | grep uroce)"
-	fi
-	if out=$(LD_LIBRARY_PATH=$LIBDIR timeout 60 "$WORK/rc_pingpong" "$SOCK" 50 64 2>&1) &&
-		echo "$out" | grep -q "^rc_pingpong: 50 round trips of 64 bytes"; then
-		pass "shared: $out"
-	else
-		fail "rc_pingpong (shared) on uroced_lite: $out"
-	fi
+	run_example shared "$WORK/rc_pingpong" 64 "$LIBDIR"
 else
 	fail "rc_pingpong does not build against the installed tree: $(head -5 "$WORK/cc.err")"
 fi
@@ -151,11 +157,8 @@ if cc $CFLAGS $SAN -o "$WORK/rc_static" $EX "$LIBDIR/liburoce.a" \
 	2>"$WORK/cc.err"; then
 	if ldd "$WORK/rc_static" | grep -q liburoce; then
 		fail "rc_pingpong (static) still loads liburoce.so"
-	elif out=$(timeout 60 "$WORK/rc_static" "$SOCK" 50 4096 2>&1) &&
-		echo "$out" | grep -q "^rc_pingpong: 50 round trips of 4096 bytes"; then
-		pass "static: $out"
 	else
-		fail "rc_pingpong (static) on uroced_lite: $out"
+		run_example static "$WORK/rc_static" 4096
 	fi
 else
 	fail "rc_pingpong does not link statically: $(head -5 "$WORK/cc.err")"
