@@ -294,7 +294,8 @@ main(int argc, char **argv)
 	ex_set_role("rdma_write_read");
 	for (i = 0; i < MAX_SIZES; i++)
 		nums[i] = (struct ex_num){"SIZE", 1, MAX_SIZE, &given[i]};
-	path = ex_args(argc, argv, "rdma_write_read [SOCKET_PATH] [SIZE...] (at most 16 sizes)", nums, MAX_SIZES, &n);
+	path = ex_args(argc, argv, "rdma_write_read [SOCKET_PATH] [SIZE...] (at most 16 sizes)",
+		       nums, MAX_SIZES, &n);
 	if (n > 0) {
 		nsizes = n;
 		for (i = 0; i < n; i++)
