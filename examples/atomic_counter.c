@@ -160,9 +160,9 @@ client(int id, int sock, const char *path, uint32_t adds)
 		for (k = 0; k < n; k++) {
 			if (wc[k].status != UROCE_WC_SUCCESS ||
 			    wc[k].opcode != UROCE_WC_FETCH_ADD) {
-				fprintf(stderr, "%s: atomic %llu: completion status %u opcode %u\n",
-					ex_role, (unsigned long long)wc[k].wr_id, wc[k].status,
-					wc[k].opcode);
+				fprintf(stderr, "%s: atomic %llu: completion status %s opcode %u\n",
+					ex_role, (unsigned long long)wc[k].wr_id,
+					ex_status(wc[k].status), wc[k].opcode);
 				return 1;
 			}
 		}
@@ -287,34 +287,24 @@ server(const int *socks, int nclients, const char *path, uint32_t adds)
 	return 0;
 }
 
-static int
-parse(const char *s, unsigned long max, uint32_t *out)
-{
-	char *end;
-	unsigned long v = strtoul(s, &end, 0);
-
-	if (*end != '\0' || v == 0 || v > max)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : NULL;
-	uint32_t nclients = 4, adds = 1000;
+	uint64_t nclients_arg = 4, adds_arg = 1000;
+	const struct ex_num nums[] = {
+		{"CLIENTS", 1, MAX_CLIENTS, &nclients_arg},
+		{"ADDS_PER_CLIENT", 1, MAX_ADDS, &adds_arg},
+	};
 	int socks[MAX_CLIENTS], sv[2], rc, status, failed = 0;
 	pid_t pids[MAX_CLIENTS];
-	uint32_t i, j;
+	uint32_t i, j, nclients, adds;
+	const char *path;
 
 	ex_set_role("atomic_counter");
-	if (argc > 4 || (argc > 2 && parse(argv[2], MAX_CLIENTS, &nclients) != 0) ||
-	    (argc > 3 && parse(argv[3], MAX_ADDS, &adds) != 0)) {
-		fprintf(stderr, "usage: atomic_counter [SOCKET_PATH] [CLIENTS<=%d] "
-				"[ADDS_PER_CLIENT<=%d]\n", MAX_CLIENTS, MAX_ADDS);
-		return 2;
-	}
+	path = ex_args(argc, argv, "atomic_counter [SOCKET_PATH] [CLIENTS] [ADDS_PER_CLIENT]",
+		       nums, 2, NULL);
+	nclients = (uint32_t)nclients_arg;
+	adds = (uint32_t)adds_arg;
 
 	/* Start the clients before opening the device: a context must not
 	 * cross fork() (doc/verbs.md), so every process opens its own. Each

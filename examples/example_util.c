@@ -2,6 +2,7 @@
  * Copyright(c) 2026 The uroce authors
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,74 @@ ex_set_role(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ex_role, sizeof(ex_role), fmt, ap);
 	va_end(ap);
+}
+
+/* @p msg (NULL: none), then the usage; exit @p status (0: --help, on stdout). */
+static void __attribute__((noreturn))
+ex_usage(const char *usage, int status, const char *msg)
+{
+	FILE *out = status == 0 ? stdout : stderr;
+
+	if (msg != NULL)
+		fprintf(stderr, "%s: %s\n", ex_role, msg);
+	fprintf(out, "usage: %s\n"
+		     "SOCKET_PATH defaults to $UROCE_SOCKET, then " UROCE_DEFAULT_SOCKET ".\n"
+		     "Environment: UROCE_PEER_SOCKET (the daemon of the second side),\n"
+		     "UROCE_GID_INDEX (the GID index both sides use, default 0).\n", usage);
+	exit(status);
+}
+
+const char *
+ex_args(int argc, char **argv, const char *usage, const struct ex_num *nums, int n_nums,
+	int *given)
+{
+	const char *path = NULL;
+	char msg[160];
+	int i, n = 0;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		unsigned long long v = 0;
+		const char *p;
+
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+			ex_usage(usage, 0, NULL);
+		if (a[0] == '-') {
+			snprintf(msg, sizeof(msg), "unknown option '%s'", a);
+			ex_usage(usage, 2, msg);
+		}
+		if (i == 1) {
+			path = a;
+			continue;
+		}
+		if (n == n_nums) {
+			snprintf(msg, sizeof(msg), "too many arguments ('%s')", a);
+			ex_usage(usage, 2, msg);
+		}
+		/* Past max the value stops growing: it is out of range anyway. */
+		for (p = a; *p >= '0' && *p <= '9'; p++)
+			if (v <= nums[n].max)
+				v = v * 10 + (unsigned long long)(*p - '0');
+		if (p == a || *p != '\0' || v < nums[n].min || v > nums[n].max) {
+			snprintf(msg, sizeof(msg), "%s '%s': expected a number %llu..%llu",
+				 nums[n].name, a, (unsigned long long)nums[n].min,
+				 (unsigned long long)nums[n].max);
+			ex_usage(usage, 2, msg);
+		}
+		*nums[n++].val = v;
+	}
+	if (given != NULL)
+		*given = n;
+	return path;
+}
+
+const char *
+ex_status(uint32_t status)
+{
+	static char buf[48];
+
+	snprintf(buf, sizeof(buf), "%s (%u)", uroce_wc_status_name(status), status);
+	return buf;
 }
 
 void
@@ -88,8 +157,17 @@ ex_open(const char *path, int side, uint8_t gid[16], struct uroce_port_attr *por
 	}
 	rc = uroce_query_gid(ctx, 1, index, gid);
 	if (rc < 0) {
-		fprintf(stderr, "%s: query_gid: port 1 has no GID %d: %s (set UROCE_GID_INDEX)\n",
-			ex_role, index, strerror(-rc));
+		char a[INET6_ADDRSTRLEN];
+		uint8_t g[16];
+		int i;
+
+		/* Name the GIDs there are: a daemon without ports has GID 0 only. */
+		fprintf(stderr, "%s: query_gid: port 1 of %s has no GID %d (%s); its GIDs:", ex_role,
+			use != NULL ? use : "the default daemon", index, strerror(-rc));
+		for (i = 0; i < 16; i++)
+			if (uroce_query_gid(ctx, 1, i, g) == 0)
+				fprintf(stderr, " %d %s", i, inet_ntop(AF_INET6, g, a, sizeof(a)));
+		fprintf(stderr, " (set UROCE_GID_INDEX to one of them)\n");
 		uroce_close_device(ctx);
 		exit(1);
 	}

@@ -34,11 +34,33 @@
 /** Give up on a completion after this long. */
 #define EX_WAIT_MS 10000
 
+/** A completion's status, e.g. "RETRY_EXC_ERR (12)", for messages. */
+const char *ex_status(uint32_t status);
+
 /** Prefix of every message, e.g. "rdma_write_read[target]". */
 extern char ex_role[48];
 
 /** Set ex_role, printf-style. */
 void ex_set_role(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** One number on an example's command line, after SOCKET_PATH. */
+struct ex_num {
+	const char *name;   /* as the usage names it, e.g. "ITERATIONS" */
+	uint64_t min, max;
+	uint64_t *val;      /* keeps its default unless given */
+};
+
+/**
+ * The command line every example takes: [SOCKET_PATH] [NUMBER...]. -h or
+ * --help prints "usage: @p usage" and the environment the examples read, and
+ * exits 0. A SOCKET_PATH starting with '-', a number that is not decimal
+ * within its range, or more arguments than @p nums names is a usage error
+ * (message, usage on stderr, exit 2). Sets @p nums[i].val for each number
+ * given. @return SOCKET_PATH, or NULL when none is given (liburoce's
+ * default); *@p given is the count of numbers given.
+ */
+const char *ex_args(int argc, char **argv, const char *usage, const struct ex_num *nums,
+		    int n_nums, int *given);
 
 /** Print "role: what: strerror(err)" and exit 1. */
 void ex_die(const char *what, int err) __attribute__((noreturn));

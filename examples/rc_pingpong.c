@@ -157,8 +157,8 @@ wait_recv(struct side *s)
 			continue;
 		}
 		if (wc.status != UROCE_WC_SUCCESS) {
-			fprintf(stderr, "rc_pingpong: completion error %u (wr_id %llu)\n",
-				wc.status, (unsigned long long)wc.wr_id);
+			fprintf(stderr, "rc_pingpong: completion error %s (wr_id %llu)\n",
+				ex_status(wc.status), (unsigned long long)wc.wr_id);
 			exit(1);
 		}
 		if (wc.wr_id == 2)
@@ -176,19 +176,23 @@ teardown(struct side *s)
 int
 main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : NULL;
-	long iters = argc > 2 ? atol(argv[2]) : 1000;
-	uint32_t size = argc > 3 ? (uint32_t)atol(argv[3]) : 64;
+	uint64_t n_arg = 1000, size_arg = 64;
+	const struct ex_num nums[] = {
+		{"ITERATIONS", 1, 100000000, &n_arg},
+		{"SIZE", 1, 65536, &size_arg},
+	};
+	const char *path;
 	struct timespec t0, t1;
 	struct side a, b;
-	long i;
+	uint32_t size;
+	long i, iters;
 	double us;
 
 	ex_set_role("rc_pingpong");
-	if (iters <= 0 || size == 0 || size > 65536) {
-		fprintf(stderr, "usage: rc_pingpong [SOCKET_PATH] [ITERATIONS] [SIZE<=65536]\n");
-		return 2;
-	}
+	path = ex_args(argc, argv, "rc_pingpong [SOCKET_PATH] [ITERATIONS] [SIZE<=65536]", nums,
+		       2, NULL);
+	iters = (long)n_arg;
+	size = (uint32_t)size_arg;
 	/* 1. Two sides, each with its own context (its daemon, its GID, its
 	 * port's MTU), memory, CQ and RC QP. */
 	memset(&a, 0, sizeof(a));

@@ -48,7 +48,7 @@
 
 #include "example_util.h"
 
-#define MAX_SIZES 16
+#define MAX_SIZES 16          /* the usage text says so */
 #define MAX_SIZE (16u << 20)
 #define WANT_MTU 3          /* IBA MTU enum: 1024 bytes */
 
@@ -152,8 +152,8 @@ wait_wc(struct uroce_cq *cq, uint32_t opcode)
 
 	ex_wait_wcs(cq, 1, &wc);
 	if (wc.status != UROCE_WC_SUCCESS) {
-		fprintf(stderr, "%s: completion error %u (vendor_err %u)\n", ex_role, wc.status,
-			wc.vendor_err);
+		fprintf(stderr, "%s: completion error %s (vendor_err %u)\n", ex_role,
+			ex_status(wc.status), wc.vendor_err);
 		exit(1);
 	}
 	if (wc.opcode != opcode) {
@@ -284,24 +284,22 @@ int
 main(int argc, char **argv)
 {
 	uint32_t sizes[MAX_SIZES] = {1, 4096, 1u << 20};
-	int nsizes = 3, sv[2], rc, status, i;
-	const char *path = argc > 1 ? argv[1] : NULL;
+	uint64_t given[MAX_SIZES];
+	struct ex_num nums[MAX_SIZES];
+	int nsizes = 3, n, sv[2], rc, status, i;
+	const char *path;
 	size_t max = 0;
 	pid_t pid;
 
 	ex_set_role("rdma_write_read");
-	if (argc > 2) {
-		nsizes = argc - 2;
-		if (nsizes > MAX_SIZES)
-			goto usage;
-		for (i = 0; i < nsizes; i++) {
-			char *end;
-			unsigned long v = strtoul(argv[i + 2], &end, 0);
-
-			if (*end != '\0' || v == 0 || v > MAX_SIZE)
-				goto usage;
-			sizes[i] = (uint32_t)v;
-		}
+	for (i = 0; i < MAX_SIZES; i++)
+		nums[i] = (struct ex_num){"SIZE", 1, MAX_SIZE, &given[i]};
+	path = ex_args(argc, argv, "rdma_write_read [SOCKET_PATH] [SIZE...] (at most 16 sizes)",
+		       nums, MAX_SIZES, &n);
+	if (n > 0) {
+		nsizes = n;
+		for (i = 0; i < n; i++)
+			sizes[i] = (uint32_t)given[i];
 	}
 	for (i = 0; i < nsizes; i++)
 		if (sizes[i] > max)
@@ -331,9 +329,4 @@ main(int argc, char **argv)
 	if (rc == 0)
 		printf("rdma_write_read: %d sizes verified\n", nsizes);
 	return rc;
-
-usage:
-	fprintf(stderr, "usage: rdma_write_read [SOCKET_PATH] [SIZE...] (1 <= SIZE <= %u, "
-			"at most %d sizes)\n", MAX_SIZE, MAX_SIZES);
-	return 2;
 }

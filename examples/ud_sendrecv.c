@@ -75,8 +75,8 @@ next_wc(struct uroce_cq *cq, struct uroce_wc *wc)
 {
 	ex_wait_wcs(cq, 1, wc);
 	if (wc->status != UROCE_WC_SUCCESS) {
-		fprintf(stderr, "%s: completion error %u (wr_id %llu)\n", ex_role, wc->status,
-			(unsigned long long)wc->wr_id);
+		fprintf(stderr, "%s: completion error %s (wr_id %llu)\n", ex_role,
+			ex_status(wc->status), (unsigned long long)wc->wr_id);
 		exit(1);
 	}
 }
@@ -221,22 +221,16 @@ side(int sock, const char *path, char me, uint32_t count)
 int
 main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : NULL;
-	uint32_t count = 16;
+	uint64_t count_arg = 16;
+	const struct ex_num nums[] = {{"COUNT", 1, MAX_COUNT, &count_arg}};
+	const char *path;
+	uint32_t count;
 	int sv[2], rc, status;
 	pid_t pid;
 
 	ex_set_role("ud_sendrecv");
-	if (argc > 3)
-		goto usage;
-	if (argc > 2) {
-		char *end;
-		unsigned long v = strtoul(argv[2], &end, 0);
-
-		if (*end != '\0' || v == 0 || v > MAX_COUNT)
-			goto usage;
-		count = (uint32_t)v;
-	}
+	path = ex_args(argc, argv, "ud_sendrecv [SOCKET_PATH] [COUNT]", nums, 1, NULL);
+	count = (uint32_t)count_arg;
 	/* Fork before opening the device: a context must not cross fork(). */
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 		ex_die("socketpair", errno);
@@ -260,9 +254,4 @@ main(int argc, char **argv)
 	if (rc == 0)
 		printf("ud_sendrecv: %u datagrams each way verified\n", count);
 	return rc;
-
-usage:
-	fprintf(stderr, "usage: ud_sendrecv [SOCKET_PATH] [COUNT] (1 <= COUNT <= %d)\n",
-		MAX_COUNT);
-	return 2;
 }

@@ -39,6 +39,9 @@ int ctl_template_main(int argc, char **argv);
 /** `uroce-ctl gen ...`: the lcore load generator (cmd_gen.c, doc/loadgen.md). */
 int ctl_gen_main(int argc, char **argv);
 
+/** wait.c: until a daemon serves clients. */
+int ctl_wait_main(int argc, char **argv);
+
 /** Print @p fmt to stderr prefixed with "uroce-ctl: ". */
 void ctl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

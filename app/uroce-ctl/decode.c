@@ -464,7 +464,7 @@ ctl_pcap_open(const char *path)
 }
 
 static int
-decode_file(const char *path, bool strict)
+decode_file(const char *path, bool strict, bool roce_only)
 {
 	struct ctl_decoder d = { 0 };
 	struct pcap_pkthdr *hdr;
@@ -488,6 +488,10 @@ decode_file(const char *path, bool strict)
 		ctl_pkt_decode(&d, data, hdr->caplen, wirelen, index, &p);
 		if (p.err != UROCE_WIRE_OK && p.err != UROCE_WIRE_NOT_ROCEV2)
 			bad++;
+		if (roce_only && p.err == UROCE_WIRE_NOT_ROCEV2) {
+			index++;    /* "index" stays the frame's place in the capture */
+			continue;
+		}
 		ctl_pkt_fields(&p, &fs);
 		ctl_fields_json(&fs, &j);
 		wr = json_write_line(&j, stdout);
@@ -526,7 +530,7 @@ static void
 decode_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: uroce-ctl decode [--strict] FILE\n"
+		"usage: uroce-ctl decode [--strict] [--roce-only] FILE\n"
 		"       uroce-ctl decode --diff [--align order|role] [--ignore KEY[,...]] A B\n"
 		"\n"
 		"Decode every frame of a pcap or pcapng capture (Ethernet link type; '-' reads\n"
@@ -535,6 +539,8 @@ decode_usage(FILE *out)
 		"\n"
 		"  --strict        exit 1 if any frame is an invalid RoCEv2 packet (frames that\n"
 		"                  are simply not RoCEv2, such as ARP or TCP, do not count)\n"
+		"  --roce-only     print no line for frames that are not RoCEv2 (a test's TCP\n"
+		"                  side channel, ARP); \"index\" still counts every frame\n"
 		"  --diff          line up the RoCEv2 packets of two captures by their order and\n"
 		"                  print one JSON line per pair whose BTH or extension-header\n"
 		"                  fields differ, and per packet found in one capture only;\n"
@@ -558,11 +564,12 @@ ctl_decode_main(int argc, char **argv)
 		{ "ignore", required_argument, NULL, 'i' },
 		{ "align", required_argument, NULL, 'a' },
 		{ "strict", no_argument, NULL, 's' },
+		{ "roce-only", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ignore = NULL, *align = NULL;
-	bool diff = false, strict = false, by_role = false;
+	bool diff = false, strict = false, by_role = false, roce_only = false;
 	int c;
 
 	optind = 0; /* glibc: full reset, argv[0] is the subcommand name */
@@ -580,6 +587,9 @@ ctl_decode_main(int argc, char **argv)
 			break;
 		case 's':
 			strict = true;
+			break;
+		case 'r':
+			roce_only = true;
 			break;
 		case 'h':
 			decode_usage(stdout);
@@ -602,9 +612,10 @@ ctl_decode_main(int argc, char **argv)
 		}
 	}
 	if (diff) {
-		if (argc != 2 || strict) {
+		if (argc != 2 || strict || roce_only) {
 			ctl_err("decode --diff takes two captures%s",
-				strict ? " and no --strict" : "");
+				strict || roce_only ? " and no --strict or --roce-only (it compares "
+				"RoCEv2 packets only)" : "");
 			decode_usage(stderr);
 			return CTL_EXIT_ERROR;
 		}
@@ -616,5 +627,5 @@ ctl_decode_main(int argc, char **argv)
 		decode_usage(stderr);
 		return CTL_EXIT_ERROR;
 	}
-	return decode_file(argv[0], strict);
+	return decode_file(argv[0], strict, roce_only);
 }

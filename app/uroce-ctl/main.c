@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "uroce_cli.h"
+
 #include "ctl.h"
 
 struct ctl_command {
@@ -32,6 +34,7 @@ static const struct ctl_command ctl_commands[] = {
 	{ "counters", ctl_counters_main, "daemon and transport counters (--qp N: one QP)" },
 	{ "template", ctl_template_main, "pcap of RoCEv2 frames for a sink, to replay (loadgen)" },
 	{ "gen", ctl_gen_main, "run the lcore load generator: RC QPs of one uroced to another's" },
+	{ "wait", ctl_wait_main, "wait until a daemon serves clients (for scripts)" },
 };
 
 void
@@ -39,11 +42,9 @@ ctl_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("uroce-ctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void
@@ -52,7 +53,8 @@ usage(FILE *out)
 	size_t i;
 
 	fprintf(out, "usage: uroce-ctl COMMAND [ARGS...]\n"
-		     "       uroce-ctl COMMAND --help\n\ncommands:\n");
+		     "       uroce-ctl COMMAND --help\n"
+		     "       uroce-ctl --version\n\ncommands:\n");
 	for (i = 0; i < sizeof(ctl_commands) / sizeof(ctl_commands[0]); i++)
 		fprintf(out, "  %-10s %s\n", ctl_commands[i].name, ctl_commands[i].summary);
 }
@@ -62,15 +64,16 @@ main(int argc, char **argv)
 {
 	size_t i;
 
+	cli_init("uroce-ctl", usage);
 	if (argc < 2) {
 		usage(stderr);
 		return CTL_EXIT_ERROR;
 	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
-		usage(stdout);
-		return CTL_EXIT_OK;
-	}
+	    strcmp(argv[1], "help") == 0)
+		cli_help();
+	if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0)
+		cli_version();
 	for (i = 0; i < sizeof(ctl_commands) / sizeof(ctl_commands[0]); i++)
 		if (strcmp(argv[1], ctl_commands[i].name) == 0)
 			return ctl_commands[i].main(argc - 1, argv + 1);

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uroce_cli.h"
 #include "uroce_shm_introspect.h"
 
 #include "ctl.h"
@@ -78,17 +79,12 @@ parse_opts(int argc, char **argv, bool with_qp, struct opts *o)
 			show_usage(stdout, argv[0], with_qp);
 			return CTL_EXIT_OK;
 		case OPT_QP: {
-			char *end;
-			unsigned long v;
+			uint64_t v;
 
 			if (!with_qp)
 				goto bad;
-			errno = 0;
-			v = strtoul(optarg, &end, 0);
-			if (errno != 0 || *end != '\0' || end == optarg || v > 0xffffff) {
-				ctl_err("--qp: '%s' is not a QP number (0..0xffffff)", optarg);
+			if (cli_num("--qp", optarg, CLI_PLAIN, 0, 0xffffff, &v) != 0)
 				return CTL_EXIT_ERROR;
-			}
 			o->has_qp = true;
 			o->qp = (uint32_t)v;
 			break;

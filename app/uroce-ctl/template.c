@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uroce_cli.h"
 #include "uroce_loadgen.h"
 #include "uroce_wire.h"
 
@@ -101,24 +102,6 @@ tpl_usage(FILE *f)
 }
 
 static int
-tpl_num(const char *opt, const char *s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	if (s[0] == '-' || s[0] == '\0' || s[0] == ' ') {
-		ctl_err("%s: '%s' is not a number", opt, s);
-		return -1;
-	}
-	*v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0' || *v < min || *v > max) {
-		ctl_err("%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, opt, s, min, max);
-		return -1;
-	}
-	return 0;
-}
-
-static int
 parse_qpns(struct tpl *t, const char *arg)
 {
 	char buf[1024], *tok, *save = NULL;
@@ -135,7 +118,7 @@ parse_qpns(struct tpl *t, const char *arg)
 				sizeof(t->qpn_filter[0]));
 			return -1;
 		}
-		if (tpl_num("--qpn", tok, 0, 0xffffff, &v) != 0)
+		if (cli_num("--qpn", tok, CLI_PLAIN, 0, 0xffffff, &v) != 0)
 			return -1;
 		t->qpn_filter[t->n_filter++] = (uint32_t)v;
 	}
@@ -211,18 +194,18 @@ tpl_args(struct tpl *t, int argc, char **argv)
 				return CTL_EXIT_ERROR;
 			break;
 		case 'n':
-			if (tpl_num("--msgs", optarg, 1, TPL_MAX_MSGS, &v) != 0)
+			if (cli_num("--msgs", optarg, CLI_COUNT, 1, TPL_MAX_MSGS, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->msgs = (uint32_t)v;
 			break;
 		case 's':
-			if (tpl_num("--size", optarg, 0, UROCE_MAX_PMTU, &v) != 0)
+			if (cli_num("--size", optarg, CLI_BYTES, 0, UROCE_MAX_PMTU, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->size = (uint32_t)v;
 			t->size_set = true;
 			break;
 		case T_FLOWS:
-			if (tpl_num("--flows", optarg, 1, TPL_MAX_FLOWS, &v) != 0)
+			if (cli_num("--flows", optarg, CLI_PLAIN, 1, TPL_MAX_FLOWS, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->flows = (uint32_t)v;
 			break;
@@ -240,7 +223,7 @@ tpl_args(struct tpl *t, int argc, char **argv)
 			t->has_src = true;
 			break;
 		case T_VLAN:
-			if (tpl_num("--vlan", optarg, 1, 4094, &v) != 0)
+			if (cli_num("--vlan", optarg, CLI_PLAIN, 1, 4094, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->vlan = (int)v;
 			break;
@@ -248,17 +231,17 @@ tpl_args(struct tpl *t, int argc, char **argv)
 			t->vlan = 0;
 			break;
 		case T_PCP:
-			if (tpl_num("--pcp", optarg, 0, 7, &v) != 0)
+			if (cli_num("--pcp", optarg, CLI_PLAIN, 0, 7, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->pcp = (uint8_t)v;
 			break;
 		case T_DSCP:
-			if (tpl_num("--dscp", optarg, 0, 63, &v) != 0)
+			if (cli_num("--dscp", optarg, CLI_PLAIN, 0, 63, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->dscp = (uint8_t)v;
 			break;
 		case T_ECN:
-			if (tpl_num("--ecn", optarg, 0, 3, &v) != 0)
+			if (cli_num("--ecn", optarg, CLI_PLAIN, 0, 3, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->ecn = (uint8_t)v;
 			break;
@@ -266,7 +249,7 @@ tpl_args(struct tpl *t, int argc, char **argv)
 			t->pktgen_path = optarg;
 			break;
 		case T_PKTGEN_PORT:
-			if (tpl_num("--pktgen-port", optarg, 0, 255, &v) != 0)
+			if (cli_num("--pktgen-port", optarg, CLI_PLAIN, 0, 255, &v) != 0)
 				return CTL_EXIT_ERROR;
 			t->pktgen_port = (uint16_t)v;
 			break;

@@ -24,6 +24,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <getopt.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -38,6 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "uroce_cli.h"
 #include "uroce_verbs.h"
 
 #include "sink.h"
@@ -122,11 +124,14 @@ struct perf {
 	struct params p;
 	bool server;
 	const char *sock_path;
+	const char *sock_used;  /* the daemon socket opened (-S, $UROCE_SOCKET or default) */
+	bool allow_offlink;     /* --allow-offlink: a 198.18.0.0/15 server off every local link */
 	uint8_t gid_index;      /* -x: source GID index */
 	uint8_t want_mtu;       /* -m: IBA MTU enum; 0: the port's active MTU */
 	uint8_t qp_timeout;     /* -u: local ACK timeout code, 4.096 us * 2^n */
 	uint8_t path_mtu;       /* what the QPs use */
 	const char *peer_addr;
+	struct in_addr peer_in;  /* peer_addr, checked by check_bench_net() */
 	const char *bind_addr;
 	uint16_t port;
 	int fd;                  /* the TCP side channel */
@@ -157,11 +162,9 @@ fatal(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	if (fatal_hold != 0) {
 		fprintf(stderr, PROG ": keeping the QPs %u s (--hold)\n", fatal_hold);
 		fflush(stdout);
@@ -199,43 +202,16 @@ usage(FILE *f)
 		"                         67 ms; with 7 retries a QP gives up after 0.5 s)\n"
 		"  -p, --port PORT        TCP side-channel port (default %u)\n"
 		"      --bind ADDR        server: IPv4 address to listen on (default 127.0.0.1)\n"
+		"      --allow-offlink    client: connect to a SERVER_IP in 198.18.0.0/15 (the\n"
+		"                         test range) even when no local link is on its subnet\n"
 		"      --hold SEC         keep this side's QPs SEC seconds after the run (or\n"
 		"                         after it failed), for a look at them\n"
 		"                         (uroce-ctl counters --qp N)\n"
-		"  -h, --help             this text\n",
+		"  -h, --help             this text\n"
+		"  -V, --version          the version of uroce\n"
+		"Numbers: sizes take K, M, G (KiB...), counts k, M, G (-n 1M, -s 64K).\n",
 		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH,
 		UROCE_DEFAULT_SOCKET, DEFAULT_PORT);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	exit(2);
-}
-
-static uint64_t
-parse_num(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	if (s[0] == '-' || s[0] == '\0')
-		bad_usage("%s: '%s' is not a number", opt, s);
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		bad_usage("%s: '%s' is not a number", opt, s);
-	if (v < min || v > max)
-		bad_usage("%s: %llu is out of range [%" PRIu64 ", %" PRIu64 "]", opt, v, min, max);
-	return v;
 }
 
 static double
@@ -245,6 +221,30 @@ now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/*
+ * Before the peer is blamed for a failure: was it this side's own daemon
+ * that went away? A daemon that stops cleanly first flushes its QPs (error
+ * completions) and closes its clients' sockets just after, so wait up to
+ * @p grace_ms for the close.
+ */
+static void
+check_local_daemon(struct perf *pf, unsigned int grace_ms, const char *what)
+{
+	unsigned int waited = 0;
+
+	if (pf->ctx == NULL)
+		return;
+	for (;;) {
+		if (uroce_context_check(pf->ctx) == -ENOTCONN)
+			fatal("%s: this side's uroce daemon (%s) went away; not the peer's doing",
+			      what, pf->sock_used);
+		if (waited >= grace_ms)
+			return;
+		usleep(50000);
+		waited += 50;
+	}
 }
 
 /* ---- the TCP side channel: messages are arrays of big-endian 64-bit words */
@@ -264,8 +264,10 @@ send_words(struct perf *pf, const uint64_t *w, size_t n)
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0)
+		if (r < 0) {
+			check_local_daemon(pf, 200, "TCP send failed");
 			fatal("peer disconnected (TCP send: %s)", strerror(errno));
+		}
 		off += (size_t)r;
 	}
 }
@@ -280,10 +282,13 @@ recv_words(struct perf *pf, uint64_t *w, size_t n)
 
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r <= 0)
+			check_local_daemon(pf, 200, "TCP connection lost");
 		if (r < 0)
 			fatal("peer disconnected (TCP receive: %s)", strerror(errno));
 		if (r == 0)
-			fatal("peer disconnected (TCP connection closed)");
+			fatal("peer disconnected (TCP connection closed): the other uroce-perf "
+			      "exited; its own messages say why");
 		off += (size_t)r;
 	}
 	for (i = 0; i < n; i++)
@@ -320,8 +325,11 @@ check_peer(struct perf *pf)
 	if (++pf->spins % PEER_CHECK_SPINS != 0 || !tcp_readable(pf))
 		return;
 	r = recv(pf->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+		check_local_daemon(pf, 200, "TCP connection lost during the run");
 	if (r == 0)
-		fatal("peer disconnected (TCP connection closed) during the run");
+		fatal("peer disconnected (TCP connection closed) during the run: the other "
+		      "uroce-perf exited; its own messages say why");
 	if (r < 0 && errno != EAGAIN && errno != EINTR)
 		fatal("peer disconnected (TCP: %s) during the run", strerror(errno));
 	/* r > 0: the peer's next message (DONE) is early; it is read later. */
@@ -359,6 +367,43 @@ tcp_server(struct perf *pf)
 	setsockopt(pf->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
+/*
+ * 198.18.0.0/15 is the benchmarking range (RFC 2544) uroce's tests and
+ * documentation use, inside network namespaces they make. Copied into a
+ * namespace where no interface is on that subnet, such an address would be
+ * reached through the default route, off the machine: refuse it unless a
+ * local link holds it or --allow-offlink is given.
+ */
+static void
+check_bench_net(const struct perf *pf, struct in_addr dst)
+{
+	uint32_t d = ntohl(dst.s_addr);
+	struct ifaddrs *ifs, *i;
+	bool on_link = false;
+
+	if ((d & 0xfffe0000u) != 0xc6120000u || pf->allow_offlink)
+		return;
+	if (getifaddrs(&ifs) != 0)
+		fatal("getifaddrs: %s", strerror(errno));
+	for (i = ifs; i != NULL && !on_link; i = i->ifa_next) {
+		uint32_t a, m;
+
+		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+		    i->ifa_addr->sa_family != AF_INET)
+			continue;
+		a = ntohl(((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr);
+		m = ntohl(((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr.s_addr);
+		on_link = (a & m) == (d & m);
+	}
+	freeifaddrs(ifs);
+	if (!on_link)
+		fatal("SERVER_IP %s is in the benchmarking range 198.18.0.0/15, but no interface "
+		      "of this network namespace is on its subnet: the TCP connection would "
+		      "leave the machine by the default route. Run where a link holds it (ip "
+		      "netns exec ...), use 127.0.0.1 for a server on this host, or pass "
+		      "--allow-offlink", pf->peer_addr);
+}
+
 static void
 tcp_client(struct perf *pf)
 {
@@ -369,8 +414,7 @@ tcp_client(struct perf *pf)
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_port = htons(pf->port);
-	if (inet_pton(AF_INET, pf->peer_addr, &sa.sin_addr) != 1)
-		bad_usage("SERVER_IP '%s' is not an IPv4 address", pf->peer_addr);
+	sa.sin_addr = pf->peer_in;
 	/* The server may still be starting: retry a refused connect for 10 s. */
 	for (;;) {
 		pf->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -441,9 +485,34 @@ open_device(struct perf *pf)
 		path = getenv("UROCE_SOCKET");
 	if (path == NULL)
 		path = UROCE_DEFAULT_SOCKET;
+	pf->sock_used = path;
 	pf->ctx = uroce_open_device(path);
 	if (pf->ctx == NULL)
 		fatal("cannot reach the uroce daemon at %s: %s", path, strerror(errno));
+}
+
+/* -x names a GID the port lacks: say which exist (a daemon without ports,
+ * like uroced_lite, has GID 0 only; a uroced port has 0 link-local, 1 IPv4,
+ * 2 IPv6). */
+static void __attribute__((noreturn))
+gid_missing(struct perf *pf, uint32_t n)
+{
+	char list[512], a[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	uint8_t g[16];
+	uint32_t i;
+
+	list[0] = '\0';
+	for (i = 0; i < n && i < 16 && off < sizeof(list); i++) {
+		if (uroce_query_gid(pf->ctx, 1, (int)i, g) != 0)
+			continue;
+		inet_ntop(AF_INET6, g, a, sizeof(a));
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%u %s", off ? ", " : "",
+					i, a);
+	}
+	fatal("-x %u: port 1 of the daemon at %s has no GID %u; its GIDs: %s (a uroced "
+	      "without ports has GID 0 only; doc/operations.md)", pf->gid_index, pf->sock_used,
+	      pf->gid_index, off ? list : "none");
 }
 
 /* Once the parameters are agreed: PD, buffer, MR, CQ, QPs. */
@@ -459,10 +528,9 @@ create_resources(struct perf *pf)
 
 	if (uroce_query_port(pf->ctx, 1, &port) != 0)
 		fatal("query_port failed");
-	if (pf->gid_index >= port.gid_tbl_len)
-		fatal("-x %u: the port has %u GIDs", pf->gid_index, port.gid_tbl_len);
-	if (uroce_query_gid(pf->ctx, 1, pf->gid_index, pf->gid) != 0)
-		fatal("query_gid %u failed", pf->gid_index);
+	if (pf->gid_index >= port.gid_tbl_len ||
+	    uroce_query_gid(pf->ctx, 1, pf->gid_index, pf->gid) != 0)
+		gid_missing(pf, port.gid_tbl_len);
 	pf->path_mtu = (uint8_t)port.active_mtu;
 	if (pf->want_mtu != 0 && pf->want_mtu > pf->path_mtu)
 		fatal("-m %u: above the port's active MTU %u", 128u << pf->want_mtu,
@@ -710,7 +778,7 @@ cq_poll(struct perf *pf, struct uroce_wc *wc)
 	/* Consume the event; a timeout also looks at the daemon's socket. */
 	rc = uroce_get_cq_event(pf->cq, 0);
 	if (rc == -ENOTCONN)
-		fatal("the uroce daemon went away");
+		fatal("this side's uroce daemon (%s) went away", pf->sock_used);
 	if (rc < 0)
 		fatal("get_cq_event: %s", strerror(-rc));
 	return uroce_poll_cq(pf->cq, POLL_BATCH, wc);
@@ -723,14 +791,25 @@ poll_some(struct perf *pf, struct uroce_wc *wc)
 	int i, n = cq_poll(pf, wc);
 
 	if (n == -ENOTCONN)
-		fatal("the uroce daemon went away");
+		fatal("this side's uroce daemon (%s) went away", pf->sock_used);
 	if (n < 0)
 		fatal("poll_cq: %s", strerror(-n));
-	for (i = 0; i < n; i++)
-		if (wc[i].status != UROCE_WC_SUCCESS)
-			fatal("completion error %s (%u) on QP %u, wr_id %#" PRIx64
-			      " (did the peer go away?)", uroce_wc_status_name(wc[i].status),
-			      wc[i].status, wc[i].qp_num, wc[i].wr_id);
+	for (i = 0; i < n; i++) {
+		char what[96];
+
+		if (wc[i].status == UROCE_WC_SUCCESS)
+			continue;
+		snprintf(what, sizeof(what), "completion error %s (%u) on QP %u",
+			 uroce_wc_status_name(wc[i].status), wc[i].status, wc[i].qp_num);
+		check_local_daemon(pf, 1000, what);
+		if (wc[i].status == UROCE_WC_RETRY_EXC_ERR)
+			fatal("%s, wr_id %#" PRIx64 ": the peer did not answer within -u %u's "
+			      "retries: its daemon or uroce-perf went away, the path is broken, or "
+			      "the host is too busy (a larger -u waits longer; doc/operations.md)",
+			      what, wc[i].wr_id, pf->qp_timeout);
+		fatal("%s, wr_id %#" PRIx64 " (this side's daemon is up: see the peer's "
+		      "messages)", what, wc[i].wr_id);
+	}
 	if (n == 0)
 		check_peer(pf);
 	return n;
@@ -1386,7 +1465,7 @@ static const struct option long_opts[] = {
 	{"iters", required_argument, NULL, 'n'},
 	{"duration", required_argument, NULL, 'D'},
 	{"tx-depth", required_argument, NULL, 't'},
-	{"verify", no_argument, NULL, 'V'},
+	{"verify", no_argument, NULL, 'Y'},
 	{"events", no_argument, NULL, 'e'},
 	{"socket", required_argument, NULL, 'S'},
 	{"gid-index", required_argument, NULL, 'x'},
@@ -1395,7 +1474,9 @@ static const struct option long_opts[] = {
 	{"qp-timeout", required_argument, NULL, 'u'},
 	{"bind", required_argument, NULL, 'B'},
 	{"hold", required_argument, NULL, 'H'},
+	{"allow-offlink", no_argument, NULL, 'O'},
 	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
 	{NULL, 0, NULL, 0},
 };
 
@@ -1415,32 +1496,33 @@ parse_args(struct perf *pf, int argc, char **argv)
 	pf->p.tx_depth = DEFAULT_TX_DEPTH;
 	pf->p.max_size = SWEEP_MAX;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:u:eh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:u:ehV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			pf->p.size = parse_num("-s", optarg, 1, SWEEP_MAX);
+			pf->p.size = cli_num_or_exit("-s", optarg, CLI_BYTES, 1, SWEEP_MAX);
 			size_set = true;
 			break;
 		case 'a':
 			pf->p.sweep = 1;
 			break;
 		case 'M':
-			pf->p.max_size = parse_num("--max-size", optarg, SWEEP_MIN, SWEEP_MAX);
+			pf->p.max_size = cli_num_or_exit("--max-size", optarg, CLI_BYTES,
+							 SWEEP_MIN, SWEEP_MAX);
 			max_set = true;
 			break;
 		case 'q':
-			pf->p.qps = parse_num("-q", optarg, 1, MAX_QPS);
+			pf->p.qps = cli_num_or_exit("-q", optarg, CLI_PLAIN, 1, MAX_QPS);
 			break;
 		case 'n':
-			pf->p.iters = parse_num("-n", optarg, 1, MAX_ITERS);
+			pf->p.iters = cli_num_or_exit("-n", optarg, CLI_COUNT, 1, MAX_ITERS);
 			break;
 		case 'D':
-			pf->p.duration = parse_num("-D", optarg, 1, MAX_DURATION);
+			pf->p.duration = cli_num_or_exit("-D", optarg, CLI_PLAIN, 1, MAX_DURATION);
 			break;
 		case 't':
-			pf->p.tx_depth = parse_num("-t", optarg, 1, 4096);
+			pf->p.tx_depth = cli_num_or_exit("-t", optarg, CLI_PLAIN, 1, 4096);
 			break;
-		case 'V':
+		case 'Y':
 			pf->p.verify = 1;
 			break;
 		case 'e':
@@ -1450,76 +1532,85 @@ parse_args(struct perf *pf, int argc, char **argv)
 			pf->sock_path = optarg;
 			break;
 		case 'x':
-			pf->gid_index = (uint8_t)parse_num("-x", optarg, 0, 15);
+			pf->gid_index = (uint8_t)cli_num_or_exit("-x", optarg, CLI_PLAIN, 0, 15);
 			break;
 		case 'm':
-			v = parse_num("-m", optarg, 256, 4096);
+			v = cli_num_or_exit("-m", optarg, CLI_BYTES, 256, 4096);
 			/* IBA MTU enum: 1 is 256 bytes ... 5 is 4096 */
 			for (pf->want_mtu = 1; pf->want_mtu <= 5; pf->want_mtu++)
 				if (128u << pf->want_mtu == v)
 					break;
 			if (pf->want_mtu > 5)
-				bad_usage("-m %s: one of 256, 512, 1024, 2048, 4096", optarg);
+				cli_usage_error("-m %s: one of 256, 512, 1024, 2048, 4096", optarg);
 			break;
 		case 'u':
-			pf->qp_timeout = (uint8_t)parse_num("-u", optarg, 1, 31);
+			pf->qp_timeout = (uint8_t)cli_num_or_exit("-u", optarg, CLI_PLAIN, 1, 31);
 			break;
 		case 'p':
-			pf->port = (uint16_t)parse_num("-p", optarg, 1, 65535);
+			pf->port = (uint16_t)cli_num_or_exit("-p", optarg, CLI_PLAIN, 1, 65535);
 			break;
 		case 'B':
 			pf->bind_addr = optarg;
 			break;
+		case 'O':
+			pf->allow_offlink = true;
+			break;
 		case 'H':
-			pf->hold = (unsigned int)parse_num("--hold", optarg, 1, MAX_DURATION);
+			pf->hold = (unsigned int)cli_num_or_exit("--hold", optarg, CLI_PLAIN, 1,
+								 MAX_DURATION);
 			break;
 		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			bad_usage("option '%s' needs an argument", argv[optind - 1]);
+			cli_help();
+		case 'V':
+			cli_version();
 		default:
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_getopt_error(c, argv);
 		}
 	}
 	for (i = optind; i < argc; i++) {
 		if (npos == 3)
-			bad_usage("too many arguments ('%s')", argv[i]);
+			cli_usage_error("too many arguments ('%s')", argv[i]);
 		pos[npos++] = argv[i];
 	}
 	if (npos < 2)
-		bad_usage("TEST and MODE are required");
+		cli_usage_error("TEST and MODE are required");
 	for (i = 0; i < 4; i++)
 		if (strcmp(pos[0], test_names[i]) == 0)
 			break;
 	if (i == 4)
-		bad_usage("unknown test '%s' (write, read, send or atomic)", pos[0]);
+		cli_usage_error("unknown test '%s' (write, read, send or atomic)", pos[0]);
 	pf->p.test = (uint64_t)i;
 	if (strcmp(pos[1], "bw") == 0)
 		pf->p.mode = MODE_BW;
 	else if (strcmp(pos[1], "lat") == 0)
 		pf->p.mode = MODE_LAT;
 	else
-		bad_usage("unknown mode '%s' (bw or lat)", pos[1]);
+		cli_usage_error("unknown mode '%s' (bw or lat)", pos[1]);
 	pf->server = npos < 3;
 	pf->peer_addr = npos == 3 ? pos[2] : NULL;
+	if (!pf->server && inet_pton(AF_INET, pf->peer_addr, &pf->peer_in) != 1)
+		cli_usage_error("SERVER_IP '%s' is not an IPv4 address", pf->peer_addr);
+	if (!pf->server)
+		check_bench_net(pf, pf->peer_in);
+	else if (pf->allow_offlink)
+		cli_usage_error("--allow-offlink is for the client (a SERVER_IP given)");
 
 	if (pf->p.iters && pf->p.duration)
-		bad_usage("-n and -D exclude each other");
+		cli_usage_error("-n and -D exclude each other");
 	if (pf->events && pf->p.test == TEST_WRITE && pf->p.mode == MODE_LAT)
-		bad_usage("-e: write lat waits for the peer's bytes in memory, with no "
+		cli_usage_error("-e: write lat waits for the peer's bytes in memory, with no "
 			  "completion to sleep on (as perftest: events are not available "
 			  "for the write latency test)");
 	if (pf->p.duration && pf->p.mode == MODE_LAT)
-		bad_usage("-D is supported in bw mode only; use -n in lat mode");
+		cli_usage_error("-D is supported in bw mode only; use -n in lat mode");
 	if (pf->p.qps > 1 && pf->p.mode == MODE_LAT)
-		bad_usage("-q is supported in bw mode only (latency uses one QP)");
+		cli_usage_error("-q is supported in bw mode only (latency uses one QP)");
 	if (size_set && pf->p.sweep)
-		bad_usage("-s and -a exclude each other (use --max-size to bound -a)");
+		cli_usage_error("-s and -a exclude each other (use --max-size to bound -a)");
 	if (max_set && !pf->p.sweep)
-		bad_usage("--max-size needs -a");
+		cli_usage_error("--max-size needs -a");
 	if (pf->p.test == TEST_ATOMIC && size_set && pf->p.size != 8)
-		bad_usage("atomic messages are 8 bytes (-s 8)");
+		cli_usage_error("atomic messages are 8 bytes (-s 8)");
 	if (!pf->p.duration && !pf->p.iters)
 		pf->p.iters = pf->p.mode == MODE_BW ? DEFAULT_BW_ITERS : DEFAULT_LAT_ITERS;
 	if (pf->p.test == TEST_ATOMIC) {
@@ -1539,6 +1630,7 @@ main(int argc, char **argv)
 {
 	struct perf *pf = calloc(1, sizeof(*pf));
 
+	cli_init(PROG, usage);
 	if (pf == NULL)
 		fatal("out of memory");
 	/* A mode of its own (sink.c): receive-side QPs for packet generators. */

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "uroce_cli.h"
 #include "uroce_common.h"
 #include "uroce_loadgen.h"
 #include "uroce_shm_introspect.h"
@@ -169,28 +170,14 @@ on_signal(int sig)
 	sink_stop = 1;
 }
 
-static void __attribute__((format(printf, 1, 2)))
-say(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void __attribute__((noreturn, format(printf, 1, 2)))
 die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
@@ -244,37 +231,6 @@ usage(FILE *f)
 		UROCE_DEFAULT_SOCKET);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	usage(stderr);
-	exit(2);
-}
-
-static uint64_t
-num_arg(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	if (s[0] == '-' || s[0] == '\0' || s[0] == ' ')
-		bad_usage("%s: '%s' is not a number", opt, s);
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		bad_usage("%s: '%s' is not a number", opt, s);
-	if (v < min || v > max)
-		bad_usage("%s: %llu is out of range [%" PRIu64 ", %" PRIu64 "]", opt, v, min, max);
-	return v;
-}
-
 enum {
 	OPT_UC = 256, OPT_UD, OPT_SLOTS, OPT_VERIFY, OPT_INTERVAL, OPT_JSON, OPT_EXPECT,
 	OPT_IB_PORT, OPT_QKEY, OPT_PSN, OPT_PEER_QPN, OPT_PEER_IP, OPT_MAC, OPT_VLAN, OPT_BUSY,
@@ -326,27 +282,27 @@ parse_args(struct sink *s, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":s:D:x:m:qh", lopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_UC:
-			s->n_uc = (unsigned int)num_arg("--uc", optarg, 0, SINK_MAX_QPS);
+			s->n_uc = (unsigned int)cli_num_or_exit("--uc", optarg, CLI_PLAIN, 0, SINK_MAX_QPS);
 			uc_set = true;
 			break;
 		case OPT_UD:
-			s->n_ud = (unsigned int)num_arg("--ud", optarg, 0, SINK_MAX_QPS);
+			s->n_ud = (unsigned int)cli_num_or_exit("--ud", optarg, CLI_PLAIN, 0, SINK_MAX_QPS);
 			ud_set = true;
 			break;
 		case 's':
-			s->size = (uint32_t)num_arg("--size", optarg, 1, UROCE_MAX_PMTU);
+			s->size = (uint32_t)cli_num_or_exit("--size", optarg, CLI_BYTES, 1, UROCE_MAX_PMTU);
 			break;
 		case OPT_SLOTS:
-			s->slots = (uint32_t)num_arg("--slots", optarg, 1, UROCE_MAX_QP_WR);
+			s->slots = (uint32_t)cli_num_or_exit("--slots", optarg, CLI_COUNT, 1, UROCE_MAX_QP_WR);
 			break;
 		case OPT_VERIFY:
 			s->verify = true;
 			break;
 		case 'D':
-			s->duration = (double)num_arg("--duration", optarg, 1, 86400);
+			s->duration = (double)cli_num_or_exit("--duration", optarg, CLI_PLAIN, 1, 86400);
 			break;
 		case OPT_INTERVAL:
-			s->interval = (double)num_arg("--interval", optarg, 100, 60000) / 1000.0;
+			s->interval = (double)cli_num_or_exit("--interval", optarg, CLI_PLAIN, 100, 60000) / 1000.0;
 			break;
 		case OPT_JSON:
 			s->json_path = optarg;
@@ -355,41 +311,41 @@ parse_args(struct sink *s, int argc, char **argv)
 			s->expect_path = optarg;
 			break;
 		case 'x':
-			s->gid_index = (uint8_t)num_arg("--gid-index", optarg, 0, 255);
+			s->gid_index = (uint8_t)cli_num_or_exit("--gid-index", optarg, CLI_PLAIN, 0, 255);
 			break;
 		case OPT_IB_PORT:
-			s->ib_port = (uint8_t)num_arg("--ib-port", optarg, 1, 255);
+			s->ib_port = (uint8_t)cli_num_or_exit("--ib-port", optarg, CLI_PLAIN, 1, 255);
 			break;
 		case 'm':
-			v = num_arg("--mtu", optarg, 256, 4096);
+			v = cli_num_or_exit("--mtu", optarg, CLI_BYTES, 256, 4096);
 			for (s->want_mtu = 1; s->want_mtu <= 5; s->want_mtu++)
 				if (128u << s->want_mtu == v)
 					break;
 			if (s->want_mtu > 5)
-				bad_usage("--mtu %s: one of 256, 512, 1024, 2048, 4096", optarg);
+				cli_usage_error("--mtu %s: one of 256, 512, 1024, 2048, 4096", optarg);
 			break;
 		case OPT_QKEY:
-			s->qkey = (uint32_t)num_arg("--qkey", optarg, 0, 0x7fffffff);
+			s->qkey = (uint32_t)cli_num_or_exit("--qkey", optarg, CLI_PLAIN, 0, 0x7fffffff);
 			break;
 		case OPT_PSN:
-			s->psn = (uint32_t)num_arg("--psn", optarg, 0, 0xffffff);
+			s->psn = (uint32_t)cli_num_or_exit("--psn", optarg, CLI_PLAIN, 0, 0xffffff);
 			break;
 		case OPT_PEER_QPN:
-			s->peer_qpn = (uint32_t)num_arg("--peer-qpn", optarg, 0, 0xffffff);
+			s->peer_qpn = (uint32_t)cli_num_or_exit("--peer-qpn", optarg, CLI_PLAIN, 0, 0xffffff);
 			break;
 		case OPT_PEER_IP:
 			if (uroce_lg_addr_gid(optarg, s->peer_gid) != 0)
-				bad_usage("--peer-ip: '%s' is not an IPv4 or IPv6 address", optarg);
+				cli_usage_error("--peer-ip: '%s' is not an IPv4 or IPv6 address", optarg);
 			s->has_peer = true;
 			break;
 		case OPT_MAC:
 			if (uroce_lg_parse_mac(optarg, s->mac) != 0 || (s->mac[0] & 1))
-				bad_usage("--mac: '%s' is not a unicast MAC address "
+				cli_usage_error("--mac: '%s' is not a unicast MAC address "
 					  "(aa:bb:cc:dd:ee:ff)", optarg);
 			s->has_mac = true;
 			break;
 		case OPT_VLAN:
-			s->vlan = (uint16_t)num_arg("--vlan", optarg, 1, 4094);
+			s->vlan = (uint16_t)cli_num_or_exit("--vlan", optarg, CLI_PLAIN, 1, 4094);
 			s->has_vlan = true;
 			break;
 		case OPT_BUSY:
@@ -402,24 +358,21 @@ parse_args(struct sink *s, int argc, char **argv)
 			s->sock_path = optarg;
 			break;
 		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			bad_usage("option '%s' needs an argument", argv[optind - 1]);
+			cli_help();
 		default:
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_getopt_error(c, argv);
 		}
 	}
 	if (optind != argc)
-		bad_usage("unexpected argument '%s'", argv[optind]);
+		cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (!uc_set && !ud_set) {
 		s->n_uc = 1;
 		s->n_ud = 1;
 	}
 	if (s->n_uc + s->n_ud == 0)
-		bad_usage("--uc 0 and --ud 0: no QP to receive on");
+		cli_usage_error("--uc 0 and --ud 0: no QP to receive on");
 	if (s->peer_qpn + s->n_uc + s->n_ud > 0x1000000)
-		bad_usage("--peer-qpn %#x: QP %u's peer would pass 0xffffff", s->peer_qpn,
+		cli_usage_error("--peer-qpn %#x: QP %u's peer would pass 0xffffff", s->peer_qpn,
 			  s->n_uc + s->n_ud - 1);
 }
 
@@ -853,7 +806,7 @@ check_expect(struct sink *s)
 		       "QP %u: peer QPN, PSN or Q_Key differ (same options?)", y->qpn);
 		if (y->type == UROCE_LG_UC && (x->rkey != y->rkey || x->va != y->va) &&
 		    warned++ == 0)
-			say("warning: --expect %s: R_Key or VA of the UC windows differ (a new "
+			cli_err("warning: --expect %s: R_Key or VA of the UC windows differ (a new "
 			    "daemon draws new keys): RDMA WRITE frames built from it will be "
 			    "refused; SEND frames are fine", s->expect_path);
 	}
@@ -914,7 +867,7 @@ on_cqe(struct sink *s, const struct uroce_wc *wc)
 	uint32_t len, off;
 
 	if (qi >= s->n_qps || slot >= s->slots) {
-		say("completion with a wr_id the sink never posted (%#" PRIx64 ")", wc->wr_id);
+		cli_err("completion with a wr_id the sink never posted (%#" PRIx64 ")", wc->wr_id);
 		return;
 	}
 	q = &s->qps[qi];
@@ -924,7 +877,7 @@ on_cqe(struct sink *s, const struct uroce_wc *wc)
 		if (wc->status == UROCE_WC_WR_FLUSH_ERR)
 			q->flushed = true;
 		if (s->shown_err++ < SINK_SHOW)
-			say("completion error %s (%u) on %s QP %u", uroce_wc_status_name(wc->status),
+			cli_err("completion error %s (%u) on %s QP %u", uroce_wc_status_name(wc->status),
 			    wc->status, uroce_lg_qp_type_name(q->d.type), q->d.qpn);
 		/* A flushed QP is in ERR: posting again would only flush again. */
 		if (!q->flushed)
@@ -1067,7 +1020,7 @@ scan_windows(struct sink *s)
 		if (q->scan.bad <= q->win_bad_max)
 			continue;
 		if (q->win_bad_max == 0 && s->shown_bad++ < SINK_SHOW)
-			say("verify: UC QP %u: %" PRIu64 " window bytes hold a wrong value, the "
+			cli_err("verify: UC QP %u: %" PRIu64 " window bytes hold a wrong value, the "
 			    "first at offset %" PRIu64, q->d.qpn, q->scan.bad, q->scan.first_bad);
 		q->win_bad_max = q->scan.bad;
 	}
@@ -1151,7 +1104,7 @@ summary(struct sink *s, double t)
 	printf("]}\n");
 	fflush(stdout);
 	if (!s->quiet)
-		say("%.1f s: %" PRIu64 " messages (%.0f/s, peak %.0f/s), %" PRIu64 " bytes, %"
+		cli_err("%.1f s: %" PRIu64 " messages (%.0f/s, peak %.0f/s), %" PRIu64 " bytes, %"
 		    PRIu64 " errors, %" PRIu64 " dropped, %" PRIu64 " resyncs, %" PRIu64
 		    " bad%s: %s", t, tot.msgs, t > 0 ? (double)tot.msgs / t : 0,
 		    s->peak_msgs_per_s, tot.bytes, tot.errors, tot.dropped, tot.resyncs,
@@ -1223,6 +1176,7 @@ sink_main(int argc, char **argv)
 	bool ok;
 	double t;
 
+	cli_init(PROG, usage);
 	if (s == NULL)
 		die("out of memory");
 	parse_args(s, argc, argv);
@@ -1255,7 +1209,7 @@ sink_main(int argc, char **argv)
 	if (uroce_lg_desc_write(stdout, &s->desc) != 0)
 		die("writing the description: %s", strerror(EIO));
 	if (!s->quiet)
-		say("ready: %u UC and %u UD QPs on %s, %u-byte messages%s; SIGINT or SIGTERM "
+		cli_err("ready: %u UC and %u UD QPs on %s, %u-byte messages%s; SIGINT or SIGTERM "
 		    "stops", s->n_uc, s->n_ud, s->sock_path, s->size,
 		    s->verify ? ", verifying " UROCE_LG_PATTERN : "");
 	s->t0 = now_s();

@@ -26,6 +26,7 @@
 #include <rte_log.h>
 #include <rte_pdump.h>
 
+#include "uroce_cli.h"
 #include "uroce_common.h"
 #include "uroce_dataplane.h"
 #include "uroced.h"
@@ -99,11 +100,9 @@ die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, PROG ": ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	cli_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_FAILURE;
 }
 
@@ -122,8 +121,7 @@ parse_args(int argc, char **argv, struct uroce_dp_config *cfg, bool *check)
 {
 	char err[UROCE_DP_ERR_LEN];
 	const char *file = NULL;
-	unsigned long v;
-	char *end;
+	uint64_t v;
 	int c, i;
 
 	opterr = 0;
@@ -174,9 +172,7 @@ parse_args(int argc, char **argv, struct uroce_dp_config *cfg, bool *check)
 			cfg->in_memory = true;
 			break;
 		case 'm':
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || v < 16 || v > 1048576)
+			if (cli_parse_u64(optarg, CLI_PLAIN, 1048576, &v) != 0 || v < 16)
 				return die("--memory \"%s\": expected megabytes, 16..1048576",
 					   optarg);
 			cfg->memory_mb = (unsigned int)v;
@@ -192,11 +188,9 @@ parse_args(int argc, char **argv, struct uroce_dp_config *cfg, bool *check)
 				return EXIT_FAILURE;
 			break;
 		case 'h':
-			usage(stdout);
-			exit(EXIT_SUCCESS);
+			cli_help();
 		case 'V':
-			printf(PROG " %s\n", UROCE_VERSION);
-			exit(EXIT_SUCCESS);
+			cli_version();
 		default:
 			usage(stderr);
 			return EXIT_FAILURE;
@@ -318,6 +312,7 @@ main(int argc, char **argv)
 	int eal_argc, rc;
 	pid_t holder = 0;
 
+	cli_init(PROG, usage);
 	uroce_dp_config_defaults(&cfg);
 	rc = parse_args(argc, argv, &cfg, &check);
 	if (rc != 0)

@@ -9,6 +9,7 @@
  * default /run/uroce/uroced.sock); one liburoce context per ibv_context.
  */
 
+#include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "uroce_version.h"
+
 #include "dv_internal.h"
 
 /* verbs.h wraps these in macros; the library defines the real symbols. */
@@ -28,9 +31,6 @@
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
 
-#ifndef UROCE_VERSION
-#define UROCE_VERSION "0"
-#endif
 
 int dv_trace_on;
 
@@ -426,6 +426,33 @@ ibv_query_port(struct ibv_context *c, uint8_t port, struct _compat_ibv_port_attr
 			     offsetof(struct ibv_port_attr, port_cap_flags2));
 }
 
+/*
+ * A program asked for a GID index the port lacks (ibv_rc_pingpong -g 1,
+ * perftest -x 1 on a daemon without ports, which has GID 0 only): its own
+ * message will be vague, so name the GIDs that exist.
+ */
+static void
+gid_missing(struct dv_context *ctx, int index)
+{
+	char list[512], a[INET6_ADDRSTRLEN];
+	size_t off = 0;
+	uint8_t g[16];
+	uint32_t type;
+	int i;
+
+	list[0] = '\0';
+	for (i = 0; i < 16 && off < sizeof(list); i++) {
+		if (uroce_query_gid_ex(ctx->uctx, 1, i, g, &type) != 0)
+			continue;
+		inet_ntop(AF_INET6, g, a, sizeof(a));
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d %s",
+					off ? ", " : "", i, a);
+	}
+	fprintf(stderr, "uroce-verbs: GID index %d does not exist on port 1 of %s; its GIDs: %s "
+		"(a uroced without ports has GID 0 only; doc/operations.md)\n", index,
+		ctx->dev->sock_path, off ? list : "none");
+}
+
 DV_EXPORT int
 ibv_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid)
 {
@@ -437,6 +464,8 @@ ibv_query_gid(struct ibv_context *c, uint8_t port, int index, union ibv_gid *gid
 		return -1;
 	}
 	rc = uroce_query_gid_ex(dv_ctx(c)->uctx, port, index, gid->raw, &type);
+	if (rc == -EINVAL && port == 1)
+		gid_missing(dv_ctx(c), index);
 	if (rc != 0) {
 		errno = -rc;
 		return -1;

@@ -91,8 +91,11 @@ uroce_wr_allowed(uint32_t op, enum uroce_qp_type t)
 static inline enum uroce_wc_opcode
 uroce_wc_opcode_of(enum uroce_wr_opcode op)
 {
-	return (enum uroce_wc_opcode)(op < UROCE_WR_OPCODE_COUNT ?
-				      uroce_wr_info_tab[op].wc_opcode : UROCE_WC_SEND);
+	unsigned int wc = UROCE_WC_SEND;
+
+	if (op < UROCE_WR_OPCODE_COUNT)
+		wc = uroce_wr_info_tab[op].wc_opcode;
+	return (enum uroce_wc_opcode)wc;
 }
 
 /** One scatter/gather element of registered memory (ibv_sge). */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "uroce_cli.h"
 #include "uroce_loadgen.h"
 
 #define GOLDEN 0x9e3779b97f4a7c15ull
@@ -71,85 +72,17 @@ op_is_atomic(unsigned int op)
 	return op == UROCE_LG_FADD || op == UROCE_LG_CSWAP;
 }
 
-/* Leading decimal digits of @p s into *v (at most @p max). @return the rest, or NULL. */
-static const char *
-digits(const char *s, uint64_t max, uint64_t *v, int *rc)
-{
-	uint64_t x = 0;
-	const char *p = s;
-
-	*rc = -EINVAL;
-	if (*p < '0' || *p > '9')
-		return NULL;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (x > (max - (uint64_t)(*p - '0')) / 10) {
-			*rc = -ERANGE;
-			return NULL;
-		}
-		x = x * 10 + (uint64_t)(*p - '0');
-	}
-	*v = x;
-	*rc = 0;
-	return p;
-}
-
-/* v * mult, at most max. */
-static int
-scale(uint64_t v, uint64_t mult, uint64_t max, uint64_t *out)
-{
-	if (v > max / mult)
-		return -ERANGE;
-	*out = v * mult;
-	return 0;
-}
-
-struct suffix {
-	const char *suffix;
-	uint64_t mult;
-};
-
-/* A decimal number with one of @p sfx's suffixes, scaled, at most max. */
-static int
-parse_suffixed(const char *s, const struct suffix *sfx, unsigned int n, uint64_t max,
-	       uint64_t *v)
-{
-	const char *rest;
-	uint64_t x = 0;
-	unsigned int i;
-	int rc;
-
-	if (s == NULL || v == NULL)
-		return -EINVAL;
-	rest = digits(s, max, &x, &rc);
-	if (rest == NULL)
-		return rc;
-	for (i = 0; i < n; i++)
-		if (strcmp(rest, sfx[i].suffix) == 0)
-			return scale(x, sfx[i].mult, max, v);
-	return -EINVAL;
-}
-
+/* The programs' number syntax (lib/cli), so "-n 10k" means the same everywhere. */
 int
 uroce_lg_parse_size(const char *s, uint64_t *v)
 {
-	static const struct suffix sfx[] = {
-		{"", 1},
-		{"K", 1ull << 10}, {"k", 1ull << 10}, {"KiB", 1ull << 10},
-		{"M", 1ull << 20}, {"MiB", 1ull << 20},
-		{"G", 1ull << 30}, {"GiB", 1ull << 30},
-	};
-
-	return parse_suffixed(s, sfx, sizeof(sfx) / sizeof(sfx[0]), MAX_SIZE_VALUE, v);
+	return cli_parse_u64(s, CLI_BYTES, MAX_SIZE_VALUE, v);
 }
 
 int
 uroce_lg_parse_count(const char *s, uint64_t *v)
 {
-	static const struct suffix sfx[] = {
-		{"", 1}, {"k", 1000}, {"K", 1000}, {"M", 1000000}, {"G", 1000000000},
-	};
-
-	return parse_suffixed(s, sfx, sizeof(sfx) / sizeof(sfx[0]), MAX_COUNT_VALUE, v);
+	return cli_parse_u64(s, CLI_COUNT, MAX_COUNT_VALUE, v);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -23,7 +23,9 @@
  * workers); UROCED_LITE_THREADS=1 runs it as uroced does, the control plane
  * on the main thread (epoll) and each worker on a thread of its own.
  *
- * SIGINT or SIGTERM stops it cleanly.
+ * SIGINT or SIGTERM stops it cleanly. --help and --version answer and exit;
+ * any other argument starting with '-' is refused (a socket path is never
+ * taken from an option).
  */
 
 #include <errno.h>
@@ -34,6 +36,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "uroce_cli.h"
 #include "uroce_daemon.h"
 #include "simwire_daemon.h"
 
@@ -51,6 +54,21 @@ static const uint8_t gid_of[2][16] = {
 	{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 2},
 };
 
+/* A number from the environment (@p def if unset or empty); a bad one is a
+ * usage error naming the variable. */
+static uint64_t
+env_num(const char *name, uint64_t def, uint64_t max)
+{
+	const char *e = getenv(name);
+	uint64_t v;
+
+	if (e == NULL || *e == '\0')
+		return def;
+	if (cli_num(name, e, CLI_COUNT, 0, max, &v) != 0)
+		exit(2);
+	return v;
+}
+
 /* Idle: a short nap keeps latency low without spinning a core. */
 static void
 nap(void)
@@ -66,20 +84,15 @@ run_pair(const char *path_a, const char *path_b)
 	const char *path[2] = {path_a, path_b};
 	struct simwire_daemon_conf wc = {.seed = 1};
 	struct uroce_daemon *d[2] = {NULL, NULL};
-	const char *e;
 	struct uroce_daemon_conf conf;
 	struct simwire_daemon *w;
 	unsigned int work;
 	int i, rc = 1;
 
-	if ((e = getenv("UROCED_LITE_DROP_PPM")) != NULL)
-		wc.drop_ppm = (uint32_t)strtoul(e, NULL, 0);
-	if ((e = getenv("UROCED_LITE_DUP_PPM")) != NULL)
-		wc.dup_ppm = (uint32_t)strtoul(e, NULL, 0);
-	if ((e = getenv("UROCED_LITE_REORDER_PPM")) != NULL)
-		wc.reorder_ppm = (uint32_t)strtoul(e, NULL, 0);
-	if ((e = getenv("UROCED_LITE_SEED")) != NULL)
-		wc.seed = strtoull(e, NULL, 0);
+	wc.drop_ppm = (uint32_t)env_num("UROCED_LITE_DROP_PPM", 0, 1000000);
+	wc.dup_ppm = (uint32_t)env_num("UROCED_LITE_DUP_PPM", 0, 1000000);
+	wc.reorder_ppm = (uint32_t)env_num("UROCED_LITE_REORDER_PPM", 0, 1000000);
+	wc.seed = env_num("UROCED_LITE_SEED", 1, UINT64_MAX);
 	w = simwire_daemon_create(&wc);
 	if (w == NULL) {
 		fprintf(stderr, "uroced_lite: wire: %s\n", strerror(errno));
@@ -137,14 +150,6 @@ worker_main(void *arg)
 	return NULL;
 }
 
-static unsigned int
-env_uint(const char *name, unsigned int def)
-{
-	const char *e = getenv(name);
-
-	return e != NULL && *e != '\0' ? (unsigned int)strtoul(e, NULL, 10) : def;
-}
-
 static int
 run_one(const char *path, const char *mode)
 {
@@ -156,10 +161,16 @@ run_one(const char *path, const char *mode)
 
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = path;
-	if (mode != NULL)
-		conf.sock_mode = (mode_t)strtoul(mode, NULL, 8);
-	conf.n_workers = env_uint("UROCED_LITE_WORKERS", 1);
-	conf.threaded = env_uint("UROCED_LITE_THREADS", 0) != 0;
+	if (mode != NULL) {
+		char *end;
+		unsigned long m = strtoul(mode, &end, 8);
+
+		if (*mode == '\0' || *end != '\0' || m > 0777)
+			cli_usage_error("MODE_OCTAL '%s': expected an octal mode such as 0660", mode);
+		conf.sock_mode = (mode_t)m;
+	}
+	conf.n_workers = (unsigned int)env_num("UROCED_LITE_WORKERS", 1, UROCE_DAEMON_MAX_WORKERS);
+	conf.threaded = env_num("UROCED_LITE_THREADS", 0, 1) != 0;
 	d = uroce_daemon_create(&conf);
 	if (d == NULL) {
 		fprintf(stderr, "uroced_lite: %s: %s\n", path, strerror(errno));
@@ -197,10 +208,32 @@ run_one(const char *path, const char *mode)
 	return 0;
 }
 
+static void
+usage(FILE *out)
+{
+	fprintf(out, "usage: uroced_lite SOCKET_PATH [MODE_OCTAL]\n"
+		     "       uroced_lite --pair SOCKET_A SOCKET_B\n"
+		     "       uroced_lite --help | --version\n"
+		     "A test tool: lib/daemon's core without DPDK, on a loopback port (or two\n"
+		     "cores joined by a simulated wire with --pair). Environment:\n"
+		     "UROCED_LITE_WORKERS, UROCED_LITE_THREADS; with --pair UROCED_LITE_DROP_PPM,\n"
+		     "_DUP_PPM, _REORDER_PPM, _SEED. Not uroced: see doc/operations.md.\n");
+}
+
 int
 main(int argc, char **argv)
 {
 	struct sigaction sa;
+	int i;
+
+	cli_init("uroced_lite", usage);
+	if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
+		cli_help();
+	if (argc >= 2 && (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0))
+		cli_version();
+	for (i = argc == 4 && strcmp(argv[1], "--pair") == 0 ? 2 : 1; i < argc; i++)
+		if (argv[i][0] == '-')
+			cli_usage_error("unknown option '%s'", argv[i]);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -210,7 +243,5 @@ main(int argc, char **argv)
 		return run_pair(argv[2], argv[3]);
 	if (argc == 2 || argc == 3)
 		return run_one(argv[1], argc == 3 ? argv[2] : NULL);
-	fprintf(stderr, "usage: uroced_lite SOCKET_PATH [MODE_OCTAL]\n"
-			"       uroced_lite --pair SOCKET_A SOCKET_B\n");
-	return 2;
+	cli_usage_error("expected SOCKET_PATH [MODE_OCTAL] or --pair SOCKET_A SOCKET_B");
 }

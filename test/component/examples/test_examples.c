@@ -627,11 +627,13 @@ Test(examples, gid_index_env)
 	expect_exit(&r, 0, "rc_pingpong UROCE_GID_INDEX=0");
 	expect_line(&r, "rc_pingpong: 20 round trips of 64 bytes, ", "UROCE_GID_INDEX=0");
 	/* Expect: uroced_lite's port has GID 0 only: index 1 is refused by the
-	 * daemon (EINVAL) and the example says which index it asked for. */
+	 * daemon (EINVAL) and the example says which index it asked for, and
+	 * which GIDs the port has. */
 	run_example_env(argv, env1, 20, &r);
 	expect_exit(&r, 1, "rc_pingpong UROCE_GID_INDEX=1");
-	expect_err(&r, "rc_pingpong: query_gid: port 1 has no GID 1: Invalid argument",
-		   "UROCE_GID_INDEX=1");
+	expect_err(&r, "has no GID 1 (Invalid argument); its GIDs: 0 ::ffff:198.18.0.1 (set "
+		   "UROCE_GID_INDEX to one of them)\n", "UROCE_GID_INDEX=1");
+	expect_err(&r, "rc_pingpong: query_gid: port 1 of ", "UROCE_GID_INDEX=1");
 	/* Expect: values that are no index 0..255 are refused before any use. */
 	run_example_env(argv, envb, 20, &r);
 	expect_exit(&r, 1, "rc_pingpong UROCE_GID_INDEX=1x");
@@ -646,6 +648,8 @@ Test(examples, gid_index_env)
 	case_argv(&cases[CASE_UD_SENDRECV], sock_path, argv);
 	run_example_env(argv, env1, 20, &r);
 	expect_exit(&r, 1, "ud_sendrecv UROCE_GID_INDEX=1");
-	expect_err(&r, "ud_sendrecv[a]: query_gid: port 1 has no GID 1", "ud_sendrecv");
+	expect_err(&r, "ud_sendrecv[a]: query_gid: port 1 of ", "ud_sendrecv");
+	expect_err(&r, "has no GID 1 (Invalid argument); its GIDs: 0 ::ffff:198.18.0.1",
+		   "ud_sendrecv");
 	cr_expect_eq(stop_lite(), 0, "uroced_lite exit status");
 }

@@ -571,20 +571,28 @@ Test(perf, unreachable_daemon_exits_1, .timeout = 60)
 	free(out);
 }
 
+/* A uroced_lite, then a server and a client of @p args on a free port. */
+static void
+start_pair(struct proc *srv, struct proc *cli, const char *const *args)
+{
+	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
+
+	start_lite();
+	snprintf(port, sizeof(port), "%u", free_port());
+	build_argv(sargv, port, args, NULL);
+	build_argv(cargv, port, args, "127.0.0.1");
+	spawn(srv, sargv);
+	spawn(cli, cargv);
+}
+
 Test(perf, peer_disconnect_is_reported, .timeout = 60)
 {
 	const char *a[] = {"send", "lat", "-n", "2000000", NULL};
-	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
 	struct proc srv = {0}, cli = {0};
 	char *sout, *cout;
 	bool sok;
 
-	start_lite();
-	snprintf(port, sizeof(port), "%u", free_port());
-	build_argv(sargv, port, a, NULL);
-	build_argv(cargv, port, a, "127.0.0.1");
-	spawn(&srv, sargv);
-	spawn(&cli, cargv);
+	start_pair(&srv, &cli, a);
 	/* Let them connect and start the run, then kill the client. */
 	usleep(1500000);
 	kill(cli.pid, SIGKILL);
@@ -604,6 +612,56 @@ Test(perf, peer_disconnect_is_reported, .timeout = 60)
 	cr_expect(strstr(sout, "peer disconnected") != NULL, "%s", sout);
 	free(sout);
 	free(cout);
+}
+
+Test(perf, own_daemon_stopping_is_not_blamed_on_the_peer, .timeout = 60)
+{
+	const char *a[] = {"send", "lat", "-n", "2000000", NULL};
+	struct proc srv = {0}, cli = {0};
+	char *sout, *cout;
+	bool sok, cok;
+
+	start_pair(&srv, &cli, a);
+	/* Let them connect and start the run, then stop the daemon both use. */
+	usleep(1500000);
+	stop_lite();
+	sok = wait_for(&srv, 15);
+	cok = wait_for(&cli, 15);
+	sout = slurp(srv.out);
+	cout = slurp(cli.out);
+	unlink(srv.out);
+	unlink(cli.out);
+	/* Expect: both exit 1 naming their own daemon; neither blames the peer. */
+	cr_assert(sok && cok, "a side did not notice its daemon stopping:\n%s\n%s", sout, cout);
+	cr_expect(WIFEXITED(srv.status) && WEXITSTATUS(srv.status) == 1, "server %#x:\n%s",
+		  srv.status, sout);
+	cr_expect(WIFEXITED(cli.status) && WEXITSTATUS(cli.status) == 1, "client %#x:\n%s",
+		  cli.status, cout);
+	cr_expect(strstr(sout, "this side's uroce daemon") != NULL, "server:\n%s", sout);
+	cr_expect(strstr(cout, "this side's uroce daemon") != NULL, "client:\n%s", cout);
+	cr_expect(strstr(sout, "peer disconnected") == NULL, "server blames the peer:\n%s", sout);
+	cr_expect(strstr(cout, "did the peer go away") == NULL, "client:\n%s", cout);
+	free(sout);
+	free(cout);
+}
+
+Test(perf, bench_range_server_off_every_link_is_refused)
+{
+	char *perf = getenv("UROCE_PERF");
+	char *argv[] = {perf, "write", "bw", "--socket", "/nonexistent/uroce.sock", "198.19.255.99",
+			NULL};
+	char *out;
+	int rc;
+
+	cr_assert_not_null(perf, "UROCE_PERF not set (run through meson test)");
+	rc = run_alone(argv, &out);
+	/* Expect: refused before anything else (no daemon needed, no SYN sent),
+	 * naming the range and the flag; this test's network namespace has no
+	 * link in 198.18.0.0/15 (the suites create theirs in namespaces). */
+	cr_expect_eq(rc, 1, "exit %d:\n%s", rc, out);
+	cr_expect(strstr(out, "198.18.0.0/15") != NULL && strstr(out, "--allow-offlink") != NULL,
+		  "%s", out);
+	free(out);
 }
 
 /* Connect to a uroce-perf server on @p port as a fake client (retrying
@@ -708,7 +766,6 @@ map_peer_buffer(pid_t pid, size_t *len)
 Test(perf, corrupted_data_fails_verify_with_exit_1, .timeout = 60)
 {
 	const char *a[] = {"read", "bw", "-s", "4096", "-D", "1", "--verify", NULL};
-	char *sargv[MAX_ARGS], *cargv[MAX_ARGS], port[16];
 	struct proc srv = {0}, cli = {0};
 	uint8_t *map = NULL;
 	size_t len = 0;
@@ -718,12 +775,7 @@ Test(perf, corrupted_data_fails_verify_with_exit_1, .timeout = 60)
 	double end;
 	bool cok, sok;
 
-	start_lite();
-	snprintf(port, sizeof(port), "%u", free_port());
-	build_argv(sargv, port, a, NULL);
-	build_argv(cargv, port, a, "127.0.0.1");
-	spawn(&srv, sargv);
-	spawn(&cli, cargv);
+	start_pair(&srv, &cli, a);
 	/* Corrupt the server's buffer from outside (no hook in uroce-perf):
 	 * zero it every 2 ms while the client READs it, so the data the server
 	 * filled in is gone for most READs. */
