@@ -28,6 +28,7 @@
 
 #include "uroce_common.h"
 #include "uroce_dataplane.h"
+#include "uroce_net.h"
 #include "uroced.h"
 
 #define PROG "uroced"
@@ -318,6 +319,10 @@ main(int argc, char **argv)
 	int eal_argc, rc;
 	pid_t holder = 0;
 
+	/* drivers/net's steering and PMD quirks, before the config asks them. */
+	rc = uroce_net_register();
+	if (rc != 0)
+		return die("cannot register drivers/net: %s", strerror(-rc));
 	uroce_dp_config_defaults(&cfg);
 	rc = parse_args(argc, argv, &cfg, &check);
 	if (rc != 0)

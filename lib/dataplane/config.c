@@ -22,6 +22,7 @@
 #include <rte_log.h>
 
 #include "uroce_dataplane.h"
+#include "uroce_dp_driver.h"
 
 #define DEFAULT_SOCKET "/run/uroce/uroced.sock"
 
@@ -645,26 +646,22 @@ check_fault_sum(const struct uroce_dp_port_cfg *p, const char *file, char *err, 
 }
 
 /*
- * memif and frames longer than its buffers. DPDK 22.11's memif sends such a
- * frame as a chain of buffers, but leaves a stale "next" flag on a
- * descriptor that later starts a frame of its own, and the receiver then
- * chains into descriptors that hold nothing: its ring runs away (found by
- * test_memif_mtu4096). With one buffer per frame no chain is ever made, so
- * uroced gives its memif vdevs bsize = the largest frame, rounded to 64
- * bytes, unless the vdev says otherwise; a bsize that is too small is
- * refused. (The client end's bsize sizes the buffers of both directions.)
+ * A PMD's own needs in its vdev argument (uroce_dp_pmd_ops.vdev_args, from
+ * drivers/net: memif's buffer size, for one): asked once the port's keys
+ * are read, for the vdev that creates the port's device.
  */
-#define MEMIF_DEFAULT_BSIZE 2048u
-
 static int
-memif_buffers(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const char *file,
+pmd_vdev_args(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const char *file,
 	      char *err, size_t errlen)
 {
+	const struct uroce_dp_pmd_ops *pmd = uroce_dp_pmd_of_device(p->device);
 	size_t dlen = strlen(p->device);
-	unsigned int i, frame, bsize;
-	char *v = NULL, *b;
+	char before[sizeof(cfg->vdev[0])], why[256];
+	unsigned int i;
+	char *v = NULL;
+	int rc;
 
-	if (strncmp(p->device, "net_memif", 9) != 0 || p->mtu == 0)
+	if (pmd == NULL || pmd->vdev_args == NULL)
 		return 0;
 	for (i = 0; i < cfg->n_vdev; i++)
 		if (strncmp(cfg->vdev[i], p->device, dlen) == 0 &&
@@ -672,28 +669,14 @@ memif_buffers(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const ch
 			v = cfg->vdev[i];
 	if (v == NULL)
 		return 0;
-	/* Ethernet header, two VLAN tags, FCS. */
-	frame = p->mtu + UROCE_ETH_LEN + 2 * UROCE_VLAN_LEN + 4;
-	b = strstr(v, ",bsize=");
-	if (b != NULL) {
-		bsize = (unsigned int)strtoul(b + 7, NULL, 0);
-		if (bsize < frame)
-			return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
-				       "memif bsize %u is below the largest frame of mtu %u "
-				       "(%u bytes): DPDK 22.11's memif corrupts its ring when "
-				       "frames span buffers; give bsize=%u or more, or leave "
-				       "bsize out and uroced sets it", bsize, p->mtu, frame,
-				       (frame + 63) & ~63u);
-		return 0;
+	snprintf(before, sizeof(before), "%s", v);
+	why[0] = '\0';
+	rc = pmd->vdev_args(p, v, sizeof(cfg->vdev[0]), why, sizeof(why));
+	if (rc != 0) {
+		snprintf(v, sizeof(cfg->vdev[0]), "%s", before);
+		return cfg_err(err, errlen, rc, file, p->section, "vdev", before, "%s",
+			       why[0] != '\0' ? why : "refused by its driver");
 	}
-	if (frame <= MEMIF_DEFAULT_BSIZE)
-		return 0;
-	bsize = (frame + 63) & ~63u;
-	if (strlen(v) + 16 >= sizeof(cfg->vdev[0]))
-		return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
-			       "too long to add bsize=%u (memif buffers for mtu %u)", bsize,
-			       p->mtu);
-	snprintf(v + strlen(v), sizeof(cfg->vdev[0]) - strlen(v), ",bsize=%u", bsize);
 	return 0;
 }
 
@@ -1059,7 +1042,7 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 			if (rc == 0)
 				rc = check_port_cc(p, path, err, errlen);
 			if (rc == 0)
-				rc = memif_buffers(cfg, p, path, err, errlen);
+				rc = pmd_vdev_args(cfg, p, path, err, errlen);
 			if (rc == 0)
 				cfg->n_ports++;
 		} else {

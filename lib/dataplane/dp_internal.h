@@ -120,8 +120,8 @@ struct dp_port {
 	char zc_why[96];                   /**< why not, when cfg.zc_min asks for it */
 	bool configured;
 	bool started;
-	bool steered;                      /**< drivers/net rte_flow rules hold RoCEv2 */
-	char steer_why[256];               /**< uroce_steer_install()'s reason; "": one worker */
+	bool steered;                      /**< the steering strategy's rules hold RoCEv2 */
+	char steer_why[256];               /**< the strategy's install() reason; "": one worker */
 	/** Counters: [0, n_workers) the workers, [n_workers] the control thread. */
 	struct dp_counters cnt[UROCE_DP_MAX_WORKERS + 1];
 };

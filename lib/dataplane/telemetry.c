@@ -28,7 +28,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "uroce_steer.h"
+#include "uroce_dp_driver.h"
 
 #include "dp_internal.h"
 
@@ -178,7 +178,8 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_port_cc(d, &p->cfg.cc);
 	rte_tel_data_add_dict_string(d, "steering", p->steered ? "rte_flow" :
 				     tel_dp->n_workers > 1 ? "software" : "none");
-	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));
+	rte_tel_data_add_dict_int(d, "steering_rules", uroce_dp_steer() != NULL ?
+				  (int)uroce_dp_steer()->rules(p->port_id) : 0);
 	if (p->steer_why[0] != '\0')
 		rte_tel_data_add_dict_string(d, "steering_reason", p->steer_why);
 	/* Payload bytes from which packets leave zero-copy; 0: never. */

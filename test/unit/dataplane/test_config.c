@@ -17,6 +17,7 @@
 #include <criterion/criterion.h>
 
 #include "uroce_dataplane.h"
+#include "uroce_net.h"
 
 static char path[64];
 
@@ -42,7 +43,14 @@ cleanup(void)
 		unlink(path);
 }
 
-TestSuite(dp_config, .fini = cleanup);
+/* The memif quirks (bsize) come from drivers/net, as in uroced. */
+static void
+setup(void)
+{
+	cr_assert_eq(uroce_net_register(), 0);
+}
+
+TestSuite(dp_config, .init = setup, .fini = cleanup);
 
 /* Load @text; return rc and leave the error (with the path replaced by F) in @msg. */
 static int
