@@ -311,6 +311,14 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (cfg->n_ports > 0 && dp_neigh_rings_create(dp) != 0) {
+		dp_err(err, errlen, 0, "cannot create the neighbour event rings: %s",
+		       rte_strerror(rte_errno));
+		dp_neigh_rings_free(dp);
+		rte_free(dp);
+		errno = ENOMEM;
+		return NULL;
+	}
 	for (i = 0; i < cfg->n_ports; i++) {
 		struct dp_port *p = &dp->ports[i];
 
@@ -558,6 +566,7 @@ uroce_dp_destroy(struct uroce_dp *dp)
 			rte_pktmbuf_free(m);
 		rte_ring_free(dp->workers[i].handoff);
 	}
+	dp_neigh_rings_free(dp);
 	for (i = 0; i < dp->n_ports; i++)
 		rte_mempool_free(dp->ports[i].pool);
 	/* After the ports closed: a PMD frees what it held at close. */
