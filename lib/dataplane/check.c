@@ -186,18 +186,126 @@ check_memory(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 	     freep, total, size_kb, mnt);
 }
 
+int
+uroce_dp_socket_live(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, rc;
+
+	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	/* The daemon listens on SOCK_SEQPACKET (lib/daemon): a probe of any
+	 * other type is refused with EPROTOTYPE even by a live daemon. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	rc = rc == 0 ? 1 : errno == ECONNREFUSED || errno == ENOENT ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* The nearest existing ancestor of directory @dir, in @anc. */
+static void
+existing_ancestor(const char *dir, char *anc, size_t len)
+{
+	struct stat st;
+	char *slash;
+
+	snprintf(anc, len, "%s", dir);
+	while (stat(anc, &st) != 0 && (slash = strrchr(anc, '/')) != NULL) {
+		if (slash == anc) {
+			anc[1] = '\0';
+			break;
+		}
+		*slash = '\0';
+	}
+}
+
+int
+uroce_dp_socket_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st;
+	char *p;
+	int rc;
+
+	if (path == NULL || path[0] != '/' || strlen(path) >= sizeof(dir)) {
+		snprintf(err, errlen, "control socket %s: not an absolute path of at most %zu "
+			 "characters", path != NULL ? path : "(none)", sizeof(dir) - 1);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (p == dir)
+		return 0; /* a socket in / */
+	*p = '\0';
+	/* mkdir -p: each missing directory from the top down, 0755 whatever
+	 * the umask, so that clients of other users can reach the socket
+	 * (its own socket_mode decides who may connect). */
+	for (p = dir + 1;; p++) {
+		bool last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) == 0) {
+			rc = chmod(dir, 0755);
+		} else if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = 0; /* there already: left as it is */
+		} else {
+			rc = -1;
+			if (errno == EEXIST)
+				errno = ENOTDIR;
+		}
+		if (rc != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "control socket %s: cannot create its directory %s: "
+				 "%s (%s)", path, dir, strerror(-rc),
+				 rc == -ENOTDIR ? "something that is not a directory is in the way; "
+				 "choose another --socket" : rc == -EACCES || rc == -EPERM ?
+				 "run uroced as root, or give a --socket in a directory you may "
+				 "write" : "choose another --socket");
+			return rc;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	return 0;
+}
+
 static void
 check_socket(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 {
-	char dir[sizeof(cfg->socket_path)];
-	struct sockaddr_un sa;
+	char path[sizeof(cfg->socket_path)], dir[sizeof(cfg->socket_path)];
+	char anc[sizeof(cfg->socket_path)];
 	struct stat st;
-	int fd;
+	int live;
 
-	snprintf(dir, sizeof(dir), "%s", cfg->socket_path);
-	if (stat(dirname(dir), &st) != 0 || !S_ISDIR(st.st_mode)) {
-		line(out, fails, "FAIL", "socket %s: directory %s does not exist; create it "
-		     "(mkdir -p) or set [daemon] socket", cfg->socket_path, dir);
+	snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	snprintf(dir, sizeof(dir), "%s", dirname(path));
+	if (stat(dir, &st) != 0) {
+		/* uroced creates it; will it be able to? */
+		existing_ancestor(dir, anc, sizeof(anc));
+		if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode))
+			line(out, fails, "FAIL", "socket %s: directory %s cannot be created: %s is "
+			     "not a directory; choose another [daemon] socket", cfg->socket_path,
+			     dir, anc);
+		else if (access(anc, W_OK | X_OK) != 0)
+			line(out, fails, "FAIL", "socket %s: directory %s cannot be created: %s is "
+			     "not writable by this user (run as root)", cfg->socket_path, dir, anc);
+		else
+			line(out, fails, "OK", "socket %s: directory %s does not exist; uroced "
+			     "creates it (mode 0755)", cfg->socket_path, dir);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		line(out, fails, "FAIL", "socket %s: %s is not a directory; choose another "
+		     "[daemon] socket", cfg->socket_path, dir);
 		return;
 	}
 	if (access(dir, W_OK | X_OK) != 0) {
@@ -215,19 +323,21 @@ check_socket(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 		     "choose another [daemon] socket", cfg->socket_path);
 		return;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+	live = uroce_dp_socket_live(cfg->socket_path);
+	if (live == 1)
 		line(out, fails, "FAIL", "socket %s: address already in use: another uroced "
 		     "listens there; stop it or choose another [daemon] socket",
 		     cfg->socket_path);
-	else
+	else if (live == 0)
 		line(out, fails, "WARN", "socket %s: stale socket file (nobody listens); "
 		     "uroced will replace it", cfg->socket_path);
-	if (fd >= 0)
-		close(fd);
+	else if (live == -EPROTOTYPE)
+		line(out, fails, "FAIL", "socket %s: something other than uroced listens there (a "
+		     "socket of another type); stop it or choose another [daemon] socket",
+		     cfg->socket_path);
+	else
+		line(out, fails, "WARN", "socket %s: cannot tell whether a daemon listens there: "
+		     "%s", cfg->socket_path, strerror(-live));
 }
 
 /* Does the kernel hold @gid on some interface? Then two stacks would answer. */

@@ -18,6 +18,7 @@
 #ifndef DP_INTERNAL_H
 #define DP_INTERNAL_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -346,6 +347,9 @@ void dp_neigh_post(struct rte_ring *r, enum dp_nev_type type, uint16_t port,
  */
 int dp_neigh_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6],
 		     struct rte_ring *ask, struct dp_counters *cnt, bool may_ask);
+
+/* config.c: uroce_dp_lcores_check() against the CPU set @p allowed. */
+int dp_lcores_check(const char *lcores, const cpu_set_t *allowed, char *err, size_t errlen);
 
 /* telemetry.c */
 void dp_telemetry_detach(const struct uroce_dp *dp);
