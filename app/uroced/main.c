@@ -379,6 +379,7 @@ main(int argc, char **argv)
 	if (check) {
 		rc = uroce_dp_check(&cfg, true, stdout);
 		printf("%s: %d problem(s)\n", rc == 0 ? "PASS" : "FAIL", rc);
+		uroce_dp_hugepages_release(&cfg);
 		rte_eal_cleanup();
 		return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
@@ -439,6 +440,8 @@ out:
 	uroce_dp_destroy(dp);
 	if (pdump_ok)
 		rte_pdump_uninit();
+	/* EAL 22.11 would leave the hugepages held after we exit. */
+	uroce_dp_hugepages_release(&cfg);
 	rte_eal_cleanup();
 	if (rc == EXIT_SUCCESS)
 		printf(PROG ": stopped\n");

@@ -8,12 +8,16 @@
  * port (found, queues, MTU, MAC, link), its addresses and its GID table.
  * Every line starts with OK, WARN or FAIL; WARN and FAIL lines end with
  * advice. Ports are really configured and started, as the daemon would, so
- * a port that passes here also starts.
+ * a port that passes here also starts. Also the daemon's own socket and
+ * hugepage housekeeping: its socket directory, the probe of a live socket,
+ * and the release of its hugepage files at a clean stop.
  */
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <libgen.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -26,6 +30,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -150,6 +155,60 @@ uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t er
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Why a clean stop has to do this (issue 21.5): DPDK 22.11's EAL gives a
+ * hugepage back only when a free empties it after the page was marked
+ * freeable, and it marks the pages preallocated by -m (memory =) freeable
+ * only inside rte_eal_cleanup(), after uroced has freed its mempools, rings
+ * and tables; rte_eal_cleanup() then unmaps the memory and leaves the files
+ * (and the pages, which a hugetlbfs file holds) in place. The libraries also
+ * keep a few allocations to the end (pdump's statistics, ethdev's port
+ * data, memif's socket table). So the daemon removes its own files last,
+ * while EAL still holds the prefix (no other primary can have it): the
+ * mappings live until the process exits, then the pages are free. EAL does
+ * the same to a prefix's files when a primary with it starts.
+ */
+int
+uroce_dp_hugepages_release(const struct uroce_dp_config *cfg)
+{
+	char dev[128], dir[256], type[64], rt[PATH_MAX];
+	size_t plen = strlen(cfg->file_prefix);
+	const char *eal_prefix;
+	struct dirent *e;
+	int n = 0;
+	FILE *f;
+	DIR *d;
+
+	if (cfg->no_huge || cfg->in_memory || plen == 0)
+		return 0;
+	/* Only the prefix EAL really uses: the name of its runtime directory. */
+	snprintf(rt, sizeof(rt), "%s", rte_eal_get_runtime_dir());
+	eal_prefix = strrchr(rt, '/') != NULL ? strrchr(rt, '/') + 1 : rt;
+	if (strcmp(eal_prefix, cfg->file_prefix) != 0)
+		return -ESRCH;
+	f = fopen("/proc/mounts", "r");
+	if (f == NULL)
+		return -errno;
+	while (fscanf(f, "%127s %255s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "hugetlbfs") != 0 || (d = opendir(dir)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			const char *t = e->d_name + plen;
+
+			/* EAL's name for a page file: <prefix>map_<n> */
+			if (strncmp(e->d_name, cfg->file_prefix, plen) != 0 ||
+			    strncmp(t, "map_", 4) != 0 || t[4] == '\0' ||
+			    strspn(t + 4, "0123456789") != strlen(t + 4))
+				continue;
+			if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+				n++;
+		}
+		closedir(d);
+	}
+	fclose(f);
+	return n;
 }
 
 static void

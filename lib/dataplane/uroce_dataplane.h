@@ -487,6 +487,20 @@ int uroce_dp_socket_live(const char *path);
  */
 int uroce_dp_socket_dir(const char *path, char *err, size_t errlen);
 
+/**
+ * At a clean stop, after uroce_dp_destroy() and before rte_eal_cleanup():
+ * give back the hugepages of this process's EAL memory, which DPDK 22.11
+ * would leave held by their files (<file_prefix>map_N in the hugetlbfs
+ * mounts) after the process ends (see check.c for why). Removes those files
+ * of @p cfg's file prefix, and only if it is the prefix EAL runs with; the
+ * memory stays mapped until the process exits. Nothing with no_huge or
+ * in_memory.
+ *
+ * @return the number of files removed, -ESRCH if EAL runs with another
+ *   prefix, or a negative errno if the mounts cannot be read.
+ */
+int uroce_dp_hugepages_release(const struct uroce_dp_config *cfg);
+
 /** Register the /uroce/... telemetry commands for @p dp (once per process). */
 int uroce_dp_telemetry_register(struct uroce_dp *dp);
 
