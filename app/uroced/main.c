@@ -16,9 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -29,6 +27,7 @@
 #include "uroce_cli.h"
 #include "uroce_common.h"
 #include "uroce_dataplane.h"
+#include "uroce_net.h"
 #include "uroced.h"
 
 #define PROG "uroced"
@@ -203,7 +202,12 @@ parse_args(int argc, char **argv, struct uroce_dp_config *cfg, bool *check)
 			return EXIT_FAILURE;
 		cfg->n_extra++;
 	}
-	if (uroce_dp_config_validate(cfg, err, sizeof(err)) != 0)
+	/* --file-prefix after -- names this daemon as much as before it. */
+	if (uroce_dp_config_adopt_eal_args(cfg, err, sizeof(err)) != 0 ||
+	    uroce_dp_config_validate(cfg, err, sizeof(err)) != 0)
+		return die("%s", err);
+	/* A CPU that is not there: say so in one line, before EAL does in 100. */
+	if (uroce_dp_lcores_check(cfg->lcores, err, sizeof(err)) != 0)
 		return die("%s", err);
 	return 0;
 }
@@ -267,6 +271,32 @@ prefix_in_use(const struct uroce_dp_config *cfg, pid_t *holder)
 	return busy;
 }
 
+/*
+ * rte_eal_init() with stdout closed for its duration: after a bad argument
+ * EAL prints its whole usage (over 100 lines) there, when the reason is
+ * already on stderr. uroced prints nothing on stdout before this.
+ */
+static int
+eal_init_quiet(int argc, char **argv)
+{
+	int saved, null, rc;
+
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (saved >= 0 && null >= 0)
+		dup2(null, STDOUT_FILENO);
+	rc = rte_eal_init(argc, argv);
+	fflush(stdout);
+	if (saved >= 0 && null >= 0)
+		dup2(saved, STDOUT_FILENO);
+	if (saved >= 0)
+		close(saved);
+	if (null >= 0)
+		close(null);
+	return rc;
+}
+
 static void
 log_to_rte(enum uroce_log_level level, const char *msg)
 {
@@ -276,22 +306,17 @@ log_to_rte(enum uroce_log_level level, const char *msg)
 /*
  * Refuse to start over a live daemon's socket: the daemon core replaces a
  * socket file nobody listens on, so find out first whether somebody does.
+ * Create the socket's directory if it is missing.
  */
 static int
 control_socket_check(const struct uroce_dp_config *cfg)
 {
-	struct sockaddr_un sa;
-	int probe, live;
+	char err[UROCE_DP_ERR_LEN];
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
-	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (probe < 0)
-		return die("control socket: %s", strerror(errno));
-	live = connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-	close(probe);
-	if (live)
+	/* Its directory first: /run/uroce exists on no fresh machine. */
+	if (uroce_dp_socket_dir(cfg->socket_path, err, sizeof(err)) != 0)
+		return die("%s", err);
+	if (uroce_dp_socket_live(cfg->socket_path) == 1)
 		return die("control socket %s: address already in use: another uroced is "
 			   "running (stop it, or give this one --socket and --file-prefix of its "
 			   "own)", cfg->socket_path);
@@ -313,6 +338,10 @@ main(int argc, char **argv)
 	pid_t holder = 0;
 
 	cli_init(PROG, usage);
+	/* drivers/net's steering and PMD quirks, before the config asks them. */
+	rc = uroce_net_register();
+	if (rc != 0)
+		return die("cannot register drivers/net: %s", strerror(-rc));
 	uroce_dp_config_defaults(&cfg);
 	rc = parse_args(argc, argv, &cfg, &check);
 	if (rc != 0)
@@ -328,7 +357,7 @@ main(int argc, char **argv)
 	if (!check && uroce_dp_memory_precheck(&cfg, err, sizeof(err)) != 0)
 		return die("%s", err);
 
-	rc = rte_eal_init(eal_argc, eal_argv);
+	rc = eal_init_quiet(eal_argc, eal_argv);
 	if (rc < 0) {
 		int e = rte_errno;
 
@@ -345,6 +374,7 @@ main(int argc, char **argv)
 	if (check) {
 		rc = uroce_dp_check(&cfg, true, stdout);
 		printf("%s: %d problem(s)\n", rc == 0 ? "PASS" : "FAIL", rc);
+		uroce_dp_hugepages_release(&cfg);
 		rte_eal_cleanup();
 		return rc == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 	}
@@ -405,6 +435,8 @@ out:
 	uroce_dp_destroy(dp);
 	if (pdump_ok)
 		rte_pdump_uninit();
+	/* EAL 22.11 would leave the hugepages held after we exit. */
+	uroce_dp_hugepages_release(&cfg);
 	rte_eal_cleanup();
 	if (rc == EXIT_SUCCESS)
 		printf(PROG ": stopped\n");

@@ -87,6 +87,24 @@ dv_init_devices(void)
 	free(list);
 }
 
+/*
+ * Why a device is missing, once per device and process, on stderr: the
+ * caller will only say "No IB devices found", which reads like a kernel RDMA
+ * problem. @err: stat()'s errno, 0 if the path is there but no socket.
+ */
+static void
+dv_no_device(struct dv_device *d, int err)
+{
+	DV_TRACE("no daemon socket at %s", d->sock_path);
+	if (__atomic_exchange_n(&d->said_missing, true, __ATOMIC_RELAXED))
+		return;
+	fprintf(stderr, "uroce-verbs: no device %s: %s %s (%s); is uroced running with "
+		"--socket %s? Set UROCE_SOCKET to its socket%s\n", d->device.name,
+		err != 0 ? "no daemon socket at" : "not a socket:", d->sock_path,
+		err != 0 ? strerror(err) : "some other file is there", d->sock_path,
+		getenv("UROCE_SOCKET") == NULL ? " (unset: the default is used)" : "");
+}
+
 DV_EXPORT struct ibv_device **
 ibv_get_device_list(int *num_devices)
 {
@@ -103,10 +121,12 @@ ibv_get_device_list(int *num_devices)
 	for (i = 0; i < dv_ndevices; i++) {
 		struct stat st;
 
-		if (stat(dv_devices[i].sock_path, &st) == 0 && S_ISSOCK(st.st_mode))
-			l[n++] = &dv_devices[i].device;
+		if (stat(dv_devices[i].sock_path, &st) != 0)
+			dv_no_device(&dv_devices[i], errno);
+		else if (!S_ISSOCK(st.st_mode))
+			dv_no_device(&dv_devices[i], 0);
 		else
-			DV_TRACE("no daemon socket at %s", dv_devices[i].sock_path);
+			l[n++] = &dv_devices[i].device;
 	}
 	if (num_devices != NULL)
 		*num_devices = n;

@@ -52,6 +52,7 @@ struct dv_device {
 	/* ours */
 	char sock_path[108];
 	int index;
+	bool said_missing; /* dv_no_device() spoke for it */
 };
 
 /* A context: our fields, then struct verbs_context whose last member is the

@@ -51,6 +51,9 @@ int
 dp_addr_init(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 {
 	const struct uroce_dp_port_cfg *c = &p->cfg;
+	uint32_t max, nslots;
+	struct dp_nslot *slot;
+	struct dp_neigh *ent;
 	unsigned int i;
 
 	uroce_dp_gid_link_local(p->mac, p->ll);
@@ -65,21 +68,27 @@ dp_addr_init(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	if (c->has_ipv6)
 		memcpy(p->gid[p->n_gid++], c->ipv6, 16);
 
-	rte_spinlock_init(&p->neigh_lock);
-	p->neigh_max = dp->cfg.neigh_max;
-	if (p->neigh_max < c->n_neigh)
-		p->neigh_max = c->n_neigh;
-	p->neigh = rte_zmalloc_socket("uroce_neigh", sizeof(*p->neigh) * p->neigh_max, 0,
-				      p->socket);
-	if (p->neigh == NULL) {
+	max = UROCE_MAX(dp->cfg.neigh_max, c->n_neigh);
+	nslots = dp_ntable_nslots(max);
+	slot = rte_zmalloc_socket("uroce_nslot", sizeof(*slot) * nslots, RTE_CACHE_LINE_SIZE,
+				  p->socket);
+	ent = rte_zmalloc_socket("uroce_neigh", sizeof(*ent) * max, 0, p->socket);
+	if (slot == NULL || ent == NULL) {
+		rte_free(slot);
+		rte_free(ent);
 		snprintf(err, errlen, "[%s] out of memory for %u neighbour entries", c->section,
-			 p->neigh_max);
+			 max);
 		return -ENOMEM;
 	}
+	dp_ntable_init(&p->nt, slot, nslots, ent, max);
 	for (i = 0; i < c->n_neigh; i++) {
-		memcpy(p->neigh[i].ip, c->neigh[i].ip, 16);
-		memcpy(p->neigh[i].mac, c->neigh[i].mac, 6);
-		p->neigh[i].state = DP_NEIGH_STATIC;
+		struct dp_neigh *n = dp_ntable_find(&p->nt, c->neigh[i].ip);
+
+		if (n == NULL)
+			n = dp_ntable_add(&p->nt, c->neigh[i].ip);
+		memcpy(n->mac, c->neigh[i].mac, 6);
+		n->state = DP_NEIGH_STATIC;
+		dp_ntable_publish(&p->nt, n);
 	}
 	return 0;
 }
@@ -87,8 +96,9 @@ dp_addr_init(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 void
 dp_addr_free(struct dp_port *p)
 {
-	rte_free(p->neigh);
-	p->neigh = NULL;
+	rte_free(p->nt.slot);
+	rte_free(p->nt.ent);
+	memset(&p->nt, 0, sizeof(p->nt));
 }
 
 bool
@@ -103,81 +113,123 @@ dp_port_owns_gid(const struct dp_port *p, const uint8_t gid[16])
 }
 
 /* ---------------------------------------------------------------------- */
-/* Neighbour table (spinlock: control path only)                           */
+/* Neighbour table: the control thread writes, everybody reads (neigh.c)   */
 /* ---------------------------------------------------------------------- */
 
-static struct dp_neigh *
-neigh_find(struct dp_port *p, const uint8_t ip[16])
+int
+dp_neigh_rings_create(struct uroce_dp *dp)
 {
+	char name[RTE_RING_NAMESIZE];
 	unsigned int i;
 
-	for (i = 0; i < p->neigh_max; i++)
-		if (p->neigh[i].state != DP_NEIGH_FREE && memcmp(p->neigh[i].ip, ip, 16) == 0)
-			return &p->neigh[i];
-	return NULL;
-}
+	for (i = 0; i <= dp->n_workers; i++) {
+		bool any = i == dp->n_workers;
 
-static struct dp_neigh *
-neigh_alloc(struct dp_port *p, const uint8_t ip[16])
-{
-	unsigned int i;
-
-	for (i = 0; i < p->neigh_max; i++) {
-		if (p->neigh[i].state == DP_NEIGH_FREE) {
-			memset(&p->neigh[i], 0, sizeof(p->neigh[i]));
-			memcpy(p->neigh[i].ip, ip, 16);
-			return &p->neigh[i];
-		}
+		snprintf(name, sizeof(name), "uroce_nev_%u", i);
+		/* One producer per worker ring; telemetry threads share the last. */
+		dp->nev[i] = rte_ring_create_elem(name, sizeof(struct dp_nev),
+						  any ? DP_NEV_RING_ANY : DP_NEV_RING,
+						  (int)rte_socket_id(),
+						  RING_F_SC_DEQ | (any ? 0 : RING_F_SP_ENQ));
+		if (dp->nev[i] == NULL)
+			return -ENOMEM;
 	}
-	/* Full: reuse a failed entry before giving up. */
-	for (i = 0; i < p->neigh_max; i++) {
-		if (p->neigh[i].state == DP_NEIGH_FAILED) {
-			memset(&p->neigh[i], 0, sizeof(p->neigh[i]));
-			memcpy(p->neigh[i].ip, ip, 16);
-			return &p->neigh[i];
-		}
-	}
-	return NULL;
-}
-
-/*
- * An answer (or a request addressed to us) tells us @ip is at @mac.
- * @create: make an entry if there is none (requests to us, as RFC 826 and
- * RFC 4861 7.2.3 both allow); otherwise only pending/known entries change.
- */
-static void
-neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
-	    const uint8_t mac[6], bool create)
-{
-	struct dp_neigh *n;
-
-	if ((mac[0] & 1) != 0)
-		return;
-	rte_spinlock_lock(&p->neigh_lock);
-	n = neigh_find(p, ip);
-	if (n == NULL && create)
-		n = neigh_alloc(p, ip);
-	if (n != NULL && n->state != DP_NEIGH_STATIC) {
-		if (n->state != DP_NEIGH_REACHABLE && n->state != DP_NEIGH_PROBE)
-			cnt->neigh_resolved++;
-		/* The peer's MAC, straight from the peer: trusted again for
-		 * neigh_reachable_ms, and followed if it changed. */
-		if (dp_neigh_confirm(n, mac, rte_rdtsc()))
-			cnt->neigh_mac_changed++;
-	}
-	rte_spinlock_unlock(&p->neigh_lock);
+	return 0;
 }
 
 void
-dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6])
+dp_neigh_rings_free(struct uroce_dp *dp)
 {
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(dp->nev); i++) {
+		rte_ring_free(dp->nev[i]);
+		dp->nev[i] = NULL;
+	}
+}
+
+void
+dp_neigh_post(struct rte_ring *r, enum dp_nev_type type, uint16_t port, const uint8_t ip[16],
+	      const uint8_t mac[6], struct dp_counters *cnt)
+{
+	struct dp_nev ev = {.type = (uint8_t)type, .port = (uint8_t)port};
+
+	memcpy(ev.ip, ip, 16);
+	if (mac != NULL)
+		memcpy(ev.mac, mac, 6);
+	if (unlikely(r == NULL || rte_ring_enqueue_elem(r, &ev, sizeof(ev)) != 0) && cnt != NULL)
+		cnt->neigh_events_dropped++;
+}
+
+/*
+ * Control thread: an answer (or a request addressed to us) tells us @ip is
+ * at @mac. @create: make an entry if there is none (requests to us, as
+ * RFC 826 and RFC 4861 7.2.3 both allow); otherwise only known entries change.
+ */
+static void
+neigh_learn(struct dp_port *p, struct dp_counters *cnt, const uint8_t ip[16],
+	    const uint8_t mac[6], bool create, uint64_t now)
+{
+	struct dp_neigh *n = dp_ntable_find(&p->nt, ip);
+
+	if (n == NULL && create)
+		n = dp_ntable_add(&p->nt, ip);
+	if (n == NULL || n->state == DP_NEIGH_STATIC)
+		return;
+	if (n->state != DP_NEIGH_REACHABLE && n->state != DP_NEIGH_PROBE)
+		cnt->neigh_resolved++;
+	/* The peer's MAC, straight from the peer: trusted again for
+	 * neigh_reachable_ms, and followed if it changed. */
+	if (dp_neigh_confirm(n, mac, now))
+		cnt->neigh_mac_changed++;
+	dp_ntable_publish(&p->nt, n);
+}
+
+/* Control thread: somebody wants @ip resolved: start (or start over). */
+static void
+neigh_start(struct dp_port *p, const uint8_t ip[16])
+{
+	struct dp_neigh *n = dp_ntable_find(&p->nt, ip);
+
+	if (n == NULL) {
+		dp_ntable_add(&p->nt, ip); /* PENDING: the tick sends the request */
+		return;
+	}
+	if (n->state != DP_NEIGH_FAILED)
+		return;
+	/* A failed entry was reported to the asker; the next resolution starts over. */
+	n->state = DP_NEIGH_PENDING;
+	n->tries = 0;
+	n->next_tsc = 0;
+	dp_ntable_publish(&p->nt, n);
+}
+
+static void
+neigh_event(struct uroce_dp *dp, const struct dp_nev *ev, uint64_t now)
+{
+	struct dp_port *p;
 	struct dp_neigh *n;
 
-	rte_spinlock_lock(&p->neigh_lock);
-	n = neigh_find(p, ip);
-	if (n != NULL)
-		dp_neigh_seen(n, mac, rte_rdtsc());
-	rte_spinlock_unlock(&p->neigh_lock);
+	if (ev->port >= dp->n_ports)
+		return;
+	p = &dp->ports[ev->port];
+	switch (ev->type) {
+	case DP_NEV_RESOLVE:
+		neigh_start(p, ev->ip);
+		break;
+	case DP_NEV_LEARN:
+	case DP_NEV_LEARN_NEW:
+		neigh_learn(p, &p->cnt[dp->n_workers], ev->ip, ev->mac,
+			    ev->type == DP_NEV_LEARN_NEW, now);
+		break;
+	case DP_NEV_SEEN:
+		n = dp_ntable_find(&p->nt, ev->ip);
+		if (n != NULL && dp_neigh_seen(n, ev->mac, now))
+			dp_ntable_publish(&p->nt, n);
+		break;
+	default:
+		break;
+	}
 }
 
 static bool
@@ -187,11 +239,11 @@ is_link_local6(const uint8_t ip[16])
 }
 
 int
-uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6])
+dp_neigh_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6],
+		 struct rte_ring *ask, struct dp_counters *cnt, bool may_ask)
 {
 	struct dp_port *p;
-	struct dp_neigh *n;
-	int rc;
+	int st;
 
 	if (port >= dp->n_ports)
 		return -EINVAL;
@@ -201,39 +253,31 @@ uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8
 		return -EINVAL;
 	if (ip[0] == 0xff || dp_port_owns_gid(p, ip))
 		return -EINVAL;
-	rte_spinlock_lock(&p->neigh_lock);
-	n = neigh_find(p, ip);
-	if (n == NULL) {
-		n = neigh_alloc(p, ip);
-		if (n == NULL) {
-			rc = -ENOSPC;
-			goto out;
-		}
-	}
-	switch (n->state) {
+	st = dp_ntable_lookup(&p->nt, ip, mac);
+	switch (st) {
 	case DP_NEIGH_STATIC:
 	case DP_NEIGH_REACHABLE:
 	case DP_NEIGH_PROBE: /* asked again; the known MAC is used meanwhile */
-		memcpy(mac, n->mac, 6);
-		rc = 0;
-		break;
+		return 0;
+	case DP_NEIGH_PENDING:
+	case -EBUSY:         /* the control thread is rewriting it: as if pending */
+		return -EAGAIN;
 	case DP_NEIGH_FAILED:
-		/* Report the failure once; the next call starts over. */
-		n->state = DP_NEIGH_FREE;
-		rc = -EHOSTUNREACH;
-		break;
-	case DP_NEIGH_FREE:
-		n->state = DP_NEIGH_PENDING;
-		n->tries = 0;
-		n->next_tsc = 0; /* uroce_dp_poll() sends the first request */
-		/* fall through */
-	default:
-		rc = -EAGAIN;
-		break;
+		/* Reported to this caller; the control thread starts over. */
+		if (may_ask)
+			dp_neigh_post(ask, DP_NEV_RESOLVE, port, ip, NULL, cnt);
+		return -EHOSTUNREACH;
+	default: /* no entry: the control thread makes one and asks the wire */
+		if (may_ask)
+			dp_neigh_post(ask, DP_NEV_RESOLVE, port, ip, NULL, cnt);
+		return __atomic_load_n(&p->nt.full, __ATOMIC_RELAXED) ? -ENOSPC : -EAGAIN;
 	}
-out:
-	rte_spinlock_unlock(&p->neigh_lock);
-	return rc;
+}
+
+int
+uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6])
+{
+	return dp_neigh_resolve(dp, port, ip, mac, dp->nev[dp->n_workers], NULL, true);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -407,22 +451,36 @@ dp_neigh_tick(struct uroce_dp *dp, uint64_t now)
 		.reachable = dp->tsc_hz / 1000 * dp->cfg.neigh_reachable_ms,
 		.tries = dp->cfg.neigh_tries,
 	};
-	unsigned int i, j;
+	struct dp_nev ev[32];
+	unsigned int i, j, k, got;
 
+	if (dp->n_ports == 0)
+		return;
+	/* What the workers (and telemetry) passed on since the last tick; a
+	 * ring holds at most its size, so this ends. */
+	for (i = 0; i <= dp->n_workers; i++) {
+		do {
+			got = rte_ring_dequeue_burst_elem(dp->nev[i], ev, sizeof(ev[0]),
+							  RTE_DIM(ev), NULL);
+			for (k = 0; k < got; k++)
+				neigh_event(dp, &ev[k], now);
+		} while (got == RTE_DIM(ev));
+	}
 	for (i = 0; i < dp->n_ports; i++) {
 		struct dp_port *p = &dp->ports[i];
 		struct dp_counters *cnt = &p->cnt[dp->n_workers];
 
-		rte_spinlock_lock(&p->neigh_lock);
-		for (j = 0; j < p->neigh_max; j++) {
-			struct dp_neigh *n = &p->neigh[j];
+		for (j = 0; j < p->nt.used; j++) {
+			struct dp_neigh *n = &p->nt.ent[j];
 
 			switch (dp_neigh_age(n, now, &t)) {
 			case DP_NEIGH_GIVE_UP:
 				cnt->neigh_failed++;
+				dp_ntable_publish(&p->nt, n);
 				break;
 			case DP_NEIGH_REFRESH:
 				cnt->neigh_refresh++;
+				dp_ntable_publish(&p->nt, n); /* now PROBE */
 				/* fall through */
 			case DP_NEIGH_REQUEST:
 				neigh_request(dp, p, n->ip);
@@ -431,13 +489,24 @@ dp_neigh_tick(struct uroce_dp *dp, uint64_t now)
 				break;
 			}
 		}
-		rte_spinlock_unlock(&p->neigh_lock);
 	}
 }
 
 /* ---------------------------------------------------------------------- */
 /* Receive                                                                 */
 /* ---------------------------------------------------------------------- */
+
+/* A worker's ARP/ND news for the control thread; multicast MACs are never a
+ * neighbour's. */
+static void
+neigh_news(struct dp_worker *w, struct dp_port *p, enum dp_nev_type type, const uint8_t ip[16],
+	   const uint8_t mac[6])
+{
+	if ((mac[0] & 1) != 0)
+		return;
+	dp_neigh_post(w->dp->nev[w->idx], type, (uint16_t)(p - w->dp->ports), ip, mac,
+		      &p->cnt[w->idx]);
+}
 
 void
 dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off)
@@ -460,12 +529,12 @@ dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_
 		/* Gratuitous ARP or traffic for others: refresh only what we know. */
 		cnt->arp_rx_other++;
 		if (op == ARP_OP_REQUEST || op == ARP_OP_REPLY)
-			neigh_learn(p, cnt, ip, a + 8, false);
+			neigh_news(w, p, DP_NEV_LEARN, ip, a + 8);
 		goto out;
 	}
 	if (op == ARP_OP_REPLY) {
 		cnt->arp_rx_reply++;
-		neigh_learn(p, cnt, ip, a + 8, false);
+		neigh_news(w, p, DP_NEV_LEARN, ip, a + 8);
 		goto out;
 	}
 	cnt->arp_rx_request++;
@@ -474,7 +543,7 @@ dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_
 		cnt->arp_rx_invalid++;
 		goto out;
 	}
-	neigh_learn(p, cnt, ip, a + 8, true);
+	neigh_news(w, p, DP_NEV_LEARN_NEW, ip, a + 8);
 	r = arp_build(p, ARP_OP_REPLY, a + 8, a + 8, a + 14);
 	if (r == NULL) {
 		cnt->tx_nombuf++;
@@ -547,7 +616,7 @@ dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint3
 		}
 		cnt->nd_rx_na++;
 		if (lla != NULL)
-			neigh_learn(p, cnt, target, lla, false);
+			neigh_news(w, p, DP_NEV_LEARN, target, lla);
 		goto out;
 	}
 	if (!dp_port_owns_gid(p, target) || uroce_gid_is_v4mapped(target)) {
@@ -572,7 +641,7 @@ dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint3
 				      : rte_pktmbuf_mtod(m, const uint8_t *) + 6;
 
 		if (lla != NULL)
-			neigh_learn(p, cnt, ip6 + 8, lla, true);
+			neigh_news(w, p, DP_NEV_LEARN_NEW, ip6 + 8, lla);
 		r = nd_build(p, ND_NA, dmac, target, ip6 + 8, target,
 			     ND_NA_FLAG_SOLICITED | ND_NA_FLAG_OVERRIDE);
 	}

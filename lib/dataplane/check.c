@@ -8,12 +8,16 @@
  * port (found, queues, MTU, MAC, link), its addresses and its GID table.
  * Every line starts with OK, WARN or FAIL; WARN and FAIL lines end with
  * advice. Ports are really configured and started, as the daemon would, so
- * a port that passes here also starts.
+ * a port that passes here also starts. Also the daemon's own socket and
+ * hugepage housekeeping: its socket directory, the probe of a live socket,
+ * and the release of its hugepage files at a clean stop.
  */
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
+#include <limits.h>
 #include <libgen.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -26,6 +30,7 @@
 #include <unistd.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 
@@ -152,6 +157,60 @@ uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t er
 	return 0;
 }
 
+/*
+ * Why a clean stop has to do this (issue 21.5): DPDK 22.11's EAL gives a
+ * hugepage back only when a free empties it after the page was marked
+ * freeable, and it marks the pages preallocated by -m (memory =) freeable
+ * only inside rte_eal_cleanup(), after uroced has freed its mempools, rings
+ * and tables; rte_eal_cleanup() then unmaps the memory and leaves the files
+ * (and the pages, which a hugetlbfs file holds) in place. The libraries also
+ * keep a few allocations to the end (pdump's statistics, ethdev's port
+ * data, memif's socket table). So the daemon removes its own files last,
+ * while EAL still holds the prefix (no other primary can have it): the
+ * mappings live until the process exits, then the pages are free. EAL does
+ * the same to a prefix's files when a primary with it starts.
+ */
+int
+uroce_dp_hugepages_release(const struct uroce_dp_config *cfg)
+{
+	char dev[128], dir[256], type[64], rt[PATH_MAX];
+	size_t plen = strlen(cfg->file_prefix);
+	const char *eal_prefix;
+	struct dirent *e;
+	int n = 0;
+	FILE *f;
+	DIR *d;
+
+	if (cfg->no_huge || cfg->in_memory || plen == 0)
+		return 0;
+	/* Only the prefix EAL really uses: the name of its runtime directory. */
+	snprintf(rt, sizeof(rt), "%s", rte_eal_get_runtime_dir());
+	eal_prefix = strrchr(rt, '/') != NULL ? strrchr(rt, '/') + 1 : rt;
+	if (strcmp(eal_prefix, cfg->file_prefix) != 0)
+		return -ESRCH;
+	f = fopen("/proc/mounts", "r");
+	if (f == NULL)
+		return -errno;
+	while (fscanf(f, "%127s %255s %63s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "hugetlbfs") != 0 || (d = opendir(dir)) == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			const char *t = e->d_name + plen;
+
+			/* EAL's name for a page file: <prefix>map_<n> */
+			if (strncmp(e->d_name, cfg->file_prefix, plen) != 0 ||
+			    strncmp(t, "map_", 4) != 0 || t[4] == '\0' ||
+			    strspn(t + 4, "0123456789") != strlen(t + 4))
+				continue;
+			if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+				n++;
+		}
+		closedir(d);
+	}
+	fclose(f);
+	return n;
+}
+
 static void
 check_memory(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 {
@@ -186,18 +245,126 @@ check_memory(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 	     freep, total, size_kb, mnt);
 }
 
+int
+uroce_dp_socket_live(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, rc;
+
+	if (path == NULL || strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	/* The daemon listens on SOCK_SEQPACKET (lib/daemon): a probe of any
+	 * other type is refused with EPROTOTYPE even by a live daemon. */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	rc = rc == 0 ? 1 : errno == ECONNREFUSED || errno == ENOENT ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* The nearest existing ancestor of directory @dir, in @anc. */
+static void
+existing_ancestor(const char *dir, char *anc, size_t len)
+{
+	struct stat st;
+	char *slash;
+
+	snprintf(anc, len, "%s", dir);
+	while (stat(anc, &st) != 0 && (slash = strrchr(anc, '/')) != NULL) {
+		if (slash == anc) {
+			anc[1] = '\0';
+			break;
+		}
+		*slash = '\0';
+	}
+}
+
+int
+uroce_dp_socket_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st;
+	char *p;
+	int rc;
+
+	if (path == NULL || path[0] != '/' || strlen(path) >= sizeof(dir)) {
+		snprintf(err, errlen, "control socket %s: not an absolute path of at most %zu "
+			 "characters", path != NULL ? path : "(none)", sizeof(dir) - 1);
+		return -EINVAL;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (p == dir)
+		return 0; /* a socket in / */
+	*p = '\0';
+	/* mkdir -p: each missing directory from the top down, 0755 whatever
+	 * the umask, so that clients of other users can reach the socket
+	 * (its own socket_mode decides who may connect). */
+	for (p = dir + 1;; p++) {
+		bool last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) == 0) {
+			rc = chmod(dir, 0755);
+		} else if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+			rc = 0; /* there already: left as it is */
+		} else {
+			rc = -1;
+			if (errno == EEXIST)
+				errno = ENOTDIR;
+		}
+		if (rc != 0) {
+			rc = -errno;
+			snprintf(err, errlen, "control socket %s: cannot create its directory %s: "
+				 "%s (%s)", path, dir, strerror(-rc),
+				 rc == -ENOTDIR ? "something that is not a directory is in the way; "
+				 "choose another --socket" : rc == -EACCES || rc == -EPERM ?
+				 "run uroced as root, or give a --socket in a directory you may "
+				 "write" : "choose another --socket");
+			return rc;
+		}
+		if (last)
+			break;
+		*p = '/';
+	}
+	return 0;
+}
+
 static void
 check_socket(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 {
-	char dir[sizeof(cfg->socket_path)];
-	struct sockaddr_un sa;
+	char path[sizeof(cfg->socket_path)], dir[sizeof(cfg->socket_path)];
+	char anc[sizeof(cfg->socket_path)];
 	struct stat st;
-	int fd;
+	int live;
 
-	snprintf(dir, sizeof(dir), "%s", cfg->socket_path);
-	if (stat(dirname(dir), &st) != 0 || !S_ISDIR(st.st_mode)) {
-		line(out, fails, "FAIL", "socket %s: directory %s does not exist; create it "
-		     "(mkdir -p) or set [daemon] socket", cfg->socket_path, dir);
+	snprintf(path, sizeof(path), "%s", cfg->socket_path);
+	snprintf(dir, sizeof(dir), "%s", dirname(path));
+	if (stat(dir, &st) != 0) {
+		/* uroced creates it; will it be able to? */
+		existing_ancestor(dir, anc, sizeof(anc));
+		if (stat(anc, &st) != 0 || !S_ISDIR(st.st_mode))
+			line(out, fails, "FAIL", "socket %s: directory %s cannot be created: %s is "
+			     "not a directory; choose another [daemon] socket", cfg->socket_path,
+			     dir, anc);
+		else if (access(anc, W_OK | X_OK) != 0)
+			line(out, fails, "FAIL", "socket %s: directory %s cannot be created: %s is "
+			     "not writable by this user (run as root)", cfg->socket_path, dir, anc);
+		else
+			line(out, fails, "OK", "socket %s: directory %s does not exist; uroced "
+			     "creates it (mode 0755)", cfg->socket_path, dir);
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		line(out, fails, "FAIL", "socket %s: %s is not a directory; choose another "
+		     "[daemon] socket", cfg->socket_path, dir);
 		return;
 	}
 	if (access(dir, W_OK | X_OK) != 0) {
@@ -215,19 +382,21 @@ check_socket(const struct uroce_dp_config *cfg, FILE *out, int *fails)
 		     "choose another [daemon] socket", cfg->socket_path);
 		return;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sun_family = AF_UNIX;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg->socket_path);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+	live = uroce_dp_socket_live(cfg->socket_path);
+	if (live == 1)
 		line(out, fails, "FAIL", "socket %s: address already in use: another uroced "
 		     "listens there; stop it or choose another [daemon] socket",
 		     cfg->socket_path);
-	else
+	else if (live == 0)
 		line(out, fails, "WARN", "socket %s: stale socket file (nobody listens); "
 		     "uroced will replace it", cfg->socket_path);
-	if (fd >= 0)
-		close(fd);
+	else if (live == -EPROTOTYPE)
+		line(out, fails, "FAIL", "socket %s: something other than uroced listens there (a "
+		     "socket of another type); stop it or choose another [daemon] socket",
+		     cfg->socket_path);
+	else
+		line(out, fails, "WARN", "socket %s: cannot tell whether a daemon listens there: "
+		     "%s", cfg->socket_path, strerror(-live));
 }
 
 /* Does the kernel hold @gid on some interface? Then two stacks would answer. */

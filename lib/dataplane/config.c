@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@
 #include <rte_log.h>
 
 #include "uroce_dataplane.h"
+#include "uroce_dp_driver.h"
+
+#include "dp_internal.h"
 
 #define DEFAULT_SOCKET "/run/uroce/uroced.sock"
 
@@ -263,15 +267,21 @@ eal_lcores(struct key_ctx *c, const char *val)
 	return set_str(c->cfg->lcores, sizeof(c->cfg->lcores), val, c);
 }
 
-static int
-eal_file_prefix(struct key_ctx *c, const char *val)
+static bool
+prefix_ok(const char *val)
 {
 	const char *p;
 
 	for (p = val; *p != '\0'; p++)
 		if (!isalnum((unsigned char)*p) && *p != '_' && *p != '-' && *p != '.')
-			return -EINVAL;
-	if (*val == '\0')
+			return false;
+	return *val != '\0';
+}
+
+static int
+eal_file_prefix(struct key_ctx *c, const char *val)
+{
+	if (!prefix_ok(val))
 		return -EINVAL;
 	return set_str(c->cfg->file_prefix, sizeof(c->cfg->file_prefix), val, c);
 }
@@ -645,26 +655,22 @@ check_fault_sum(const struct uroce_dp_port_cfg *p, const char *file, char *err, 
 }
 
 /*
- * memif and frames longer than its buffers. DPDK 22.11's memif sends such a
- * frame as a chain of buffers, but leaves a stale "next" flag on a
- * descriptor that later starts a frame of its own, and the receiver then
- * chains into descriptors that hold nothing: its ring runs away (found by
- * test_memif_mtu4096). With one buffer per frame no chain is ever made, so
- * uroced gives its memif vdevs bsize = the largest frame, rounded to 64
- * bytes, unless the vdev says otherwise; a bsize that is too small is
- * refused. (The client end's bsize sizes the buffers of both directions.)
+ * A PMD's own needs in its vdev argument (uroce_dp_pmd_ops.vdev_args, from
+ * drivers/net: memif's buffer size, for one): asked once the port's keys
+ * are read, for the vdev that creates the port's device.
  */
-#define MEMIF_DEFAULT_BSIZE 2048u
-
 static int
-memif_buffers(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const char *file,
+pmd_vdev_args(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const char *file,
 	      char *err, size_t errlen)
 {
+	const struct uroce_dp_pmd_ops *pmd = uroce_dp_pmd_of_device(p->device);
 	size_t dlen = strlen(p->device);
-	unsigned int i, frame, bsize;
-	char *v = NULL, *b;
+	char before[sizeof(cfg->vdev[0])], why[256];
+	unsigned int i;
+	char *v = NULL;
+	int rc;
 
-	if (strncmp(p->device, "net_memif", 9) != 0 || p->mtu == 0)
+	if (pmd == NULL || pmd->vdev_args == NULL)
 		return 0;
 	for (i = 0; i < cfg->n_vdev; i++)
 		if (strncmp(cfg->vdev[i], p->device, dlen) == 0 &&
@@ -672,28 +678,14 @@ memif_buffers(struct uroce_dp_config *cfg, struct uroce_dp_port_cfg *p, const ch
 			v = cfg->vdev[i];
 	if (v == NULL)
 		return 0;
-	/* Ethernet header, two VLAN tags, FCS. */
-	frame = p->mtu + UROCE_ETH_LEN + 2 * UROCE_VLAN_LEN + 4;
-	b = strstr(v, ",bsize=");
-	if (b != NULL) {
-		bsize = (unsigned int)strtoul(b + 7, NULL, 0);
-		if (bsize < frame)
-			return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
-				       "memif bsize %u is below the largest frame of mtu %u "
-				       "(%u bytes): DPDK 22.11's memif corrupts its ring when "
-				       "frames span buffers; give bsize=%u or more, or leave "
-				       "bsize out and uroced sets it", bsize, p->mtu, frame,
-				       (frame + 63) & ~63u);
-		return 0;
+	snprintf(before, sizeof(before), "%s", v);
+	why[0] = '\0';
+	rc = pmd->vdev_args(p, v, sizeof(cfg->vdev[0]), why, sizeof(why));
+	if (rc != 0) {
+		snprintf(v, sizeof(cfg->vdev[0]), "%s", before);
+		return cfg_err(err, errlen, rc, file, p->section, "vdev", before, "%s",
+			       why[0] != '\0' ? why : "refused by its driver");
 	}
-	if (frame <= MEMIF_DEFAULT_BSIZE)
-		return 0;
-	bsize = (frame + 63) & ~63u;
-	if (strlen(v) + 16 >= sizeof(cfg->vdev[0]))
-		return cfg_err(err, errlen, -EINVAL, file, p->section, "vdev", v,
-			       "too long to add bsize=%u (memif buffers for mtu %u)", bsize,
-			       p->mtu);
-	snprintf(v + strlen(v), sizeof(cfg->vdev[0]) - strlen(v), ",bsize=%u", bsize);
 	return 0;
 }
 
@@ -1059,7 +1051,7 @@ uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *err, s
 			if (rc == 0)
 				rc = check_port_cc(p, path, err, errlen);
 			if (rc == 0)
-				rc = memif_buffers(cfg, p, path, err, errlen);
+				rc = pmd_vdev_args(cfg, p, path, err, errlen);
 			if (rc == 0)
 				cfg->n_ports++;
 		} else {
@@ -1077,6 +1069,184 @@ out:
 	}
 	rte_cfgfile_close(f);
 	return rc;
+}
+
+/*
+ * The CPUs of an lcore list in EAL's --lcores syntax: elements
+ * "LCORES[@CPUS]" separated by commas, each set a number, a range "a-b" or
+ * a parenthesised list of those; without "@", an lcore runs on the CPU of
+ * its number. 0, or -EINVAL where the text does not parse (EAL judges it).
+ */
+static int
+lc_num(const char **s, unsigned int *v)
+{
+	char *end;
+	unsigned long n;
+
+	if (!isdigit((unsigned char)**s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(*s, &end, 10);
+	if (errno != 0 || n > UINT_MAX)
+		return -EINVAL;
+	*v = (unsigned int)n;
+	*s = end;
+	return 0;
+}
+
+/* One number or range at *s, added to @set (numbers past the set: @over). */
+static int
+lc_range(const char **s, cpu_set_t *set, unsigned int *over)
+{
+	unsigned int lo, hi, i;
+
+	if (lc_num(s, &lo) != 0)
+		return -EINVAL;
+	hi = lo;
+	if (**s == '-') {
+		(*s)++;
+		if (lc_num(s, &hi) != 0 || hi < lo)
+			return -EINVAL;
+	}
+	for (i = lo; i <= hi && i < CPU_SETSIZE; i++)
+		CPU_SET(i, set);
+	if (hi >= CPU_SETSIZE && *over == UINT_MAX)
+		*over = UROCE_MAX(lo, (unsigned int)CPU_SETSIZE);
+	return 0;
+}
+
+static int
+lc_set(const char **s, cpu_set_t *set, unsigned int *over)
+{
+	if (**s != '(')
+		return lc_range(s, set, over);
+	do {
+		(*s)++;
+		if (lc_range(s, set, over) != 0)
+			return -EINVAL;
+	} while (**s == ',');
+	if (**s != ')')
+		return -EINVAL;
+	(*s)++;
+	return 0;
+}
+
+static int
+lc_cpus(const char *list, cpu_set_t *cpus, unsigned int *over)
+{
+	const char *s = list;
+
+	CPU_ZERO(cpus);
+	*over = UINT_MAX;
+	for (;;) {
+		cpu_set_t lcores;
+
+		CPU_ZERO(&lcores);
+		if (lc_set(&s, &lcores, over) != 0)
+			return -EINVAL;
+		if (*s == '@') {
+			s++;
+			if (lc_set(&s, cpus, over) != 0)
+				return -EINVAL;
+		} else {
+			CPU_OR(cpus, cpus, &lcores);
+		}
+		if (*s == '\0')
+			return 0;
+		if (*s++ != ',')
+			return -EINVAL;
+	}
+}
+
+/* "0-1,4" */
+static void
+cpus_str(const cpu_set_t *set, char *buf, size_t len)
+{
+	unsigned int i, j;
+	size_t l = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < CPU_SETSIZE && l < len; i++) {
+		if (!CPU_ISSET(i, set))
+			continue;
+		for (j = i; j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set); j++)
+			;
+		if (j == i)
+			l += (size_t)snprintf(buf + l, len - l, "%s%u", l ? "," : "", i);
+		else
+			l += (size_t)snprintf(buf + l, len - l, "%s%u-%u", l ? "," : "", i, j);
+		i = j;
+	}
+}
+
+int
+dp_lcores_check(const char *lcores, const cpu_set_t *allowed, char *err, size_t errlen)
+{
+	char have[128];
+	cpu_set_t want;
+	unsigned int i, over;
+
+	if (lcores == NULL || lcores[0] == '\0' || lc_cpus(lcores, &want, &over) != 0)
+		return 0;
+	cpus_str(allowed, have, sizeof(have));
+	for (i = 0; i < CPU_SETSIZE && over == UINT_MAX; i++)
+		if (CPU_ISSET(i, &want) && !CPU_ISSET(i, allowed))
+			over = i;
+	if (over == UINT_MAX)
+		return 0;
+	snprintf(err, errlen, "lcores \"%s\": CPU %u does not exist or is not this process's "
+		 "to use (it may run on CPUs %s): give lcores on those CPUs, or map each "
+		 "lcore onto one of them (LCORE@CPU)", lcores, over, have[0] ? have : "none");
+	return -EINVAL;
+}
+
+int
+uroce_dp_lcores_check(const char *lcores, char *err, size_t errlen)
+{
+	cpu_set_t allowed;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return 0; /* cannot tell: EAL judges */
+	return dp_lcores_check(lcores, &allowed, err, errlen);
+}
+
+int
+uroce_dp_config_adopt_eal_args(struct uroce_dp_config *cfg, char *err, size_t errlen)
+{
+	unsigned int i, j, n;
+
+	for (i = 0; i < cfg->n_extra; i += n) {
+		const char *a = cfg->extra[i], *val = NULL;
+
+		n = 1;
+		if (strcmp(a, "--file-prefix") == 0) {
+			if (i + 1 >= cfg->n_extra)
+				return cfg_err(err, errlen, -EINVAL, "command line", NULL, NULL, NULL,
+					       "--file-prefix after -- needs a value");
+			val = cfg->extra[i + 1];
+			n = 2;
+		} else if (strncmp(a, "--file-prefix=", 14) == 0) {
+			val = a + 14;
+		} else if (strcmp(a, "--in-memory") == 0) {
+			cfg->in_memory = true;
+		} else {
+			continue;
+		}
+		if (val != NULL) {
+			if (!prefix_ok(val) || strlen(val) >= sizeof(cfg->file_prefix))
+				return cfg_err(err, errlen, -EINVAL, "command line", NULL, NULL, NULL,
+					       "--file-prefix \"%s\" after --: letters, digits, "
+					       "'_', '-' or '.', at most %zu", val,
+					       sizeof(cfg->file_prefix) - 1);
+			memmove(cfg->file_prefix, val, strlen(val) + 1);
+		}
+		/* Taken into the config: uroce_dp_eal_args() passes it once. */
+		for (j = i; j + n < cfg->n_extra; j++)
+			memcpy(cfg->extra[j], cfg->extra[j + n], sizeof(cfg->extra[0]));
+		cfg->n_extra -= n;
+		n = 0;
+	}
+	return 0;
 }
 
 static const char *

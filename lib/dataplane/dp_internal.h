@@ -9,13 +9,16 @@
  * helpers. Ownership: each worker writes only its own counter slot and its
  * own RX/TX queue pair per port; the control thread (main lcore) writes the
  * last counter slot and hands frames to worker 0 through a per-port ring; the
- * neighbour table is shared and protected by a spinlock (control path only,
- * never taken for RoCEv2 packets).
+ * neighbour table is written by the control thread alone and read by workers
+ * without a lock (a sequence lock per slot, neigh.c); workers pass what they
+ * learn (ARP, ND, RoCEv2 traffic, resolution requests) to the control thread
+ * through rings of their own. Nothing here takes a lock.
  */
 
 #ifndef DP_INTERNAL_H
 #define DP_INTERNAL_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,7 +26,6 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 #include <rte_ring.h>
-#include <rte_spinlock.h>
 
 #include "uroce_dataplane.h"
 
@@ -53,6 +55,7 @@ struct dp_neigh {
 	unsigned int tries;
 	uint64_t next_tsc;      /**< when the next request is due (PENDING, PROBE) */
 	uint64_t confirmed_tsc; /**< when the peer last told us its MAC (REACHABLE) */
+	uint32_t slot;          /**< its slot in the table's hash (struct dp_ntable) */
 };
 
 /** What dp_neigh_age() wants done for one entry. */
@@ -72,7 +75,8 @@ struct dp_neigh_timing {
 
 /*
  * neigh.c: the neighbour entry state machine, without DPDK calls (unit-tested
- * without EAL). Callers hold the port's neigh_lock.
+ * without EAL). The control thread alone calls these; it publishes the
+ * result with dp_ntable_publish().
  *
  * dp_neigh_age(): one tick at @p now. A pending or probing entry asks again
  * every retry and fails after tries requests; a reachable entry not confirmed
@@ -97,6 +101,93 @@ bool dp_neigh_confirm(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
  */
 bool dp_neigh_seen(struct dp_neigh *n, const uint8_t mac[6], uint64_t now);
 
+/** One slot of a neighbour table's hash: an entry's published form. */
+struct dp_nslot {
+	uint32_t seq;    /**< sequence lock: odd while the control thread rewrites it */
+	uint32_t entry;  /**< control thread only: index of the entry in dp_ntable.ent */
+	uint64_t key[2]; /**< the IP (a GID) */
+	uint64_t val;    /**< the MAC in bits 0-47, the slot's state in bits 48-55 */
+};
+
+/** Slot states besides enum dp_neigh_state (never FREE in a slot). */
+#define DP_NSLOT_EMPTY 0    /**< never held an entry: a probe sequence ends here */
+#define DP_NSLOT_TOMB 0xff  /**< held a removed entry: probe sequences go on */
+
+/**
+ * A port's neighbour table (neigh.c): entries the control thread owns, and
+ * their published form in an open-addressed hash that any thread reads
+ * without a lock. Written by the control thread only.
+ */
+struct dp_ntable {
+	/* set before the workers start */
+	struct dp_nslot *slot;
+	uint32_t mask;         /**< slots - 1; slots is a power of two >= 2 * max */
+	/* written by the control thread, read by every thread (atomics) */
+	uint64_t gen;          /**< bumped after a usable MAC changed or went away */
+	bool full;             /**< the last dp_ntable_add() found no room */
+	/* control thread only */
+	struct dp_neigh *ent;
+	uint32_t max;
+	uint32_t used;         /**< entries handed out so far (ent[0, used)) */
+};
+
+/** Slots for a table of @p max entries (a power of two, at least 2 * max). */
+uint32_t dp_ntable_nslots(uint32_t max);
+
+/** Set up @p t over zeroed arrays: @p nslots from dp_ntable_nslots(@p max). */
+void dp_ntable_init(struct dp_ntable *t, struct dp_nslot *slot, uint32_t nslots,
+		   struct dp_neigh *ent, uint32_t max);
+
+/** Control thread: the entry for @p ip, or NULL. */
+struct dp_neigh *dp_ntable_find(struct dp_ntable *t, const uint8_t ip[16]);
+
+/**
+ * Control thread: a new entry for @p ip (which dp_ntable_find() did not
+ * find), published at once as PENDING with tries 0 and next_tsc 0 (the next
+ * tick asks). When all entries are taken, a failed one is reused. NULL, and
+ * t->full set, if there is none.
+ */
+struct dp_neigh *dp_ntable_add(struct dp_ntable *t, const uint8_t ip[16]);
+
+/** Control thread: publish entry @p n's state and MAC (after any change). */
+void dp_ntable_publish(struct dp_ntable *t, const struct dp_neigh *n);
+
+/**
+ * Any thread, no lock: the published state of @p ip with its MAC in @p mac
+ * (meaningful for REACHABLE, PROBE and STATIC); DP_NEIGH_FREE if there is no
+ * entry; -EBUSY if a slot on the way stayed mid-write (its writer was
+ * descheduled): ask again later.
+ */
+int dp_ntable_lookup(const struct dp_ntable *t, const uint8_t ip[16], uint8_t mac[6]);
+
+/** Any thread: slot @p i (0..mask) as dp_ntable_lookup() sees it, with its IP. */
+int dp_ntable_read(const struct dp_ntable *t, uint32_t i, uint8_t ip[16], uint8_t mac[6]);
+
+/** Any thread: the table's generation; read it before dp_ntable_lookup(). */
+static inline uint64_t
+dp_ntable_gen(const struct dp_ntable *t)
+{
+	return __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+}
+
+/** What a worker (or another thread) passes the control thread about a neighbour. */
+enum dp_nev_type {
+	DP_NEV_RESOLVE,   /**< a lookup found no entry, or a failed one: resolve it */
+	DP_NEV_LEARN,     /**< an ARP/ND answer (or other news): update a known entry */
+	DP_NEV_LEARN_NEW, /**< a request to us: update the entry, or make one */
+	DP_NEV_SEEN,      /**< RoCEv2 from the entry's MAC: confirm it (dp_neigh_seen()) */
+};
+
+/** One event in a neighbour event ring (an rte_ring of elements). */
+struct dp_nev {
+	uint8_t type;     /**< enum dp_nev_type */
+	uint8_t port;     /**< index of the port in the dataplane */
+	uint8_t mac[6];
+	uint8_t ip[16];
+};
+
+_Static_assert(sizeof(struct dp_nev) % 4 == 0, "rte_ring elements are multiples of 4 bytes");
+
 #define DP_TXBUF 64 /**< frames a worker queues per port before a flush */
 
 struct dp_port {
@@ -112,16 +203,14 @@ struct dp_port {
 	uint8_t ll[16];                    /**< fe80:: link-local (GID 0) */
 	uint8_t v4gid[16];                 /**< ::ffff:ipv4 */
 	struct rte_ring *ctl_tx;           /**< control thread → worker 0 */
-	rte_spinlock_t neigh_lock;
-	struct dp_neigh *neigh;
-	unsigned int neigh_max;
+	struct dp_ntable nt;               /**< neighbours (neigh.c) */
 	struct dp_fault *fault;            /**< [2 * n_workers], fault.c; NULL: no faults */
 	bool zc;                           /**< sends zero-copy (cfg.zc_min, see port_zc()) */
 	char zc_why[96];                   /**< why not, when cfg.zc_min asks for it */
 	bool configured;
 	bool started;
-	bool steered;                      /**< drivers/net rte_flow rules hold RoCEv2 */
-	char steer_why[256];               /**< uroce_steer_install()'s reason; "": one worker */
+	bool steered;                      /**< the steering strategy's rules hold RoCEv2 */
+	char steer_why[256];               /**< the strategy's install() reason; "": one worker */
 	/** Counters: [0, n_workers) the workers, [n_workers] the control thread. */
 	struct dp_counters cnt[UROCE_DP_MAX_WORKERS + 1];
 };
@@ -133,7 +222,10 @@ struct dp_txq {
 };
 
 /* A worker's private cache of resolved next hops, so that sending a RoCEv2
- * packet takes no lock; an entry is trusted for DP_NCACHE_US. */
+ * packet reads no shared table: an entry holds while the port table's
+ * generation is the one it was read at (a MAC change or failure ends it at
+ * once), and for DP_NCACHE_US at most, so that it also says "this worker
+ * sent to that peer lately" (dp_neigh_rx_seen()). */
 #define DP_NCACHE 64
 #define DP_NCACHE_US 1000000u
 
@@ -141,15 +233,26 @@ struct dp_ncache {
 	uint8_t ip[16];
 	uint8_t mac[6];
 	uint16_t port;
-	uint64_t expires_us; /**< 0: empty */
+	uint64_t gen;        /**< the table's generation the MAC was read at; 0: none */
+	uint64_t expires_us;
 	uint64_t seen_us;    /**< last RoCEv2 frame from it that confirmed the entry */
+	uint64_t asked_us;   /**< last resolution request for an address of this slot */
 };
 
 /* A RoCEv2 frame from a cached next hop, from its cached MAC, confirms the
  * shared neighbour entry (RFC 4861 7.3.1's upper-layer hint), at most this
  * often per peer and worker, so that a peer in conversation is never probed
- * and the hot path takes the neighbour lock ten times a second at most. */
+ * and a worker passes the control thread ten such events a second at most. */
 #define DP_NEIGH_SEEN_US 100000u
+
+/* A worker asks the control thread to resolve an address (of one cache slot)
+ * at most this often: the control thread looks at its rings about every
+ * millisecond, so asking more often would only fill them. */
+#define DP_NEIGH_ASK_US 1000u
+
+/* Neighbour events a worker's ring holds (and the ring of other threads). */
+#define DP_NEV_RING 1024
+#define DP_NEV_RING_ANY 256
 
 /* Frames a worker's hand-off ring holds (RoCEv2 for its QPs, from others). */
 #define DP_HANDOFF_RING 2048
@@ -203,6 +306,9 @@ struct uroce_dp {
 	struct dp_port ports[UROCE_DP_MAX_PORTS];
 	unsigned int n_workers;
 	struct dp_worker workers[UROCE_DP_MAX_WORKERS];
+	/** Neighbour events to the control thread: [w] from worker w (single
+	 * producer), [n_workers] from any other thread (telemetry). */
+	struct rte_ring *nev[UROCE_DP_MAX_WORKERS + 1];
 	uint64_t tsc_hz;
 	/* µs = tsc * us_mult >> 32: one multiplication, no division per use */
 	uint64_t us_mult;
@@ -227,9 +333,23 @@ void dp_addr_free(struct dp_port *p);
 bool dp_port_owns_gid(const struct dp_port *p, const uint8_t gid[16]);
 void dp_arp_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
 void dp_icmp6_input(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m, uint32_t l3_off);
+int dp_neigh_rings_create(struct uroce_dp *dp);
+void dp_neigh_rings_free(struct uroce_dp *dp);
+/* Control thread: apply the events the workers passed, then age the entries. */
 void dp_neigh_tick(struct uroce_dp *dp, uint64_t now_tsc);
-/* A RoCEv2 frame came from @p ip at @p mac: confirm its entry (takes the lock). */
-void dp_neigh_traffic(struct dp_port *p, const uint8_t ip[16], const uint8_t mac[6]);
+/* Pass the control thread an event for port @p port; a full ring drops it
+ * and counts neigh_events_dropped in @p cnt (if not NULL). */
+void dp_neigh_post(struct rte_ring *r, enum dp_nev_type type, uint16_t port,
+		   const uint8_t ip[16], const uint8_t mac[6], struct dp_counters *cnt);
+/*
+ * Any thread, no lock: uroce_dp_resolve() with the request, if one is needed
+ * and @p may_ask, posted to @p ask (the caller's ring).
+ */
+int dp_neigh_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6],
+		     struct rte_ring *ask, struct dp_counters *cnt, bool may_ask);
+
+/* config.c: uroce_dp_lcores_check() against the CPU set @p allowed. */
+int dp_lcores_check(const char *lcores, const cpu_set_t *allowed, char *err, size_t errlen);
 
 /* telemetry.c */
 void dp_telemetry_detach(const struct uroce_dp *dp);

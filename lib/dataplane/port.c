@@ -24,7 +24,7 @@
 #include <rte_malloc.h>
 #include <rte_mempool.h>
 
-#include "uroce_steer.h"
+#include "uroce_dp_driver.h"
 
 #include "dp_internal.h"
 
@@ -122,6 +122,7 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	const struct uroce_dp_port_cfg *c = &p->cfg;
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
+	const struct uroce_dp_pmd_ops *pmd;
 	struct rte_ether_addr ea;
 	char name[RTE_MEMPOOL_NAMESIZE];
 	unsigned int q, cache, room;
@@ -172,18 +173,17 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	if (p->zc)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	max_mtu = eth_max_mtu(&info);
-	if (p->mtu > max_mtu && strcmp(info.driver_name, "net_memif") == 0) {
-		/*
-		 * DPDK 22.11's memif reports a 1518-byte frame limit that its
-		 * data path does not have: it carries whatever fits its
-		 * buffers (the config gave the vdev bsize >= one frame, see
-		 * memif_buffers() in config.c). Configure the ethdev at what
-		 * it reports, carry ours; the pool's buffers hold the MTU.
-		 */
+	pmd = uroce_dp_pmd_find(info.driver_name);
+	if (p->mtu > max_mtu && pmd != NULL && pmd->mtu_beyond_reported) {
+		/* The PMD carries more than it reports (drivers/net says so, and
+		 * its vdev_args() sized its buffers for our MTU): configure the
+		 * ethdev at what it reports, carry ours; the pool holds it. */
 		conf.rxmode.mtu = (uint16_t)max_mtu;
-		RTE_LOG(INFO, USER1, "[%s] mtu = %u on net_memif: the ethdev is configured "
-			"at %u (what DPDK 22.11's memif reports), frames up to %u are carried "
-			"whole in memif buffers\n", c->section, p->mtu, max_mtu, p->mtu);
+		RTE_LOG(INFO, USER1, "[%s] mtu = %u on %s: the ethdev is configured at %u "
+			"(what the PMD reports), frames up to %u are carried whole in %s "
+			"buffers\n", c->section, p->mtu, info.driver_name, max_mtu, p->mtu,
+			strncmp(info.driver_name, "net_", 4) == 0 ? info.driver_name + 4 :
+			info.driver_name);
 	} else if (p->mtu < info.min_mtu || p->mtu > max_mtu) {
 		return dp_err(err, errlen, -EINVAL,
 			      "[%s] mtu = %u: %s accepts %u..%u", c->section, p->mtu,
@@ -224,12 +224,10 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 				      c->section, c->device, q, strerror(-rc));
 	}
 
-	if (strcmp(info.driver_name, "net_tap") == 0) {
-		/*
-		 * A tap's ethdev MAC is the kernel interface's MAC, and the kernel
-		 * is the peer on that wire: uroced needs a MAC of its own, kept in
-		 * software (the configured one, or a random local one).
-		 */
+	if (pmd != NULL && pmd->mac_in_software) {
+		/* The ethdev's MAC is another stack's (a tap's is the kernel's,
+		 * and the kernel is the peer on that wire): ours is kept in
+		 * software, the configured one or a random local one. */
 		if (c->has_mac)
 			memcpy(ea.addr_bytes, c->mac, 6);
 		else
@@ -311,6 +309,14 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		       "[eal] lcores = 0,1 or -l 0,1); the first one is the control thread");
 		rte_free(dp);
 		errno = EINVAL;
+		return NULL;
+	}
+	if (cfg->n_ports > 0 && dp_neigh_rings_create(dp) != 0) {
+		dp_err(err, errlen, 0, "cannot create the neighbour event rings: %s",
+		       rte_strerror(rte_errno));
+		dp_neigh_rings_free(dp);
+		rte_free(dp);
+		errno = ENOMEM;
 		return NULL;
 	}
 	for (i = 0; i < cfg->n_ports; i++) {
@@ -417,6 +423,20 @@ pool_check(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 		      dp->cfg.mbufs - avail + need, dp->cfg.rx_desc);
 }
 
+/* RoCEv2 to queue 0 through the registered steering strategy, if any. */
+static bool
+port_steer(struct dp_port *p)
+{
+	const struct uroce_dp_steer_ops *s = uroce_dp_steer();
+
+	if (s == NULL) {
+		snprintf(p->steer_why, sizeof(p->steer_why), "no steering strategy registered "
+			 "(drivers/net); software hand-off in use");
+		return false;
+	}
+	return s->install(p->port_id, 0, p->steer_why, sizeof(p->steer_why)) == 0;
+}
+
 int
 uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 {
@@ -443,8 +463,7 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 		 * the workers, RSS spreads the frames and rx.c hands each to its
 		 * QP's owner: drivers/net has no per-QPN rules yet. */
 		if (dp->n_workers > 1 && dp->owner_fn == NULL)
-			p->steered = uroce_steer_install(p->port_id, 0, p->steer_why,
-							 sizeof(p->steer_why)) == 0;
+			p->steered = port_steer(p);
 		else if (dp->n_workers > 1)
 			snprintf(p->steer_why, sizeof(p->steer_why), "QPs on every worker: RSS, "
 				 "then a software hand-off to each QP's owner");
@@ -507,7 +526,8 @@ uroce_dp_stop(struct uroce_dp *dp)
 		struct dp_port *p = &dp->ports[i];
 
 		if (p->started) {
-			uroce_steer_remove(p->port_id);
+			if (uroce_dp_steer() != NULL)
+				uroce_dp_steer()->remove(p->port_id);
 			p->steered = false;
 			rte_eth_dev_stop(p->port_id);
 			p->started = false;
@@ -546,6 +566,7 @@ uroce_dp_destroy(struct uroce_dp *dp)
 			rte_pktmbuf_free(m);
 		rte_ring_free(dp->workers[i].handoff);
 	}
+	dp_neigh_rings_free(dp);
 	for (i = 0; i < dp->n_ports; i++)
 		rte_mempool_free(dp->ports[i].pool);
 	/* After the ports closed: a PMD frees what it held at close. */

@@ -9,7 +9,7 @@
  * RTE_PKTMBUF_HEADROOM bytes in; sending prepends Ethernet [VLAN] IP UDP in
  * that headroom, computes the ICRC and queues the mbuf on the worker's TX
  * queue. No copy, no lock: the next hop comes from the worker's own cache,
- * and only a cache miss asks the shared neighbour table.
+ * and only a cache miss reads the shared neighbour table (lock-free, neigh.c).
  */
 
 #include <errno.h>
@@ -104,23 +104,35 @@ ncache_slot(const uint8_t ip[16], uint16_t port)
 
 _Static_assert(DP_NCACHE == 64, "ncache_slot returns 6 bits");
 
-/* The next hop's MAC for @p ip, from the worker's cache or the shared table. */
+/*
+ * The next hop's MAC for @p ip: from the worker's cache while the table's
+ * generation holds, else from the shared table (no lock). A miss or a failed
+ * entry asks the control thread, once per DP_NEIGH_ASK_US and cache slot.
+ */
 static int
 next_hop(struct dp_worker *w, uint16_t port, const uint8_t ip[16], uint8_t mac[6])
 {
 	struct dp_ncache *c = &w->ncache[ncache_slot(ip, port)];
+	struct dp_port *p = &w->dp->ports[port];
+	uint64_t gen = dp_ntable_gen(&p->nt); /* before the table is read */
+	bool may_ask;
 	int rc;
 
-	if (c->expires_us > w->now_us && c->port == port && memcmp(c->ip, ip, 16) == 0) {
+	if (c->gen == gen && c->expires_us > w->now_us && c->port == port &&
+	    memcmp(c->ip, ip, 16) == 0) {
 		memcpy(mac, c->mac, 6);
 		return 0;
 	}
-	rc = uroce_dp_resolve(w->dp, port, ip, mac);
+	may_ask = w->now_us - c->asked_us >= DP_NEIGH_ASK_US;
+	rc = dp_neigh_resolve(w->dp, port, ip, mac, w->dp->nev[w->idx], &p->cnt[w->idx], may_ask);
 	if (rc == 0) {
 		memcpy(c->ip, ip, 16);
 		memcpy(c->mac, mac, 6);
 		c->port = port;
+		c->gen = gen;
 		c->expires_us = w->now_us + DP_NCACHE_US;
+	} else if (may_ask && (rc == -EAGAIN || rc == -EHOSTUNREACH || rc == -ENOSPC)) {
+		c->asked_us = w->now_us;
 	}
 	return rc;
 }
@@ -174,14 +186,16 @@ void
 dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16], const uint8_t mac[6])
 {
 	struct dp_ncache *c = &w->ncache[ncache_slot(ip, port)];
+	struct dp_port *p = &w->dp->ports[port];
 
 	/* Only a next hop this worker sends to, from the MAC it sends to, and
-	 * not more than once per DP_NEIGH_SEEN_US: no lock otherwise. */
-	if (c->expires_us <= w->now_us || c->port != port || memcmp(c->ip, ip, 16) != 0 ||
-	    memcmp(c->mac, mac, 6) != 0 || w->now_us - c->seen_us < DP_NEIGH_SEEN_US)
+	 * not more than once per DP_NEIGH_SEEN_US: the control thread confirms. */
+	if (c->gen != dp_ntable_gen(&p->nt) || c->expires_us <= w->now_us || c->port != port ||
+	    memcmp(c->ip, ip, 16) != 0 || memcmp(c->mac, mac, 6) != 0 ||
+	    w->now_us - c->seen_us < DP_NEIGH_SEEN_US)
 		return;
 	c->seen_us = w->now_us;
-	dp_neigh_traffic(&w->dp->ports[port], ip, mac);
+	dp_neigh_post(w->dp->nev[w->idx], DP_NEV_SEEN, port, ip, mac, &p->cnt[w->idx]);
 }
 
 int

@@ -28,7 +28,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "uroce_steer.h"
+#include "uroce_dp_driver.h"
 
 #include "dp_internal.h"
 
@@ -178,7 +178,8 @@ tel_port_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	tel_port_cc(d, &p->cfg.cc);
 	rte_tel_data_add_dict_string(d, "steering", p->steered ? "rte_flow" :
 				     tel_dp->n_workers > 1 ? "software" : "none");
-	rte_tel_data_add_dict_int(d, "steering_rules", (int)uroce_steer_rules(p->port_id));
+	rte_tel_data_add_dict_int(d, "steering_rules", uroce_dp_steer() != NULL ?
+				  (int)uroce_dp_steer()->rules(p->port_id) : 0);
 	if (p->steer_why[0] != '\0')
 		rte_tel_data_add_dict_string(d, "steering_reason", p->steer_why);
 	/* Payload bytes from which packets leave zero-copy; 0: never. */
@@ -275,26 +276,27 @@ tel_port_neigh(const char *cmd, const char *params, struct rte_tel_data *d)
 	static const char *const st[] = {"free", "pending", "reachable", "failed", "static",
 					 "probe"};
 	struct dp_port *p = tel_port(params);
-	char ip[64], mac[32], buf[128];
-	unsigned int i, n = 0;
+	char ip_s[64], mac_s[32], buf[128];
+	uint8_t ip[16], mac[6];
+	unsigned int n = 0;
+	uint32_t i;
+	int state;
 
 	(void)cmd;
 	if (p == NULL)
 		return -EINVAL;
 	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
-	rte_spinlock_lock(&p->neigh_lock);
-	for (i = 0; i < p->neigh_max && n < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
-		const struct dp_neigh *e = &p->neigh[i];
-
-		if (e->state == DP_NEIGH_FREE)
+	/* The published table, read as a worker reads it (no lock): in slot order. */
+	for (i = 0; i <= p->nt.mask && n < RTE_TEL_MAX_ARRAY_ENTRIES; i++) {
+		state = dp_ntable_read(&p->nt, i, ip, mac);
+		if (state <= DP_NEIGH_FREE || (size_t)state >= RTE_DIM(st))
 			continue;
-		uroce_dp_gid_str(e->ip, ip, sizeof(ip));
-		mac_str(e->mac, mac, sizeof(mac));
-		snprintf(buf, sizeof(buf), "%s %s %s", ip, mac, st[e->state]);
+		uroce_dp_gid_str(ip, ip_s, sizeof(ip_s));
+		mac_str(mac, mac_s, sizeof(mac_s));
+		snprintf(buf, sizeof(buf), "%s %s %s", ip_s, mac_s, st[state]);
 		rte_tel_data_add_array_string(d, buf);
 		n++;
 	}
-	rte_spinlock_unlock(&p->neigh_lock);
 	return 0;
 }
 

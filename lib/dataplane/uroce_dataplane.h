@@ -170,6 +170,30 @@ int uroce_dp_config_load(struct uroce_dp_config *cfg, const char *path, char *er
 int uroce_dp_config_validate(const struct uroce_dp_config *cfg, char *err, size_t errlen);
 
 /**
+ * Take EAL arguments given after "--" that the daemon must know about into
+ * the configuration: --file-prefix (it names the daemon's runtime files and
+ * telemetry socket, and is shown when it is ready) and --in-memory. They
+ * leave @p cfg->extra, so that uroce_dp_eal_args() passes each once. Call it
+ * before uroce_dp_config_validate().
+ *
+ * @return 0, or -EINVAL with @p err set (a --file-prefix without a value or
+ *   with characters EAL's file names cannot take).
+ */
+int uroce_dp_config_adopt_eal_args(struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * Check, before EAL starts, that the CPUs of lcore list @p lcores (the
+ * lcores key or -l, EAL --lcores syntax: "0,1", "0-2", "0@1,1@0",
+ * "(0-1)@(2-3)") exist and are this process's to use (its affinity): EAL
+ * would answer "core N unavailable" and then print its whole usage. Needs no
+ * EAL.
+ *
+ * @return 0 (also for text it cannot parse: EAL judges that), or -EINVAL
+ *   with @p err naming the CPU and the CPUs that may be used.
+ */
+int uroce_dp_lcores_check(const char *lcores, char *err, size_t errlen);
+
+/**
  * Build the EAL argument vector from @p cfg: argv[0] is @p prog. The strings
  * point into @p cfg or are static; @p argv must have room for @p max entries.
  *
@@ -374,8 +398,10 @@ uint16_t uroce_dp_port_mtu(const struct uroce_dp *dp, uint16_t port);
 int uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen);
 
 /**
- * Control-thread housekeeping: neighbour retries and timeouts. Call it from
- * the main lcore every millisecond or so.
+ * Control-thread housekeeping: what the workers learnt about neighbours
+ * (they pass it here through rings), then neighbour retries and timeouts.
+ * Call it from the main lcore every millisecond or so; it is the only
+ * writer of the neighbour tables.
  */
 void uroce_dp_poll(struct uroce_dp *dp);
 
@@ -400,17 +426,20 @@ int uroce_dp_gid_get(const struct uroce_dp *dp, uint16_t port, unsigned int inde
 
 /**
  * Resolve @p ip (a GID; IPv4 as ::ffff:a.b.c.d) on port @p port to a MAC
- * address. The first call for an address creates an entry and sends an ARP
- * request or a neighbour solicitation; uroce_dp_poll() resends it every
+ * address. Any thread, no lock: it reads the neighbour table the control
+ * thread publishes. The first call for an address asks the control thread,
+ * which creates an entry and sends an ARP request or a neighbour
+ * solicitation on its next uroce_dp_poll(), resends it every
  * neigh_retry_ms and marks the entry failed after neigh_tries requests. A
- * failed entry is retried from scratch by the next call. A reachable entry
- * is asked again neigh_reachable_ms after the peer last told us its MAC; the
- * known MAC is returned meanwhile, and the new one once the peer answers.
- * Any thread.
+ * call that finds the entry failed reports it and has the control thread
+ * start over. A reachable entry is asked again neigh_reachable_ms after the
+ * peer last told us its MAC; the known MAC is returned meanwhile, and the
+ * new one once the peer answers.
  *
- * @return 0 with @p mac filled, -EAGAIN while pending, -EHOSTUNREACH if the
- *   last resolution failed, -ENOSPC if the table is full, -EINVAL for a bad
- *   port or an address of a family the port has no address for.
+ * @return 0 with @p mac filled, -EAGAIN while pending (or not yet created),
+ *   -EHOSTUNREACH if the last resolution failed, -ENOSPC if the table is
+ *   full, -EINVAL for a bad port or an address of a family the port has no
+ *   address for.
  */
 int uroce_dp_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8_t mac[6]);
 
@@ -433,6 +462,44 @@ int uroce_dp_check(const struct uroce_dp_config *cfg, bool eal_ok, FILE *out);
  * @return 0, or -ENOMEM with @p err holding one line of advice.
  */
 int uroce_dp_memory_precheck(const struct uroce_dp_config *cfg, char *err, size_t errlen);
+
+/**
+ * Does a daemon listen on control socket @p path? Probes with the daemon's
+ * socket type (SOCK_SEQPACKET). Needs no EAL.
+ *
+ * @return 1: something accepts connections there; 0: nothing does (no
+ *   file, or a stale socket file whose daemon is gone); a negative errno
+ *   when it cannot tell: -EPROTOTYPE (a socket of another type listens
+ *   there), -EACCES (no permission to connect), -ENAMETOOLONG, ...
+ */
+int uroce_dp_socket_live(const char *path);
+
+/**
+ * Create the directory of control socket @p path if it is missing, as
+ * mkdir -p does: every directory created gets mode 0755 (whatever the umask)
+ * and belongs to the caller (root, for a system daemon); existing ones are
+ * left as they are. Needs no EAL.
+ *
+ * @return 0, or a negative errno with @p err holding one line that names the
+ *   directory, the reason and what to do: -EINVAL (not an absolute path),
+ *   -ENOTDIR (a component is not a directory), -EACCES / -EPERM / -EROFS
+ *   (not allowed), or what mkdir() returned.
+ */
+int uroce_dp_socket_dir(const char *path, char *err, size_t errlen);
+
+/**
+ * At a clean stop, after uroce_dp_destroy() and before rte_eal_cleanup():
+ * give back the hugepages of this process's EAL memory, which DPDK 22.11
+ * would leave held by their files (<file_prefix>map_N in the hugetlbfs
+ * mounts) after the process ends (see check.c for why). Removes those files
+ * of @p cfg's file prefix, and only if it is the prefix EAL runs with; the
+ * memory stays mapped until the process exits. Nothing with no_huge or
+ * in_memory.
+ *
+ * @return the number of files removed, -ESRCH if EAL runs with another
+ *   prefix, or a negative errno if the mounts cannot be read.
+ */
+int uroce_dp_hugepages_release(const struct uroce_dp_config *cfg);
 
 /** Register the /uroce/... telemetry commands for @p dp (once per process). */
 int uroce_dp_telemetry_register(struct uroce_dp *dp);

@@ -4,7 +4,9 @@
 #
 # uroced with no ports and no hugepages (--no-huge): it starts, answers
 # telemetry, refuses a second instance on the same socket or file prefix with
-# a clear message, stops cleanly on SIGTERM; `--check` reports; and every bad
+# a clear message, stops cleanly on SIGTERM; `--check` reports (a live
+# daemon's socket as in use, a stale one as stale); it makes its socket's
+# directory (0755) or says why it cannot; and every bad
 # configuration gives exactly one line naming the key and the problem, and a
 # non-zero exit.
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +18,7 @@ require_cmd timeout coreutils
 require_eal
 
 P="uroce-basic-$$"
-PREFIXES+=("$P" "$P-2")
+PREFIXES+=("$P" "$P-2" "$P-3" "$P-4")
 SOCK="$WORK/ctl.sock"
 EAL=(--no-huge -m 64 -l 0,1)
 
@@ -40,6 +42,17 @@ if start_uroced d1 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 		pass "second daemon on the same socket: exit $rc, '$want'"
 	else
 		fail "second daemon on the same socket: exit $rc, output: $out"
+	fi
+
+	# --check against the live daemon's socket: FAIL, not "stale" (issue 21.2:
+	# the probe must use the daemon's SOCK_SEQPACKET).
+	out=$(timeout 30 "$UROCED" "${EAL[@]}" --file-prefix "$P-3" --socket "$SOCK" --check 2>/dev/null)
+	rc=$?
+	want="FAIL  socket $SOCK: address already in use: another uroced listens there; stop it or choose another [daemon] socket"
+	if [ $rc -ne 0 ] && echo "$out" | grep -qxF "$want" && echo "$out" | grep -q '^FAIL: 1 problem(s)'; then
+		pass "--check against a live daemon: exit $rc, '$want'"
+	else
+		fail "--check against a live daemon: exit $rc, output: $out"
 	fi
 
 	# A second daemon with the same file prefix: refused before EAL starts.
@@ -75,6 +88,49 @@ if start_uroced d2 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 		fail "SIGINT: exit $rc; $(tail -2 "$WORK/d2.log")"
 	fi
 fi
+
+# --- the socket's directory: made if missing (0755), refused with a reason ----
+NEWDIR="$WORK/run/uroce"
+out=$(timeout 30 "$UROCED" "${EAL[@]}" --file-prefix "$P-4" --socket "$NEWDIR/d.sock" --check 2>/dev/null)
+echo "$out" | grep -qxF "OK    socket $NEWDIR/d.sock: directory $NEWDIR does not exist; uroced creates it (mode 0755)" &&
+	[ ! -e "$WORK/run" ] && pass "--check: a missing socket directory is OK (uroced creates it), and --check creates nothing" ||
+	fail "--check with a missing socket directory: $out"
+if start_uroced d3 - "${EAL[@]}" --file-prefix "$P-4" --socket "$NEWDIR/d.sock"; then
+	m=$(stat -c '%a %U' "$WORK/run" "$NEWDIR" | tr '\n' ' ')
+	[ -S "$NEWDIR/d.sock" ] && [ "$m" = "755 root 755 root " ] &&
+		pass "uroced made its socket directory: $WORK/run and $NEWDIR are '$m'" ||
+		fail "socket directory: '$m', socket $(ls -l "$NEWDIR" 2>&1)"
+	stop_uroced "$LAST_PID" d3
+fi
+: >"$WORK/plainfile"
+out=$(timeout 20 "$UROCED" "${EAL[@]}" --file-prefix "$P-4" --socket "$WORK/plainfile/d.sock" 2>&1)
+rc=$?
+want="uroced: control socket $WORK/plainfile/d.sock: cannot create its directory $WORK/plainfile: Not a directory (something that is not a directory is in the way; choose another --socket)"
+[ $rc -ne 0 ] && echo "$out" | grep -qxF "$want" && pass "an uncreatable socket directory: exit $rc, '$want'" ||
+	fail "an uncreatable socket directory: exit $rc, output: $out"
+
+# --- issue 21.8: a prefix after -- is the one shown; too many CPUs: one line --
+if start_uroced d4 - --no-huge -m 64 -l 0,1 --socket "$WORK/d4.sock" -- --file-prefix "$P-4"; then
+	grep -qxF "uroced: ready: 0 port(s), 1 worker(s), socket $WORK/d4.sock, file prefix $P-4" "$WORK/d4.log" &&
+		tel "$P-4" /uroce/info | grep -q '"ports": 0' &&
+		pass "--file-prefix after --: the ready line and telemetry use $P-4" ||
+		fail "--file-prefix after --: $(grep '^uroced: ready' "$WORK/d4.log"); telemetry: $(tel "$P-4" /uroce/info)"
+	stop_uroced "$LAST_PID" d4
+fi
+n=$(nproc)
+out=$(timeout 20 "$UROCED" --no-huge -m 64 -l "0-$n" --file-prefix "$P-4" --socket "$WORK/d5.sock" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+	echo "$out" | grep -q "^uroced: lcores \"0-$n\": CPU [0-9]* does not exist or is not this process's to use" &&
+	pass "-l 0-$n on $n CPUs: exit $rc, one line: $out" ||
+	fail "-l 0-$n on $n CPUs: exit $rc, $(printf '%s\n' "$out" | wc -l) lines: $(printf '%s\n' "$out" | head -5)"
+# Any other bad EAL argument: EAL's reason on stderr, no usage text.
+out=$(timeout 20 "$UROCED" --no-huge -m 64 -l 0 --file-prefix "$P-4" --socket "$WORK/d5.sock" -- --no-such-eal-option 2>&1)
+rc=$?
+[ $rc -ne 0 ] && ! echo "$out" | grep -q "EAL common options" &&
+	echo "$out" | grep -q "^uroced: EAL init failed" &&
+	pass "a bad EAL argument: exit $rc, $(printf '%s\n' "$out" | wc -l) lines, no usage text" ||
+	fail "a bad EAL argument: exit $rc: $(printf '%s\n' "$out" | head -12)"
 
 # --- --check ------------------------------------------------------------------
 out=$(timeout 30 "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$SOCK" --check 2>/dev/null)

@@ -12,7 +12,8 @@
 #   Expect: `ib_write_bw --help` loads (libmlx5 and libefa resolve their
 #           IBVERBS_PRIVATE imports with BIND_NOW) and exits 0.
 #   Expect: with no daemon, ibv_devices lists nothing and ibv_devinfo says
-#           "No IB devices found"; a bad UROCE_VERBS_VENDOR_ID fails the open
+#           "No IB devices found", after one line of the drop-in's naming the
+#           socket it tried and why; a bad UROCE_VERBS_VENDOR_ID fails the open
 #           with a message.
 #   Expect: on uroced_lite: ibv_devinfo shows uroce0 with GID
 #           ::ffff:198.18.0.1; ibv_rc_pingpong and ibv_ud_pingpong with -c
@@ -77,6 +78,15 @@ if have ibv_devinfo; then
 	out=$(UROCE_SOCKET="$WORK/none.sock" "$UROCE_RUN" ibv_devinfo 2>&1)
 	echo "$out" | grep -q "No IB devices found" &&
 		pass "no daemon: ibv_devinfo says 'No IB devices found'" || fail "no daemon: $out"
+	# ... and the drop-in says first which socket it tried, and why (issue 21.4).
+	want="uroce-verbs: no device uroce0: no daemon socket at $WORK/none.sock (No such file or directory); is uroced running with --socket $WORK/none.sock? Set UROCE_SOCKET to its socket"
+	[ "$(echo "$out" | grep -c '^uroce-verbs: no device')" -eq 1 ] && echo "$out" | grep -qxF "$want" &&
+		pass "no daemon: the drop-in names the socket: '$want'" ||
+		fail "no daemon: no line naming the socket: $out"
+	: >"$WORK/plain"
+	out=$(UROCE_SOCKET="$WORK/plain" "$UROCE_RUN" ibv_devinfo 2>&1)
+	echo "$out" | grep -qF "uroce-verbs: no device uroce0: not a socket: $WORK/plain (some other file is there)" &&
+		pass "a file that is no socket: named as such" || fail "a file that is no socket: $out"
 fi
 
 # --- on uroced_lite --------------------------------------------------------

@@ -16,7 +16,9 @@
 
 #include <criterion/criterion.h>
 
+#include "dp_internal.h"
 #include "uroce_dataplane.h"
+#include "uroce_net.h"
 
 static char path[64];
 
@@ -42,7 +44,14 @@ cleanup(void)
 		unlink(path);
 }
 
-TestSuite(dp_config, .fini = cleanup);
+/* The memif quirks (bsize) come from drivers/net, as in uroced. */
+static void
+setup(void)
+{
+	cr_assert_eq(uroce_net_register(), 0);
+}
+
+TestSuite(dp_config, .init = setup, .fini = cleanup);
 
 /* Load @text; return rc and leave the error (with the path replaced by F) in @msg. */
 static int
@@ -427,6 +436,90 @@ Test(dp_config, eal_args)
 	cr_expect(!argv_has(argv, argc, "--no-pci", NULL));
 
 	cr_expect_eq(uroce_dp_eal_args(&c, "uroced", argv, 4), -E2BIG);
+}
+
+/* Expect: a --file-prefix (either form) or --in-memory after "--" is taken
+ * into the config, so the ready line and the prefix check name the prefix EAL
+ * uses, and leaves the extras; other extras stay in order; a bad value is
+ * refused. */
+Test(dp_config, eal_args_after_dashes)
+{
+	struct uroce_dp_config c;
+	char err[UROCE_DP_ERR_LEN] = "";
+	char *argv[64];
+	int argc, i, n = 0;
+
+	uroce_dp_config_defaults(&c);
+	c.n_extra = 4;
+	snprintf(c.extra[0], sizeof(c.extra[0]), "--log-level=7");
+	snprintf(c.extra[1], sizeof(c.extra[1]), "--file-prefix");
+	snprintf(c.extra[2], sizeof(c.extra[2]), "after-dashes");
+	snprintf(c.extra[3], sizeof(c.extra[3]), "--huge-unlink");
+	cr_assert_eq(uroce_dp_config_adopt_eal_args(&c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(c.file_prefix, "after-dashes");
+	cr_assert_eq(c.n_extra, 2);
+	cr_expect_str_eq(c.extra[0], "--log-level=7");
+	cr_expect_str_eq(c.extra[1], "--huge-unlink");
+	argc = uroce_dp_eal_args(&c, "uroced", argv, 64);
+	for (i = 0; i < argc; i++)
+		n += strncmp(argv[i], "--file-prefix", 13) == 0;
+	cr_expect_eq(n, 1, "EAL gets one --file-prefix");
+	cr_expect(argv_has(argv, argc, "--file-prefix", "after-dashes"));
+
+	uroce_dp_config_defaults(&c);
+	c.n_extra = 1;
+	snprintf(c.extra[0], sizeof(c.extra[0]), "--file-prefix=eq-form");
+	cr_assert_eq(uroce_dp_config_adopt_eal_args(&c, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_eq(c.file_prefix, "eq-form");
+	cr_expect_eq(c.n_extra, 0);
+
+	uroce_dp_config_defaults(&c);
+	c.n_extra = 1;
+	snprintf(c.extra[0], sizeof(c.extra[0]), "--in-memory");
+	cr_assert_eq(uroce_dp_config_adopt_eal_args(&c, err, sizeof(err)), 0, "%s", err);
+	cr_expect(c.in_memory);
+	cr_expect_eq(c.n_extra, 0);
+
+	c.n_extra = 1;
+	snprintf(c.extra[0], sizeof(c.extra[0]), "--file-prefix");
+	cr_expect_eq(uroce_dp_config_adopt_eal_args(&c, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "needs a value") != NULL, "%s", err);
+	c.n_extra = 1;
+	snprintf(c.extra[0], sizeof(c.extra[0]), "--file-prefix=a/b");
+	cr_expect_eq(uroce_dp_config_adopt_eal_args(&c, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "--file-prefix \"a/b\" after --") != NULL, "%s", err);
+}
+
+/* Expect: the CPUs of an lcore list, in each form EAL's --lcores takes, are
+ * checked against the CPUs allowed; one line names the first missing CPU and
+ * the allowed set; text that does not parse is left to EAL. */
+Test(dp_config, lcores_on_cpus_that_exist)
+{
+	char err[UROCE_DP_ERR_LEN] = "";
+	cpu_set_t two;
+
+	CPU_ZERO(&two);
+	CPU_SET(0, &two);
+	CPU_SET(1, &two);
+	cr_expect_eq(dp_lcores_check("0,1", &two, err, sizeof(err)), 0);
+	cr_expect_eq(dp_lcores_check("0-1", &two, err, sizeof(err)), 0);
+	cr_expect_eq(dp_lcores_check("0@1,1@0", &two, err, sizeof(err)), 0);
+	cr_expect_eq(dp_lcores_check("5@0,7@(0-1)", &two, err, sizeof(err)), 0,
+		     "lcore numbers are not CPUs when mapped");
+	cr_expect_eq(dp_lcores_check("(0-1)@(0,1)", &two, err, sizeof(err)), 0);
+	cr_expect_eq(dp_lcores_check("", &two, err, sizeof(err)), 0);
+	cr_expect_eq(dp_lcores_check("0,,1", &two, err, sizeof(err)), 0, "EAL's to judge");
+	cr_expect_eq(dp_lcores_check("0-7", &two, err, sizeof(err)), -EINVAL);
+	cr_expect_str_eq(err, "lcores \"0-7\": CPU 2 does not exist or is not this process's to "
+			 "use (it may run on CPUs 0-1): give lcores on those CPUs, or map each "
+			 "lcore onto one of them (LCORE@CPU)");
+	cr_expect_eq(dp_lcores_check("0@1,1@(1-3)", &two, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "CPU 2 ") != NULL, "%s", err);
+	cr_expect_eq(dp_lcores_check("0,4096", &two, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "CPU 4096 ") != NULL, "beyond any CPU set: %s", err);
+	CPU_SET(4, &two);
+	cr_expect_eq(dp_lcores_check("3", &two, err, sizeof(err)), -EINVAL);
+	cr_expect(strstr(err, "CPUs 0-1,4)") != NULL, "%s", err);
 }
 
 /* Expect: every congestion control parameter is a [port.N] key of its
