@@ -121,12 +121,16 @@ fi
 # The af_packet PMD sends with PACKET_QDISC_BYPASS, so a capture on a
 # sender's own interface misses what it sends: capture at both ends (each
 # sees what the other sent) and merge.
-ip netns exec "$NA" timeout 60 dumpcap -q -i "$VA" -w "$WORK/at-a.pcapng" >"$WORK/dumpcap-a.log" 2>&1 &
+ip netns exec "$NA" timeout 600 dumpcap -q -i "$VA" -w "$WORK/at-a.pcapng" >"$WORK/dumpcap-a.log" 2>&1 &
 DUMPCAP_A=$!
-ip netns exec "$NB" timeout 60 dumpcap -q -i "$VB" -w "$WORK/at-b.pcapng" >"$WORK/dumpcap-b.log" 2>&1 &
+ip netns exec "$NB" timeout 600 dumpcap -q -i "$VB" -w "$WORK/at-b.pcapng" >"$WORK/dumpcap-b.log" 2>&1 &
 DUMPCAP_B=$!
 PIDS+=("$DUMPCAP_A" "$DUMPCAP_B")
-sleep 1
+both_capturing() {
+	grep -q "^Capturing on" "$WORK/dumpcap-a.log" && grep -q "^Capturing on" "$WORK/dumpcap-b.log"
+}
+wait_until 60 both_capturing ||
+	fail "dumpcap did not start capturing in 60 s: $(cat "$WORK/dumpcap-a.log" "$WORK/dumpcap-b.log")"
 perf_pair "cap-write" "$A_SOCK" "$B_SOCK" 18951 write bw -x 1 -s 16384 -n 50 --verify
 perf_pair "cap-send" "$A_SOCK" "$B_SOCK" 18952 send bw -x 2 -s 3000 -n 50 --verify
 perf_pair "cap-atomic" "$A_SOCK" "$B_SOCK" 18953 atomic bw -x 1 -n 50 --verify
