@@ -118,11 +118,26 @@ new_netns() {
 	ip -n "$ns" link set lo up
 }
 
+# BOUND_X: every wall-clock bound of the dpdk tests is multiplied by it:
+# 1 on a quiet host, 4 in loaded mode (a process there can wait tens of
+# seconds for a CPU), UROCE_BOUND_X if set. A bound only costs time when
+# what it waits for never comes.
+if [ -n "${UROCE_BOUND_X:-}" ]; then
+	BOUND_X=$UROCE_BOUND_X
+elif [ "${UROCE_TEST_LOAD:-0}" = 1 ]; then
+	BOUND_X=4
+else
+	BOUND_X=1
+fi
+bound() { echo $(($1 * BOUND_X)); }              # bound SECONDS: the bound in use
+deadline() { echo $((SECONDS + $1 * BOUND_X)); } # deadline SECONDS: its end, as $SECONDS
+
 # wait_until SECONDS CMD...: run CMD until it succeeds, every 0.1 s, for at
-# most SECONDS of wall-clock time (not a count of tries: on a loaded host one
-# try can take seconds). Returns 1 if it never did.
+# most SECONDS (times BOUND_X) of wall-clock time (not a count of tries: on a
+# loaded host one try can take seconds). Returns 1 if it never did.
 wait_until() {
-	local end=$((SECONDS + $1))
+	local end
+	end=$(deadline "$1")
 	shift
 	while :; do
 		"$@" && return 0
@@ -131,10 +146,18 @@ wait_until() {
 	done
 }
 
-# The bound on a daemon's start. Generous: on a busy 2-CPU host (issue 16:
+# wait_until_s SECONDS CMD...: wait_until with SECONDS as they are (already
+# scaled).
+wait_until_s() {
+	local s=$1
+	shift
+	BOUND_X=1 wait_until "$s" "$@"
+}
+
+# The bound on a daemon's start (120 s times BOUND_X). Generous: on a busy 2-CPU host (issue 16:
 # five idle daemons and a busy loop on each CPU) EAL alone can take tens of
 # seconds; only a failure waits this long.
-READY_S=${UROCE_READY_S:-120}
+READY_S=${UROCE_READY_S:-$(bound 120)}
 
 # start_uroced NAME [netns|-] ARGS...: starts uroced in the background, logs to
 # $WORK/NAME.log, waits (polling, bounded by READY_S) for its "ready" line, or
@@ -149,7 +172,7 @@ start_uroced() {
 	fi
 	LAST_PID=$!
 	PIDS+=("$LAST_PID")
-	wait_until "$READY_S" ready_or_gone "$WORK/$name.log" "$LAST_PID"
+	wait_until_s "$READY_S" ready_or_gone "$WORK/$name.log" "$LAST_PID"
 	if grep -q '^uroced: ready' "$WORK/$name.log"; then
 		[ $((SECONDS - t0)) -lt 10 ] || log "$name took $((SECONDS - t0)) s to become ready"
 		return 0
@@ -168,12 +191,13 @@ ready_or_gone() { # ready_or_gone LOG PID
 }
 
 # stop_uroced PID NAME: SIGTERM, expect a clean exit (exit 0, "stopped")
-# within STOP_S (30 s: a clean stop is quick, a loaded host is not).
-STOP_S=${UROCE_STOP_S:-30}
+# within STOP_S (30 s times BOUND_X: a clean stop is quick, a loaded host is
+# not).
+STOP_S=${UROCE_STOP_S:-$(bound 30)}
 stop_uroced() {
 	local pid="$1" name="$2" rc
 	kill -TERM "$pid"
-	if ! wait_until "$STOP_S" gone "$pid"; then
+	if ! wait_until_s "$STOP_S" gone "$pid"; then
 		fail "$name did not stop within $STOP_S s of SIGTERM"
 		return 1
 	fi
@@ -198,10 +222,13 @@ gone() { ! kill -0 "$1" 2>/dev/null; }
 # the JSON answer, which names COMMAND; tries TEL_TRIES times (5) with a
 # 20 s bound each. On failure prints nothing and returns 1 (quietly: polls
 # use it too; the readers below say why).
+# It runs DPDK's script with /usr/bin/python3: through `env python3` it would
+# find whatever python3 is first on PATH (a pyenv shim took 4 to 19 s a query
+# on the loaded machine, /usr/bin/python3 under 1 s).
 tel() {
 	local key="${2%%,*}" out="" try
 	for try in $(seq "${TEL_TRIES:-5}"); do
-		out=$(echo "$2" | timeout 20 dpdk-telemetry.py -f "$1" 2>/dev/null)
+		out=$(echo "$2" | timeout 20 /usr/bin/python3 "$TELEMETRY_PY" -f "$1" 2>/dev/null)
 		case "$out" in
 		"{\"$key\": "*) echo "$out"; return 0 ;;
 		esac
@@ -209,6 +236,8 @@ tel() {
 	done
 	return 1
 }
+
+TELEMETRY_PY=$(command -v dpdk-telemetry.py)
 
 # tel_error WHAT: a read that failed. It is printed (on stderr: the caller
 # may be a command substitution) and kept in $WORK/errors, which finish()
@@ -245,11 +274,13 @@ dstat() {
 }
 
 # counter_until PREFIX PORT NAME OP VALUE [SECONDS]: poll a port counter until
-# "counter OP VALUE" holds (OP: -eq, -ge, -gt), for at most SECONDS (30);
+# "counter OP VALUE" holds (OP: -eq, -ge, -gt), for at most SECONDS (30, times
+# BOUND_X);
 # prints the last value read. A frame sent to a daemon is counted when its
 # worker gets the CPU, which on a loaded host is not within a fixed sleep.
 counter_until() {
-	local v="" end=$((SECONDS + ${6:-30}))
+	local v="" end
+	end=$(deadline "${6:-30}")
 	while :; do
 		v=$(TEL_TRIES=1 tel "$1" "/uroce/port/stats,$2" | grep -o "\"$3\": [0-9]*")
 		v=${v##* }
@@ -288,11 +319,30 @@ except Exception as e:
     print("    %s: daemon stats unreadable: %r" % (sys.argv[1], e))' "$1"
 }
 
+# arping_all NETNS IFACE IP MAC COUNT WHAT: the kernel in NETNS asks for IP
+# by ARP (arping -c COUNT, 30 s times BOUND_X at most); passes if every request it sent was
+# answered, by MAC. (On a loaded host arping may send fewer than COUNT before
+# its deadline: what counts is that none went unanswered.)
+arping_all() {
+	local out sent got
+	out=$(ip netns exec "$1" timeout $(($(bound 30) + 10)) arping -c "$5" -w "$(bound 30)" \
+		-I "$2" "$3" 2>&1)
+	sent=$(echo "$out" | sed -n 's/^Sent \([0-9]*\) probe.*/\1/p')
+	got=$(echo "$out" | sed -n 's/^Received \([0-9]*\) response.*/\1/p')
+	if [ "${sent:-0}" -ge 1 ] && [ "$got" = "$sent" ] &&
+		echo "$out" | grep -qi "reply from $3 \[$4\]"; then
+		pass "$6: $got of $sent ARP requests answered by $4"
+	else
+		fail "$6: ${got:-?} of ${sent:-?} ARP requests answered (want all, by $4):"
+		echo "$out" | sed 's/^/    /'
+	fi
+}
+
 # wait_link PREFIX [SECONDS]: port 0's link is up (memif: the peer
 # connected), bounded by SECONDS (60); fails loudly if not.
 wait_link() {
 	wait_until "${2:-60}" link_is_up "$1" && return 0
-	fail "port 0 of $1 did not come up within ${2:-60} s: $(TEL_TRIES=1 tel "$1" /uroce/port/info,0)"
+	fail "port 0 of $1 did not come up within $(bound "${2:-60}") s: $(TEL_TRIES=1 tel "$1" /uroce/port/info,0)"
 	return 1
 }
 
@@ -355,6 +405,45 @@ $extra
 EOF
 }
 
+# veth_pair NS_A IF_A NS_B IF_B: two new namespaces joined by a veth pair,
+# both ends up, the kernel silent on them (IPv6 off, no address).
+veth_pair() {
+	new_netns "$1"
+	new_netns "$3"
+	ip link add "$2" netns "$1" type veth peer name "$4" netns "$3" ||
+		{ fail "ip link add $2 type veth peer name $4"; finish; }
+	ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip netns exec "$3" sysctl -qw "net.ipv6.conf.$4.disable_ipv6=1"
+	ip -n "$1" link set "$2" up
+	ip -n "$3" link set "$4" up
+}
+
+# afp_conf SIDE N IFACE PREFIX [EXTRA]: writes $WORK/SIDE.conf for uroced SIDE
+# (a or b) on af_packet over IFACE: 198.18.4.N/24, 2001:2::4:N/112, MAC
+# 02:00:c6:12:04:0N, file prefix PREFIX, lcores as lcores() says. EXTRA:
+# more lines for [port.veth].
+afp_conf() {
+	cat >"$WORK/$1.conf" <<EOF
+[eal]
+lcores = $(lcores "$1")
+no_huge = yes
+memory = 256
+file_prefix = $4
+[daemon]
+socket = $WORK/$1.sock
+[limits]
+mbufs = 4095
+idle_sleep_us = 10
+neigh_retry_ms = 100
+[port.veth]
+vdev = net_af_packet$2,iface=$3
+ipv4 = 198.18.4.$2/24
+ipv6 = 2001:2::4:$2/112
+mac = 02:00:c6:12:04:0$2
+${5:-}
+EOF
+}
+
 # require_clients: the example and uroce-perf binaries meson passes.
 require_clients() {
 	[ -n "${UROCE_PERF:-}" ] && [ -x "$UROCE_PERF" ] || skip "UROCE_PERF is not set (uroce-perf not built)"
@@ -373,10 +462,10 @@ require_clients() {
 perf_pair() {
 	local name="$1" ssock="$2" csock="$3" port="$4" spid rc_s
 	shift 4
-	timeout 180 "$UROCE_PERF" "$@" -u 18 --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
+	timeout "$(bound 180)" "$UROCE_PERF" "$@" -u 18 --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
 	spid=$!
 	wait_listen "$port" "$spid"
-	timeout 180 "$UROCE_PERF" "$@" -u 18 --socket "$csock" -p "$port" 127.0.0.1 \
+	timeout "$(bound 180)" "$UROCE_PERF" "$@" -u 18 --socket "$csock" -p "$port" 127.0.0.1 \
 		>"$WORK/$name.cli" 2>&1
 	PERF_RC=$?
 	wait "$spid"
@@ -394,7 +483,7 @@ perf_pair() {
 run_example() {
 	local name="$1" rc
 	shift
-	timeout 180 "$EXAMPLES/$name" "$@" >"$WORK/ex-$name.log" 2>&1
+	timeout "$(bound 180)" "$EXAMPLES/$name" "$@" >"$WORK/ex-$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		pass "$name $* (gid index ${UROCE_GID_INDEX:-0}): $(tail -1 "$WORK/ex-$name.log")"

@@ -65,7 +65,7 @@ sink_start() {
 	PIDS+=("$SINK_PID")
 	wait_until 120 described "$WORK/$name.json" "$SINK_PID"
 	[ -s "$WORK/$name.json" ] && return 0
-	fail "sink $name did not describe its QPs in 120 s; stderr:"
+	fail "sink $name did not describe its QPs in $(bound 120) s; stderr:"
 	sed 's/^/    /' "$WORK/$name.err"
 	return 1
 }
@@ -186,13 +186,13 @@ testpmd_replay() {
 	exec {TP_FD}>"$WORK/$name.in"
 	wait_until 120 prompt_or_gone "$WORK/$name.log" "$TP_PID"
 	if ! grep -q 'testpmd>' "$WORK/$name.log"; then
-		fail "testpmd $name: no prompt in 120 s"
+		fail "testpmd $name: no prompt in $(bound 120) s"
 		tail -8 "$WORK/$name.log" | sed 's/^/    /'
 		return 1
 	fi
 	wait_until 60 tp_link_up "$WORK/$name.log"
 	if ! grep -q 'Link status: up' "$WORK/$name.log"; then
-		fail "testpmd $name: memif link to $msock not up in 60 s"
+		fail "testpmd $name: memif link to $msock not up in $(bound 60) s"
 		return 1
 	fi
 	echo start >&"$TP_FD"

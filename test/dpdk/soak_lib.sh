@@ -15,7 +15,7 @@ soak_pair() {
 	wait_link "$PB" || finish
 	# Each resolves the other first, so that no first packet waits for ARP.
 	wait_until 60 both_resolved ||
-		fail "A and B did not resolve each other in 60 s (the traffic starts anyway)"
+		fail "A and B did not resolve each other in $(bound 60) s (the traffic starts anyway)"
 }
 
 both_resolved() {

@@ -84,17 +84,10 @@ start_uroced a "$A" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 # B's link-local address must have left the tentative state before it answers NS.
 not_tentative() { ! ip -n "$B" -6 addr show dev "$VB" scope link | grep -q tentative; }
-wait_until 30 not_tentative || log "B's link-local address is still tentative after 30 s"
+wait_until 30 not_tentative || log "B's link-local address is still tentative after $(bound 30) s"
 
 # --- the kernel resolves uroced -----------------------------------------------
-out=$(ip netns exec "$B" timeout 30 arping -c 2 -w 20 -I "$VB" 198.18.1.2 2>&1)
-echo "$out" | sed 's/^/    /'
-if echo "$out" | grep -qi "reply from 198.18.1.2 \[$MAC_A\]" &&
-   echo "$out" | grep -q 'Received 2 response(s)'; then
-	pass "arping from the kernel in B: 2 replies from $MAC_A"
-else
-	fail "arping 198.18.1.2 from B"
-fi
+arping_all "$B" "$VB" 198.18.1.2 "$MAC_A" 2 "arping from the kernel in B"
 
 # The kernel's own resolution: a datagram to uroced makes B send an ARP request.
 ip -n "$B" neigh flush dev "$VB"
@@ -128,7 +121,7 @@ fi
 
 # --- uroced resolves B --------------------------------------------------------
 resolve() { # resolve IP WANT_STATE: polls /uroce/port/resolve for up to 30 s
-	local ip="$1" want="$2" r end=$((SECONDS + 30))
+	local ip="$1" want="$2" r end=$(deadline 30)
 	while :; do
 		r=$(TEL_TRIES=1 tel "$P" "/uroce/port/resolve,0,$ip")
 		echo "$r" | grep -q "\"state\": \"$want\"" && { echo "$r"; return 0; }
@@ -205,7 +198,7 @@ ip netns exec "$B" timeout 120 tshark -l -i "$VB" -a duration:60 -Y "arp.opcode 
 TS=$!
 PIDS+=("$TS")
 capturing() { grep -q "^Capturing on" "$WORK/tshark.log"; }
-wait_until 60 capturing || fail "tshark did not start capturing in 60 s: $(cat "$WORK/tshark.log")"
+wait_until 60 capturing || fail "tshark did not start capturing in $(bound 60) s: $(cat "$WORK/tshark.log")"
 sleep 0.5
 arp_req 100
 wait_until 60 test -s "$WORK/vlan.txt"

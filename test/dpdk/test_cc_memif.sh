@@ -86,7 +86,7 @@ DUMPCAP=$!
 PIDS+=("$DUMPCAP")
 capturing() { grep -q "^Capturing on" "$WORK/dumpcap.log"; }
 wait_until 60 capturing ||
-	fail "dpdk-dumpcap did not attach to B in 60 s: $(cat "$WORK/dumpcap.log")"
+	fail "dpdk-dumpcap did not attach to B in $(bound 60) s: $(cat "$WORK/dumpcap.log")"
 
 timeout 180 "$UROCE_PERF" write bw -x 1 --socket "$B_SOCK" -p "$TCP_PORT" >"$WORK/srv.log" 2>&1 &
 SRV=$!

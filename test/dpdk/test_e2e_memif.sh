@@ -134,7 +134,7 @@ sys.exit(0 if ok else 1)'; then
 if wait_until 60 rts_sending; then
 	pass "telemetry /uroce/qp/stats,$qb: RC QP in RTS, tx_packets counting"
 else
-	fail "telemetry /uroce/qp/stats: no RC QP in RTS sending within 60 s; last: $qs"
+	fail "telemetry /uroce/qp/stats: no RC QP in RTS sending within $(bound 60) s; last: $qs"
 fi
 kill -0 "$K1C" 2>/dev/null || fail "the client to kill had already ended: $(tail -2 "$WORK/k1.cli")"
 kill -KILL "$K1C"
@@ -161,7 +161,7 @@ PIDS+=("$RC")
 # Under traffic: B has taken in a thousand frames of this run (however long
 # the setup took on a loaded host).
 v=$(counter_until "$PB" 0 rx_roce_packets -ge $((${r0:-0} + 1000)) 60)
-[ "${v:-0}" -ge $((${r0:-0} + 1000)) ] || fail "no traffic from A to B within 60 s (rx_roce_packets ${r0:-?} -> ${v:-?})"
+[ "${v:-0}" -ge $((${r0:-0} + 1000)) ] || fail "no traffic from A to B within $(bound 60) s (rx_roce_packets ${r0:-?} -> ${v:-?})"
 stop_uroced "$PID_B" b
 wait "$RC"
 rc=$?

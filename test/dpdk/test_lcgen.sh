@@ -117,7 +117,7 @@ print(d["qps"], d["cqs"], d["mrs"], d["pds"], sum(x["qps"] for x in w))' "$t" "$
 # no_gen_left WHAT [A_only]: within 60 s, no QP, CQ, MR or PD on the daemons
 # (no client holds any here) and no QP on any worker.
 no_gen_left() {
-	local what="$1" la lb="0 0 0 0 0" end=$((SECONDS + 60))
+	local what="$1" la lb="0 0 0 0 0" end=$(deadline 60)
 	while :; do
 		la=$(left a)
 		[ "${2:-}" = A_only ] || lb=$(left b)
@@ -174,7 +174,7 @@ PIDS+=("$TP")
 tel_ok=0
 ta=""
 tb=""
-end=$((SECONDS + 60))
+end=$(deadline 60)
 while [ "$SECONDS" -lt "$end" ]; do
 	sleep 0.5
 	ta=$(TEL_TRIES=1 tel "$PA" /uroce/gen)
@@ -197,7 +197,7 @@ sys.exit(0 if ok else 1)' >"$WORK/tel-a.txt" 2>&1; then
 done
 # B's the same way (a telemetry query may time out on a loaded machine).
 tb_ok=0
-end=$((SECONDS + 60))
+end=$(deadline 60)
 while [ "$SECONDS" -lt "$end" ]; do
 	tb=$(TEL_TRIES=1 tel "$PB" /uroce/gen)
 	if echo "$tb" | /usr/bin/python3 -c '
@@ -259,7 +259,7 @@ timeout 300 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 -
 	-q >"$WORK/int.out" 2>"$WORK/int.err" &
 IP=$!
 PIDS+=("$IP")
-gen_running "$IP" || fail "SIGINT case: the generator was not running within 60 s"
+gen_running "$IP" || fail "SIGINT case: the generator was not running within $(bound 60) s"
 kill -INT "$IP"
 wait "$IP"
 rc=$?
@@ -273,7 +273,7 @@ no_gen_left "after SIGINT"
 	>"$WORK/kill.out" 2>"$WORK/kill.err" &
 KP=$!
 PIDS+=("$KP")
-gen_running "$KP" || fail "SIGKILL case: the generator was not running within 60 s"
+gen_running "$KP" || fail "SIGKILL case: the generator was not running within $(bound 60) s"
 kill -KILL "$KP"
 wait "$KP" 2>/dev/null
 no_gen_left "after SIGKILL of uroce-ctl gen"
@@ -283,7 +283,7 @@ timeout 300 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u 15 --qps 4 --mix
 	--interval 250 >"$WORK/lost.out" 2>"$WORK/lost.err" &
 LP=$!
 PIDS+=("$LP")
-gen_running "$LP" || fail "lost-target case: the generator was not running within 60 s"
+gen_running "$LP" || fail "lost-target case: the generator was not running within $(bound 60) s"
 t0=$(date +%s.%N)
 stop_uroced "$PID_B" b
 wait "$LP"

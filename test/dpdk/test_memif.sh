@@ -55,7 +55,7 @@ PB="uroce-memif-b-$$"
 wait_link "$PA" && wait_link "$PB" && pass "memif link up on both sides"
 
 resolve() { # resolve PREFIX IP MAC: polls for up to 30 s
-	local r end=$((SECONDS + 30))
+	local r end=$(deadline 30)
 	while :; do
 		r=$(TEL_TRIES=1 tel "$1" "/uroce/port/resolve,0,$2")
 		echo "$r" | grep -q "\"state\": \"reachable\", \"mac\": \"$3\"" && {

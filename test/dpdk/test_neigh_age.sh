@@ -89,7 +89,7 @@ for e in n:
         print(mac, st)' "$1"
 }
 resolve_until() { # resolve_until IP STATE [MAC]: poll /uroce/port/resolve for 30 s
-	local r end=$((SECONDS + 30))
+	local r end=$(deadline 30)
 	while :; do
 		r=$(TEL_TRIES=1 tel "$P" "/uroce/port/resolve,0,$1")
 		echo "$r" | grep -q "\"state\": \"$2\"" &&
@@ -104,10 +104,10 @@ resolve_until() { # resolve_until IP STATE [MAC]: poll /uroce/port/resolve for 3
 # The peer talks through a FIFO: one line "PHASE MAC" per phase, one JSON
 # line back with where the ACKs went.
 mkfifo "$WORK/to_peer"
-ip netns exec "$B" timeout 300 /usr/bin/python3 "$HERE/hostile_peer.py" neigh \
+ip netns exec "$B" timeout "$(bound 300)" /usr/bin/python3 "$HERE/hostile_peer.py" neigh \
 	--iface "$VB" --mac-a "$MAC_A" --mac-b "$MAC_1" --ip-a 198.18.8.2 --ip-b 198.18.8.1 \
 	--ip6-a 2001:2:8::2 --ip6-b 2001:2:8::1 --victim "$HOSTILE_VICTIM" \
-	--socket "$WORK/a.sock" --timeout 30 <"$WORK/to_peer" >"$WORK/peer.out" 2>&1 &
+	--socket "$WORK/a.sock" --timeout "$(bound 30)" <"$WORK/to_peer" >"$WORK/peer.out" 2>&1 &
 PEER=$!
 PIDS+=("$PEER")
 exec 7>"$WORK/to_peer"

@@ -66,7 +66,7 @@ timeout 300 stdbuf -oL -eL dpdk-dumpcap --file-prefix "$P" -i net_af_packet0 -w 
 DC=$!
 PIDS+=("$DC")
 capturing() { grep -q "^Capturing on" "$WORK/dumpcap.log"; }
-wait_until 120 capturing || fail "dpdk-dumpcap did not attach in 120 s: $(cat "$WORK/dumpcap.log")"
+wait_until 120 capturing || fail "dpdk-dumpcap did not attach in $(bound 120) s: $(cat "$WORK/dumpcap.log")"
 ip netns exec "$B" /usr/bin/python3 "$HERE/send_roce.py" --iface "$VB" --dmac "$MAC_A" \
 	--smac "$MAC_B" --src 198.18.3.1 --dst 198.18.3.2 --good 3 2>&1 | grep -v '^WARNING'
 ip netns exec "$B" timeout 40 arping -c 1 -w 30 -I "$VB" 198.18.3.2 >/dev/null

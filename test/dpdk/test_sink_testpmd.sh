@@ -55,7 +55,7 @@ replay() {
 	if sink_wait "$1" msgs "$3" 120; then
 		pass "$1: replay reached $(sink_total "$1" msgs) messages ($3 wanted)"
 	else
-		fail "$1: only $(sink_total "$1" msgs) messages in 120 s"
+		fail "$1: only $(sink_total "$1" msgs) messages in $(bound 120) s"
 	fi
 	testpmd_pause
 }

@@ -53,10 +53,7 @@ ip -n "$NS" link set "$TAP" up
 MAC_K=$(cat "/sys/class/net/$TAP/address" 2>/dev/null ||
 	ip netns exec "$NS" cat "/sys/class/net/$TAP/address")
 
-out=$(ip netns exec "$NS" timeout 30 arping -c 2 -w 20 -I "$TAP" 198.18.6.2 2>&1)
-echo "$out" | sed 's/^/    /'
-echo "$out" | grep -qi "reply from 198.18.6.2 \[$MAC_U\]" && echo "$out" | grep -q 'Received 2 response(s)' &&
-	pass "arping from the kernel over the tap: 2 replies from $MAC_U" || fail "arping over the tap"
+arping_all "$NS" "$TAP" 198.18.6.2 "$MAC_U" 2 "arping from the kernel over the tap"
 r=""
 tap_resolved() {
 	r=$(TEL_TRIES=1 tel "$P" /uroce/port/resolve,0,198.18.6.1)
