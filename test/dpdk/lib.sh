@@ -405,6 +405,19 @@ $extra
 EOF
 }
 
+# gen_runs PREFIX PID: the daemon of PREFIX shows (/uroce/gen) an initiator
+# running that has completed messages, and uroce-ctl gen PID still runs.
+gen_runs() {
+	kill -0 "$2" 2>/dev/null || return 1
+	TEL_TRIES=1 tel "$1" /uroce/gen | /usr/bin/python3 -c '
+import json, sys
+try:
+    g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+    sys.exit(0 if any(x["state"] == "running" and x["completed"] > 0 for x in g) else 1)
+except Exception:
+    sys.exit(1)'
+}
+
 # veth_pair NS_A IF_A NS_B IF_B: two new namespaces joined by a veth pair,
 # both ends up, the kernel silent on them (IPv6 off, no address).
 veth_pair() {

@@ -100,16 +100,10 @@ except Exception:
 }
 a_empty() { [ "$(a_holds)" = "0 0 0 0" ]; }
 
-# gen_running PID: A's generator runs and has completed messages.
+# gen_running PID: A's generator runs and has completed messages, or
+# uroce-ctl gen PID ended (nothing to wait for).
 gen_running() {
-	kill -0 "$1" 2>/dev/null || return 0 # ended early: nothing to wait for
-	TEL_TRIES=1 tel "$PA" /uroce/gen | /usr/bin/python3 -c '
-import json, sys
-try:
-    g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
-    sys.exit(0 if any(x["state"] == "running" and x["completed"] > 0 for x in g) else 1)
-except Exception:
-    sys.exit(1)'
+	gen_runs "$PA" "$1" || gone "$1"
 }
 
 MIXES=("write:64" "read:1K" "send:1K" "fadd:8,cswap:8" "write:64,read:1K,send:2K,fadd:8"

@@ -135,18 +135,7 @@ no_gen_left() {
 # gen_running PID: A's /uroce/gen shows one initiator running that has
 # completed messages (bounded: 60 s), while uroce-ctl gen PID still runs.
 gen_running() {
-	wait_until 60 gen_is_running "$1"
-}
-
-gen_is_running() {
-	kill -0 "$1" 2>/dev/null || return 1
-	TEL_TRIES=1 tel "$PA" /uroce/gen | /usr/bin/python3 -c '
-import json, sys
-try:
-    g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
-    sys.exit(0 if any(x["state"] == "running" and x["completed"] > 0 for x in g) else 1)
-except Exception:
-    sys.exit(1)'
+	wait_until 60 gen_runs "$PA" "$1"
 }
 
 start_pair
