@@ -51,27 +51,26 @@ EOF
 }
 
 # sink_start NAME SOCK ARGS...: uroce-perf sink in the background (bounded by
-# 300 s; on the CPUs of $SINK_CPUS if set); stdout $WORK/NAME.out, stderr
-# $WORK/NAME.err, description $WORK/NAME.json. Waits up to 20 s for the
+# 600 s; on the CPUs of $SINK_CPUS if set); stdout $WORK/NAME.out, stderr
+# $WORK/NAME.err, description $WORK/NAME.json. Waits up to 120 s for the
 # description. Sets SINK_PID.
 sink_start() {
 	local name="$1" sock="$2" pin=()
 	shift 2
 	rm -f "$WORK/$name.json"
 	[ -n "${SINK_CPUS:-}" ] && pin=(taskset -c "$SINK_CPUS")
-	"${pin[@]}" timeout 300 "$UROCE_PERF" sink --socket "$sock" --json "$WORK/$name.json" "$@" \
+	"${pin[@]}" timeout 600 "$UROCE_PERF" sink --socket "$sock" --json "$WORK/$name.json" "$@" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" &
 	SINK_PID=$!
 	PIDS+=("$SINK_PID")
-	for _ in $(seq 200); do
-		[ -s "$WORK/$name.json" ] && return 0
-		kill -0 "$SINK_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	fail "sink $name did not describe its QPs in 20 s; stderr:"
+	wait_until 120 described "$WORK/$name.json" "$SINK_PID"
+	[ -s "$WORK/$name.json" ] && return 0
+	fail "sink $name did not describe its QPs in $(bound 120) s; stderr:"
 	sed 's/^/    /' "$WORK/$name.err"
 	return 1
 }
+
+described() { [ -s "$1" ] || ! kill -0 "$2" 2>/dev/null; }
 
 # sink_total NAME FIELD: the latest running total of FIELD in the sink's rate
 # records (0 before the first one).
@@ -91,20 +90,19 @@ print(v)' "$WORK/$1.out" "$2"
 
 # sink_wait NAME FIELD MIN SECONDS: until the sink's total FIELD reaches MIN.
 sink_wait() {
-	local i
-	for i in $(seq $((${4} * 5))); do
-		[ "$(sink_total "$1" "$2")" -ge "$3" ] && return 0
-		sleep 0.2
-	done
-	return 1
+	wait_until "$4" sink_reached "$1" "$2" "$3"
 }
 
-# sink_stop NAME: SIGINT (it stops within one interval), wait up to 10 s.
+sink_reached() {
+	[ "$(sink_total "$1" "$2")" -ge "$3" ]
+}
+
+# sink_stop NAME: SIGINT (it stops within one interval), wait up to 60 s.
 # Sets SINK_RC (the sink's exit status: 0 clean, 1 errors or bad data).
 sink_stop() {
 	local i
 	kill -INT "$SINK_PID" 2>/dev/null
-	for i in $(seq 100); do kill -0 "$SINK_PID" 2>/dev/null || break; sleep 0.1; done
+	wait_until 60 gone "$SINK_PID" || kill -KILL "$SINK_PID" 2>/dev/null
 	wait "$SINK_PID"
 	SINK_RC=$?
 }
@@ -147,7 +145,11 @@ port_clean() {
 	local out
 	out=$(tel "$1" /uroce/port/stats,0 | /usr/bin/python3 -c '
 import json, sys
-d = json.loads(sys.stdin.read())["/uroce/port/stats"]
+try:
+    d = json.loads(sys.stdin.read())["/uroce/port/stats"]
+except Exception:
+    print("telemetry /uroce/port/stats,0 unreadable")
+    sys.exit(1)
 bad = ["rx_truncated", "rx_not_rocev2", "rx_bad_ip", "rx_bad_length", "rx_bad_opcode",
        "rx_bad_tver", "rx_icrc_errors", "rx_not_for_us", "rx_vlan_mismatch",
        "rx_dst_not_local", "rx_multiseg", "rx_other"]
@@ -173,7 +175,7 @@ testpmd_replay() {
 	rm -f "$WORK/$name.in"
 	mkfifo "$WORK/$name.in"
 	PREFIXES+=("$prefix")
-	timeout 300 stdbuf -oL dpdk-testpmd --lcores "$lcores" --no-huge -m 256 \
+	timeout 600 stdbuf -oL dpdk-testpmd --lcores "$lcores" --no-huge -m 256 \
 		--file-prefix "$prefix" \
 		--vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" \
 		--vdev "net_memif0,role=client,socket=$msock,id=0" -- \
@@ -182,27 +184,27 @@ testpmd_replay() {
 	TP_PID=$!
 	PIDS+=("$TP_PID")
 	exec {TP_FD}>"$WORK/$name.in"
-	for _ in $(seq 300); do
-		grep -q 'testpmd>' "$WORK/$name.log" && break
-		kill -0 "$TP_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_until 120 prompt_or_gone "$WORK/$name.log" "$TP_PID"
 	if ! grep -q 'testpmd>' "$WORK/$name.log"; then
-		fail "testpmd $name: no prompt in 30 s"
+		fail "testpmd $name: no prompt in $(bound 120) s"
 		tail -8 "$WORK/$name.log" | sed 's/^/    /'
 		return 1
 	fi
-	for _ in $(seq 40); do
-		echo "show port info 1" >&"$TP_FD"
-		sleep 0.25
-		grep -q 'Link status: up' "$WORK/$name.log" && break
-	done
+	wait_until 60 tp_link_up "$WORK/$name.log"
 	if ! grep -q 'Link status: up' "$WORK/$name.log"; then
-		fail "testpmd $name: memif link to $msock not up in 10 s"
+		fail "testpmd $name: memif link to $msock not up in $(bound 60) s"
 		return 1
 	fi
 	echo start >&"$TP_FD"
 	return 0
+}
+
+prompt_or_gone() { grep -q 'testpmd>' "$1" || ! kill -0 "$2" 2>/dev/null; }
+
+tp_link_up() { # asks testpmd for port 1's link, then reads its log
+	echo "show port info 1" >&"$TP_FD"
+	sleep 0.25
+	grep -q 'Link status: up' "$1"
 }
 
 # testpmd_pause: stop forwarding (testpmd prints its forwarding statistics).
@@ -221,7 +223,7 @@ testpmd_quit() {
 	local rc
 	echo quit >&"$TP_FD" 2>/dev/null
 	exec {TP_FD}>&-
-	for _ in $(seq 100); do kill -0 "$TP_PID" 2>/dev/null || break; sleep 0.1; done
+	wait_until 60 gone "$TP_PID" || kill -KILL "$TP_PID" 2>/dev/null
 	wait "$TP_PID"
 	rc=$?
 	if [ "$rc" -eq 139 ]; then

@@ -12,39 +12,49 @@ soak_pair() {
 	PID_A=$LAST_PID
 	start_uroced b - -c "$WORK/b.conf" || finish
 	PID_B=$LAST_PID
-	for _ in $(seq 50); do
-		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
-		sleep 0.1
-	done
+	wait_link "$PB" || finish
 	# Each resolves the other first, so that no first packet waits for ARP.
-	for _ in $(seq 50); do
-		tel "$PA" /uroce/port/resolve,0,198.18.3.2 | grep -q reachable &&
-			tel "$PB" /uroce/port/resolve,0,198.18.3.1 | grep -q reachable && break
-		sleep 0.1
-	done
+	wait_until 60 both_resolved ||
+		fail "A and B did not resolve each other in $(bound 60) s (the traffic starts anyway)"
 }
 
-# holdings PREFIX PID: one line "sessions qps cqs mrs pds segments in_use rss_kb"
+both_resolved() {
+	TEL_TRIES=1 tel "$PA" /uroce/port/resolve,0,198.18.3.2 | grep -q reachable &&
+		TEL_TRIES=1 tel "$PB" /uroce/port/resolve,0,198.18.3.1 | grep -q reachable
+}
+
+# holdings PREFIX PID: one line "sessions qps cqs mrs pds segments in_use rss_kb",
+# or nothing (the failed read recorded, see tel_error) if it cannot be read.
 holdings() {
-	local d m
-	d=$(tel "$1" /uroce/daemon/stats)
-	m=$(tel "$1" /uroce/port/mempool,0)
-	/usr/bin/python3 - "$d" "$m" "$2" <<'PY'
+	local d m out
+	d=$(tel "$1" /uroce/daemon/stats) || { tel_error "holdings of $1: /uroce/daemon/stats: no answer"; return 1; }
+	m=$(tel "$1" /uroce/port/mempool,0) || { tel_error "holdings of $1: /uroce/port/mempool: no answer"; return 1; }
+	out=$(/usr/bin/python3 - "$d" "$m" "$2" 2>&1 <<'PY'
 import json, sys
-d = json.loads(sys.argv[1])["/uroce/daemon/stats"]
-m = json.loads(sys.argv[2])["/uroce/port/mempool"]
-rss = 0
-for line in open("/proc/%s/status" % sys.argv[3]):
-    if line.startswith("VmRSS:"):
-        rss = int(line.split()[1])
-print(d["sessions"], d["qps"], d["cqs"], d["mrs"], d["pds"], d["segments"], m["in_use"], rss)
+try:
+    d = json.loads(sys.argv[1])["/uroce/daemon/stats"]
+    m = json.loads(sys.argv[2])["/uroce/port/mempool"]
+    rss = 0
+    for line in open("/proc/%s/status" % sys.argv[3]):
+        if line.startswith("VmRSS:"):
+            rss = int(line.split()[1])
+    print(d["sessions"], d["qps"], d["cqs"], d["mrs"], d["pds"], d["segments"], m["in_use"], rss)
+except Exception as e:
+    print("unreadable: %r" % e)
+    sys.exit(1)
 PY
+	) || { tel_error "holdings of $1: $out"; return 1; }
+	echo "$out"
 }
 
 # compare NAME BEFORE AFTER RSS_SLACK_KB MBUF_SLACK: objects equal, mbufs in
 # use and RSS back to the baseline (within the slack).
 compare() {
 	local name="$1" rss_slack="$4" mbuf_slack="$5"
+	if [ -z "$2" ] || [ -z "$3" ]; then
+		fail "$name: holdings unreadable (baseline '$2', after '$3')"
+		return
+	fi
 	read -r s0 q0 c0 m0 p0 g0 u0 r0 <<<"$2"
 	read -r s1 q1 c1 m1 p1 g1 u1 r1 <<<"$3"
 	[ "$s1 $q1 $c1 $m1 $p1 $g1" = "$s0 $q0 $c0 $m0 $p0 $g0" ] &&
@@ -58,14 +68,29 @@ compare() {
 		fail "$name: RSS $r1 kB, baseline $r0 kB: grew by $((r1 - r0)) kB"
 }
 
-# counter_of PREFIX NAME: a port counter, asked up to three times (telemetry
-# answers slowly on a loaded machine).
+# counter_of PREFIX NAME: a counter of port 0 (counter() retries).
 counter_of() {
-	local v
-	for _ in 1 2 3; do
-		v=$(counter "$1" 0 "$2")
-		[ -n "$v" ] && { echo "$v"; return 0; }
-		sleep 0.5
+	counter "$1" 0 "$2"
+}
+
+# flat NAME SAMPLES...: mbufs in use and RSS of every holdings sample against
+# the first: within a burst (32 mbufs) and 2 MiB. Needs two samples at least.
+flat() {
+	local name="$1" u r u0="" r0="" maxu=0 maxr=0 n=0 smp
+	shift
+	for smp in "$@"; do
+		[ -n "$smp" ] || continue # unreadable (recorded by holdings)
+		read -r _ _ _ _ _ _ u r <<<"$smp"
+		[ -n "$u0" ] || { u0=$u; r0=$r; }
+		[ $((u - u0)) -gt "$maxu" ] && maxu=$((u - u0))
+		[ $((r - r0)) -gt "$maxr" ] && maxr=$((r - r0))
+		n=$((n + 1))
 	done
-	echo ""
+	if [ "$n" -lt 2 ]; then
+		fail "$name: $n holdings sample(s) read, 2 needed (did the traffic end early?)"
+		return
+	fi
+	[ "$maxu" -le 32 ] && [ "$maxr" -le 2048 ] &&
+		pass "$name flat over $n samples: mbufs in use at most +$maxu, RSS at most +$maxr kB (first: $u0 mbufs, $r0 kB)" ||
+		fail "$name over $n samples: mbufs in use up to +$maxu, RSS up to +$maxr kB (first: $u0, $r0 kB)"
 }

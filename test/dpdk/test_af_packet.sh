@@ -83,20 +83,11 @@ EOF
 start_uroced a "$A" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 # B's link-local address must have left the tentative state before it answers NS.
-for _ in $(seq 30); do
-	ip -n "$B" -6 addr show dev "$VB" scope link | grep -q tentative || break
-	sleep 0.1
-done
+not_tentative() { ! ip -n "$B" -6 addr show dev "$VB" scope link | grep -q tentative; }
+wait_until 30 not_tentative || log "B's link-local address is still tentative after $(bound 30) s"
 
 # --- the kernel resolves uroced -----------------------------------------------
-out=$(ip netns exec "$B" timeout 10 arping -c 2 -w 5 -I "$VB" 198.18.1.2 2>&1)
-echo "$out" | sed 's/^/    /'
-if echo "$out" | grep -qi "reply from 198.18.1.2 \[$MAC_A\]" &&
-   echo "$out" | grep -q 'Received 2 response(s)'; then
-	pass "arping from the kernel in B: 2 replies from $MAC_A"
-else
-	fail "arping 198.18.1.2 from B"
-fi
+arping_all "$B" "$VB" 198.18.1.2 "$MAC_A" 2 "arping from the kernel in B"
 
 # The kernel's own resolution: a datagram to uroced makes B send an ARP request.
 ip -n "$B" neigh flush dev "$VB"
@@ -105,8 +96,9 @@ import socket, sys
 for dst in sys.argv[1:]:
     s = socket.socket(socket.AF_INET6 if ":" in dst else socket.AF_INET, socket.SOCK_DGRAM)
     s.sendto(b"x", (dst, 9))' 198.18.1.2 2001:2::2 "$LL_A%$VB"
-sleep 1
+kernel_resolved() { ip -n "$B" neigh show dev "$VB" to "$1" | grep -qi "lladdr $MAC_A"; }
 for ip in 198.18.1.2 2001:2::2 "$LL_A"; do
+	wait_until 30 kernel_resolved "$ip"
 	n=$(ip -n "$B" neigh show dev "$VB" to "$ip")
 	if echo "$n" | grep -qi "lladdr $MAC_A"; then
 		pass "kernel in B resolved $ip: $n"
@@ -116,7 +108,7 @@ for ip in 198.18.1.2 2001:2::2 "$LL_A"; do
 done
 if command -v ndisc6 >/dev/null; then
 	for ip in 2001:2::2 "$LL_A"; do
-		out=$(ip netns exec "$B" timeout 10 ndisc6 -r 2 -w 1000 "$ip" "$VB" 2>&1)
+		out=$(ip netns exec "$B" timeout 60 ndisc6 -r 10 -w 3000 "$ip" "$VB" 2>&1)
 		if echo "$out" | grep -qi "Target link-layer address: $MAC_A"; then
 			pass "ndisc6 $ip: NA with target link-layer address $MAC_A"
 		else
@@ -128,11 +120,12 @@ else
 fi
 
 # --- uroced resolves B --------------------------------------------------------
-resolve() { # resolve IP WANT_STATE: polls /uroce/port/resolve for up to 3 s
-	local ip="$1" want="$2" r
-	for _ in $(seq 15); do
-		r=$(tel "$P" "/uroce/port/resolve,0,$ip")
+resolve() { # resolve IP WANT_STATE: polls /uroce/port/resolve for up to 30 s
+	local ip="$1" want="$2" r end=$(deadline 30)
+	while :; do
+		r=$(TEL_TRIES=1 tel "$P" "/uroce/port/resolve,0,$ip")
 		echo "$r" | grep -q "\"state\": \"$want\"" && { echo "$r"; return 0; }
+		[ "$SECONDS" -ge "$end" ] && break
 		sleep 0.2
 	done
 	echo "$r"
@@ -165,16 +158,13 @@ send() {
 send --src 198.18.1.1 --dst 198.18.1.2 --good 5 --bad 3
 send --src 2001:2::1 --dst 2001:2::2 --good 2 --bad 1
 send --src 198.18.1.1 --dst 198.18.1.50 --good 1
-sleep 0.5
-tel "$P" /uroce/port/stats,0 | sed 's/^/    /'
 for c in "rx_roce_packets 7" "rx_icrc_errors 4" "rx_dst_not_local 1"; do
-	set -- $c
-	v=$(counter "$P" 0 "$1")
-	[ "$v" = "$2" ] && pass "$1 = $v" || fail "$1 = $v, want $2"
+	expect_counter "$P" 0 ${c% *} ${c#* }
 done
+tel "$P" /uroce/port/stats,0 | sed 's/^/    /'
 for c in arp_rx_request arp_tx_reply nd_rx_ns nd_tx_na arp_tx_request arp_rx_reply nd_tx_ns \
 	nd_rx_na neigh_failed; do
-	v=$(counter "$P" 0 "$c")
+	v=$(counter_until "$P" 0 "$c" -ge 1)
 	[ "${v:-0}" -ge 1 ] && pass "$c = $v" || fail "$c = ${v:-?}, want >= 1"
 done
 
@@ -202,16 +192,17 @@ sendp(l2 / ARP(op=1, hwsrc=sys.argv[2], psrc="198.18.4.1", pdst="198.18.4.2"), i
 }
 # No capture filter: a BPF "arp" does not match a frame whose tag the kernel
 # moved to metadata; the display filter sees the tag libpcap puts back.
-ip netns exec "$B" timeout 20 tshark -l -i "$VB" -a duration:6 -Y "arp.opcode == 2" \
+# tshark runs until the reply is in (-l: a line per frame at once), 60 s at most.
+ip netns exec "$B" timeout 120 tshark -l -i "$VB" -a duration:60 -Y "arp.opcode == 2" \
 	-T fields -e vlan.id -e vlan.priority -e arp.src.proto_ipv4 >"$WORK/vlan.txt" 2>"$WORK/tshark.log" &
 TS=$!
 PIDS+=("$TS")
-for _ in $(seq 100); do
-	grep -q "^Capturing on" "$WORK/tshark.log" && break
-	sleep 0.1
-done
+capturing() { grep -q "^Capturing on" "$WORK/tshark.log"; }
+wait_until 60 capturing || fail "tshark did not start capturing in $(bound 60) s: $(cat "$WORK/tshark.log")"
 sleep 0.5
 arp_req 100
+wait_until 60 test -s "$WORK/vlan.txt"
+kill -INT "$TS" 2>/dev/null
 wait "$TS"
 read -r vid prio src <"$WORK/vlan.txt"
 [ "$vid" = 100 ] && [ "$prio" = 5 ] && [ "$src" = 198.18.4.2 ] &&
@@ -219,14 +210,11 @@ read -r vid prio src <"$WORK/vlan.txt"
 	fail "ARP reply tag: '$(cat "$WORK/vlan.txt")', want '100 5 198.18.4.2'"
 arp_req 0
 send --src 198.18.4.1 --dst 198.18.4.2 --good 2 --bad 1 --vlan 100
-sleep 0.5
-v=$(counter "$P-v" 0 rx_vlan_mismatch)
+v=$(counter_until "$P-v" 0 rx_vlan_mismatch -ge 1)
 [ "${v:-0}" -ge 1 ] && pass "untagged frames on a VLAN port: rx_vlan_mismatch = $v" ||
 	fail "rx_vlan_mismatch = ${v:-?}, want >= 1"
 for c in "rx_roce_packets 2" "rx_icrc_errors 1"; do
-	set -- $c
-	v=$(counter "$P-v" 0 "$1")
-	[ "$v" = "$2" ] && pass "VLAN 100: $1 = $v" || fail "VLAN 100: $1 = $v, want $2"
+	expect_counter "$P-v" 0 ${c% *} ${c#* } "VLAN 100"
 done
 stop_uroced "$PID_V" v
 finish

@@ -35,7 +35,7 @@ if start_uroced d1 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 	[ -S "$SOCK" ] && pass "control socket $SOCK exists" || fail "no control socket at $SOCK"
 
 	# A second daemon on the same socket: refused, and says why.
-	out=$(timeout 20 "$UROCED" "${EAL[@]}" --file-prefix "$P-2" --socket "$SOCK" 2>&1)
+	out=$(timeout "$READY_S" "$UROCED" "${EAL[@]}" --file-prefix "$P-2" --socket "$SOCK" 2>&1)
 	rc=$?
 	want="uroced: control socket $SOCK: address already in use: another uroced is running (stop it, or give this one --socket and --file-prefix of its own)"
 	if [ $rc -ne 0 ] && echo "$out" | grep -qxF "$want"; then
@@ -56,7 +56,7 @@ if start_uroced d1 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 	fi
 
 	# A second daemon with the same file prefix: refused before EAL starts.
-	out=$(timeout 20 "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$WORK/other.sock" 2>&1)
+	out=$(timeout "$READY_S" "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$WORK/other.sock" 2>&1)
 	rc=$?
 	want="uroced: file prefix \"$P\" is in use by another DPDK process (pid $pid1): give each daemon its own --file-prefix"
 	if [ $rc -ne 0 ] && [ "$out" = "$want" ]; then
@@ -73,13 +73,13 @@ fi
 # --- a stale socket file (its daemon died) is replaced; SIGINT stops ---------
 /usr/bin/python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$SOCK"
 [ -S "$SOCK" ] || fail "could not create a stale socket at $SOCK"
-out=$(timeout 30 "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$SOCK" --check 2>/dev/null)
+out=$(timeout "$READY_S" "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$SOCK" --check 2>/dev/null)
 echo "$out" | grep -qxF "WARN  socket $SOCK: stale socket file (nobody listens); uroced will replace it" &&
 	pass "--check warns about the stale socket" || fail "--check on a stale socket: $out"
 if start_uroced d2 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 	pid2=$LAST_PID
 	kill -INT "$pid2"
-	for _ in $(seq 50); do kill -0 "$pid2" 2>/dev/null || break; sleep 0.1; done
+	wait_until "$STOP_S" gone "$pid2" || kill -KILL "$pid2"
 	wait "$pid2"
 	rc=$?
 	if [ $rc -eq 0 ] && grep -q '^uroced: signal 2: stopping' "$WORK/d2.log"; then
@@ -133,7 +133,7 @@ rc=$?
 	fail "a bad EAL argument: exit $rc: $(printf '%s\n' "$out" | head -12)"
 
 # --- --check ------------------------------------------------------------------
-out=$(timeout 30 "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$SOCK" --check 2>/dev/null)
+out=$(timeout "$READY_S" "$UROCED" "${EAL[@]}" --file-prefix "$P" --socket "$SOCK" --check 2>/dev/null)
 rc=$?
 echo "$out" | sed 's/^/    /'
 if [ $rc -eq 0 ] && echo "$out" | grep -q '^OK    memory: --no-huge' &&
@@ -155,7 +155,7 @@ socket = $SOCK
 device = net_ring9
 ipv4 = 198.18.5.1/24
 EOF
-out=$(timeout 30 "$UROCED" -c "$WORK/missing.conf" --check 2>/dev/null)
+out=$(timeout "$READY_S" "$UROCED" -c "$WORK/missing.conf" --check 2>/dev/null)
 rc=$?
 echo "$out" | sed 's/^/    /'
 if [ $rc -ne 0 ] && echo "$out" | grep -q '^FAIL  \[port.0\] device "net_ring9": port not found' &&
@@ -179,7 +179,7 @@ ipv4 = 198.18.5.1/24
 ipv6 = 2001:2::5:1/64
 mac = 02:00:c6:12:05:01
 EOF
-out=$(timeout 30 "$UROCED" -c "$WORK/ring.conf" --check 2>/dev/null)
+out=$(timeout "$READY_S" "$UROCED" -c "$WORK/ring.conf" --check 2>/dev/null)
 rc=$?
 echo "$out" | sed 's/^/    /'
 if [ $rc -eq 0 ] &&
@@ -196,7 +196,7 @@ fi
 bad_case() {
 	local text="$1" want="$2" f="$WORK/bad.conf" out rc
 	printf '%b' "$text" >"$f"
-	out=$(timeout 20 "$UROCED" --no-huge -c "$f" 2>&1)
+	out=$(timeout "$READY_S" "$UROCED" --no-huge -c "$f" 2>&1)
 	rc=$?
 	want=${want//@F@/$f}
 	if [ $rc -ne 0 ] && [ "$out" = "$want" ]; then
@@ -255,12 +255,12 @@ bad_case 'lcores = 0,1\n' \
 bad_case '[eal]\nlcores =\n' \
 	'uroced: @F@: syntax error: line 2 - cannot use empty values'
 
-out=$(timeout 20 "$UROCED" --no-huge -c "$WORK/does-not-exist.conf" 2>&1)
+out=$(timeout "$READY_S" "$UROCED" --no-huge -c "$WORK/does-not-exist.conf" 2>&1)
 rc=$?
 want="uroced: $WORK/does-not-exist.conf: cannot open: No such file or directory"
 [ $rc -ne 0 ] && [ "$out" = "$want" ] && pass "missing config file -> exit $rc: $out" ||
 	fail "missing config file: exit $rc, '$out'"
-out=$(timeout 20 "$UROCED" --no-huge --memory lots 2>&1)
+out=$(timeout "$READY_S" "$UROCED" --no-huge --memory lots 2>&1)
 rc=$?
 want='uroced: --memory "lots": expected megabytes, 16..1048576'
 [ $rc -ne 0 ] && [ "$out" = "$want" ] && pass "bad option -> exit $rc: $out" ||

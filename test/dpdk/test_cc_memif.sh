@@ -64,10 +64,7 @@ start_uroced a - -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b - -c "$WORK/b.conf" || finish
 PID_B=$LAST_PID
-for _ in $(seq 50); do
-	tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
-	sleep 0.1
-done
+wait_link "$PB" || finish
 
 # cc_rows SOCK QPN NAME...: rows of a QP's congestion group (uroce-ctl), one line.
 cc_rows() {
@@ -75,39 +72,47 @@ cc_rows() {
 	shift 2
 	"$UROCE_CTL" counters -s "$sock" --json --qp "$qpn" 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
-c = json.load(sys.stdin)["counters"]["congestion"]
-print(" ".join(str(c[n]) for n in sys.argv[1:]))' "$@"
+try:
+    c = json.load(sys.stdin)["counters"]["congestion"]
+    print(" ".join(str(c[n]) for n in sys.argv[1:]))
+except Exception:
+    pass  # no answer (a loaded host): the callers see empty fields' "$@"
 }
 
 # --- capture on B, then the traffic ------------------------------------------
-timeout 60 stdbuf -oL -eL dpdk-dumpcap --file-prefix "$PB" -i net_memif0 \
+timeout 300 stdbuf -oL -eL dpdk-dumpcap --file-prefix "$PB" -i net_memif0 \
 	-w "$WORK/b.pcapng" >"$WORK/dumpcap.log" 2>&1 &
 DUMPCAP=$!
-for _ in $(seq 100); do
-	grep -q "^Capturing on" "$WORK/dumpcap.log" && break
-	sleep 0.1
-done
-grep -q "^Capturing on" "$WORK/dumpcap.log" || fail "dpdk-dumpcap did not attach to B: $(cat "$WORK/dumpcap.log")"
+PIDS+=("$DUMPCAP")
+capturing() { grep -q "^Capturing on" "$WORK/dumpcap.log"; }
+wait_until 60 capturing ||
+	fail "dpdk-dumpcap did not attach to B in $(bound 60) s: $(cat "$WORK/dumpcap.log")"
 
-timeout 60 "$UROCE_PERF" write bw -x 1 --socket "$B_SOCK" -p "$TCP_PORT" >"$WORK/srv.log" 2>&1 &
+timeout 180 "$UROCE_PERF" write bw -x 1 --socket "$B_SOCK" -p "$TCP_PORT" >"$WORK/srv.log" 2>&1 &
 SRV=$!
-sleep 0.3
-timeout 60 "$UROCE_PERF" write bw -x 1 -s 65536 -D 3 --verify --hold 4 --socket "$A_SOCK" \
+PIDS+=("$SRV")
+wait_listen "$TCP_PORT" "$SRV"
+timeout 180 "$UROCE_PERF" write bw -x 1 -s 65536 -D 3 --verify --hold 10 --socket "$A_SOCK" \
 	-p "$TCP_PORT" 127.0.0.1 >"$WORK/cli.log" 2>&1 &
 CLI=$!
+PIDS+=("$CLI")
 
 # A's QP, and its rate while the traffic runs.
 QPN=""
-for _ in $(seq 40); do
+rts_qp() {
 	QPN=$("$UROCE_CTL" qps -s "$A_SOCK" --json 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
-q = [e for e in json.load(sys.stdin)["qps"] if e["state"] == "RTS"]
-print(q[0]["qpn"] if q else "")' 2>/dev/null)
-	[ -n "$QPN" ] && break
-	sleep 0.1
-done
+try:
+    q = [e for e in json.load(sys.stdin)["qps"] if e["state"] == "RTS"]
+except Exception:
+    q = []
+print(q[0]["qpn"] if q else "")')
+	[ -n "$QPN" ]
+}
+wait_until 60 rts_qp
 [ -n "$QPN" ] || { fail "no QP in RTS on A"; kill "$CLI" "$SRV" "$DUMPCAP" 2>/dev/null; finish; }
 MAX=$(cc_rows "$A_SOCK" "$QPN" rp_max_rate_kbps)
+[ -n "$MAX" ] || { fail "uroce-ctl counters --qp $QPN on A: no answer"; finish; }
 min_rate=$MAX
 limited_seen=0
 looks=0
@@ -115,6 +120,7 @@ for _ in $(seq 40); do
 	sleep 0.02
 	kill -0 "$SRV" 2>/dev/null || break
 	read -r l r < <(cc_rows "$A_SOCK" "$QPN" rp_limited rp_current_rate_kbps)
+	[ -n "$r" ] || continue
 	looks=$((looks + 1))
 	[ -n "$r" ] && [ "$r" -lt "$min_rate" ] && min_rate=$r
 	[ "$l" = 1 ] && limited_seen=$((limited_seen + 1))
@@ -129,20 +135,18 @@ rc_srv=$?
 sleep 0.3 # telemetry's snapshot is refreshed every 100 ms
 cnp_b1=$(dstat "$PB" np_cnp_sent)
 recovered=""
-for i in $(seq 30); do
+t_rec=$SECONDS
+back_at_max() {
 	read -r l r < <(cc_rows "$A_SOCK" "$QPN" rp_limited rp_current_rate_kbps)
-	if [ "$l" = 0 ] && [ "$r" = "$MAX" ]; then
-		recovered=$i
-		break
-	fi
-	sleep 0.1
-done
+	[ "$l" = 0 ] && [ "$r" = "$MAX" ]
+}
+wait_until 30 back_at_max && recovered=$((SECONDS - t_rec))
 [ -n "$recovered" ] &&
-	pass "marking stopped with the traffic: A's QP $QPN back at $MAX kb/s, limiter off (seen within $((recovered * 100)) ms)" ||
+	pass "marking stopped with the traffic: A's QP $QPN back at $MAX kb/s, limiter off (seen within $((recovered + 1)) s)" ||
 	fail "A's QP $QPN did not recover: rate $r kb/s of $MAX, limited $l"
 sleep 0.5
 cnp_b2=$(dstat "$PB" np_cnp_sent)
-[ "$cnp_b1" = "$cnp_b2" ] && pass "no CNP from B after the traffic ($cnp_b1 in all)" ||
+[ -n "$cnp_b1" ] && [ "$cnp_b1" = "$cnp_b2" ] && pass "no CNP from B after the traffic ($cnp_b1 in all)" ||
 	fail "B kept sending CNPs after the traffic: $cnp_b1 then $cnp_b2"
 wait "$CLI"
 rc_cli=$?
@@ -158,10 +162,11 @@ np_ce=$(dstat "$PB" np_ecn_marked_roce_packets)
 np_cnp=$(dstat "$PB" np_cnp_sent)
 rp=$(dstat "$PA" rp_cnp_handled)
 rx=$(dstat "$PA" rx_cnp)
-[ "$ce" -gt 0 ] && [ "$np_ce" -ge "$ce" ] && [ "$np_cnp" -gt 0 ] && [ "$np_cnp" -le "$np_ce" ] &&
+[ "${ce:-0}" -gt 0 ] && [ "${np_ce:-0}" -ge "${ce:-0}" ] && [ "${np_cnp:-0}" -gt 0 ] &&
+	[ "${np_cnp:-0}" -le "${np_ce:-0}" ] &&
 	pass "B: $ce frames marked CE by fault_ce, np_ecn_marked_roce_packets $np_ce, np_cnp_sent $np_cnp" ||
 	fail "B: fault_ce_marked $ce, np_ecn_marked_roce_packets $np_ce, np_cnp_sent $np_cnp"
-[ "$rp" -gt 0 ] && [ "$rx" -ge "$rp" ] && [ "$rx" -le "$np_cnp" ] &&
+[ "${rp:-0}" -gt 0 ] && [ "${rx:-0}" -ge "${rp:-0}" ] && [ "${rx:-0}" -le "${np_cnp:-0}" ] &&
 	pass "A: rx_cnp $rx, rp_cnp_handled $rp (B sent $np_cnp)" ||
 	fail "A: rx_cnp $rx, rp_cnp_handled $rp, B sent $np_cnp"
 

@@ -40,38 +40,7 @@ PA="uroce-e2e-afp-a-$$"
 PB="uroce-e2e-afp-b-$$"
 PREFIXES+=("$PA" "$PB")
 
-new_netns "$NA"
-new_netns "$NB"
-ip link add "$VA" netns "$NA" type veth peer name "$VB" netns "$NB" ||
-	{ fail "veth"; finish; }
-for ns in "$NA:$VA" "$NB:$VB"; do
-	ip netns exec "${ns%%:*}" sysctl -qw "net.ipv6.conf.${ns#*:}.disable_ipv6=1"
-	ip -n "${ns%%:*}" link set "${ns#*:}" up
-done
-
-# conf SIDE N IFACE LCORES PREFIX
-conf() {
-	cat >"$WORK/$1.conf" <<EOF
-[eal]
-lcores = $4
-no_huge = yes
-memory = 256
-file_prefix = $5
-[daemon]
-socket = $WORK/$1.sock
-[limits]
-mbufs = 4095
-idle_sleep_us = 10
-neigh_retry_ms = 100
-[port.veth]
-vdev = net_af_packet$2,iface=$3
-ipv4 = 198.18.4.$2/24
-ipv6 = 2001:2::4:$2/112
-mac = 02:00:c6:12:04:0$2
-vlan = 100
-$6
-EOF
-}
+veth_pair "$NA" "$VA" "$NB" "$VB"
 # A marks its RoCEv2 traffic DSCP 26 (AF31) ECT(0) with 802.1p priority 3;
 # B keeps DSCP 0 and the default ECN bits, ECT(0) (doc/congestion.md), and
 # uses priority 5. (uroce-perf's QPs set traffic class 0, so the port
@@ -80,10 +49,12 @@ EOF
 # each a queue pair (qpairs) and the kernel spreads frames over them.
 QP_ARG=""
 [ "${E2E_WORKERS:-1}" = 2 ] && QP_ARG=",qpairs=2"
-conf a 1 "$VA$QP_ARG" "$(lcores a)" "$PA" "pcp = 3
+afp_conf a 1 "$VA$QP_ARG" "$PA" "vlan = 100
+pcp = 3
 dscp = 26
 ecn = 2"
-conf b 2 "$VB$QP_ARG" "$(lcores b)" "$PB" "pcp = 5"
+afp_conf b 2 "$VB$QP_ARG" "$PB" "vlan = 100
+pcp = 5"
 start_uroced a "$NA" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b "$NB" -c "$WORK/b.conf" || finish
@@ -121,12 +92,16 @@ fi
 # The af_packet PMD sends with PACKET_QDISC_BYPASS, so a capture on a
 # sender's own interface misses what it sends: capture at both ends (each
 # sees what the other sent) and merge.
-ip netns exec "$NA" timeout 60 dumpcap -q -i "$VA" -w "$WORK/at-a.pcapng" >"$WORK/dumpcap-a.log" 2>&1 &
+ip netns exec "$NA" timeout 600 dumpcap -q -i "$VA" -w "$WORK/at-a.pcapng" >"$WORK/dumpcap-a.log" 2>&1 &
 DUMPCAP_A=$!
-ip netns exec "$NB" timeout 60 dumpcap -q -i "$VB" -w "$WORK/at-b.pcapng" >"$WORK/dumpcap-b.log" 2>&1 &
+ip netns exec "$NB" timeout 600 dumpcap -q -i "$VB" -w "$WORK/at-b.pcapng" >"$WORK/dumpcap-b.log" 2>&1 &
 DUMPCAP_B=$!
 PIDS+=("$DUMPCAP_A" "$DUMPCAP_B")
-sleep 1
+both_capturing() {
+	grep -q "^Capturing on" "$WORK/dumpcap-a.log" && grep -q "^Capturing on" "$WORK/dumpcap-b.log"
+}
+wait_until 60 both_capturing ||
+	fail "dumpcap did not start capturing in $(bound 60) s: $(cat "$WORK/dumpcap-a.log" "$WORK/dumpcap-b.log")"
 perf_pair "cap-write" "$A_SOCK" "$B_SOCK" 18951 write bw -x 1 -s 16384 -n 50 --verify
 perf_pair "cap-send" "$A_SOCK" "$B_SOCK" 18952 send bw -x 2 -s 3000 -n 50 --verify
 perf_pair "cap-atomic" "$A_SOCK" "$B_SOCK" 18953 atomic bw -x 1 -n 50 --verify

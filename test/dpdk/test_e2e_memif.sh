@@ -46,10 +46,7 @@ start_pair() {
 	PID_A=$LAST_PID
 	start_uroced b - -c "$WORK/b.conf" || finish
 	PID_B=$LAST_PID
-	for _ in $(seq 50); do
-		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
-		sleep 0.1
-	done
+	wait_link "$PB" || finish
 }
 
 stop_pair() {
@@ -95,54 +92,76 @@ if [ "${E2E_WORKERS:-1}" = 2 ]; then
 fi
 
 # --- 2. kill -9 of a client under traffic -------------------------------
-timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$A_SOCK" -p 18700 >"$WORK/k1.srv" 2>&1 &
+# -D 60: the kill comes long before the end, however slowly the host runs.
+timeout 120 "$UROCE_PERF" write bw -x 1 -D 60 --socket "$A_SOCK" -p 18700 >"$WORK/k1.srv" 2>&1 &
 K1S=$!
-sleep 0.3
-timeout 60 "$UROCE_PERF" write bw -x 1 -D 6 --socket "$B_SOCK" -p 18700 127.0.0.1 \
+PIDS+=("$K1S")
+wait_listen 18700 "$K1S"
+timeout 120 "$UROCE_PERF" write bw -x 1 -D 60 --socket "$B_SOCK" -p 18700 127.0.0.1 \
 	>"$WORK/k1.cli" 2>&1 &
 K1C=$!
-sleep 1.5
+PIDS+=("$K1C")
 # Per-QP counters in telemetry while the pair runs: B's QP sends, A's receives.
 # /uroce/qps may still list a QP of an earlier run being torn down, and the
-# snapshot behind telemetry is refreshed in between: look at each listed QP,
-# a few times.
+# snapshot behind telemetry is refreshed in between: look at each listed QP
+# until one is an RC QP in RTS that sends (bounded).
 qs=""
-for _ in $(seq 10); do
-	for qb in $(tel "$PB" /uroce/qps | /usr/bin/python3 -c 'import json,sys; print(*json.load(sys.stdin)["/uroce/qps"])'); do
-		qs=$(tel "$PB" "/uroce/qp/stats,$qb")
-		echo "$qs" | /usr/bin/python3 -c '
+qb=""
+rts_sending() {
+	local q out
+	for q in $(TEL_TRIES=1 tel "$PB" /uroce/qps | /usr/bin/python3 -c '
 import json, sys
-q = json.load(sys.stdin)["/uroce/qp/stats"]
-sys.exit(0 if q and q["state"] == "RTS" and q["type"] == "RC" and q["tx_packets"] > 0 else 1)' &&
-			break 2
-		qs="QP $qb: $qs"
+try:
+    print(*json.load(sys.stdin)["/uroce/qps"])
+except Exception:
+    pass'); do
+		out=$(TEL_TRIES=1 tel "$PB" "/uroce/qp/stats,$q")
+		qs="QP $q: $out"
+		if echo "$out" | /usr/bin/python3 -c '
+import json, sys
+try:
+    q = json.load(sys.stdin)["/uroce/qp/stats"]
+    ok = q and q["state"] == "RTS" and q["type"] == "RC" and q["tx_packets"] > 0
+except Exception:
+    ok = False
+sys.exit(0 if ok else 1)'; then
+			qb=$q
+			return 0
+		fi
 	done
-	sleep 0.2
-done
-echo "$qs" | grep -q '"state": "RTS"' &&
-	pass "telemetry /uroce/qp/stats,$qb: RC QP in RTS, tx_packets counting" ||
-	fail "telemetry /uroce/qp/stats: no RC QP in RTS sending; last: $qs"
+	return 1
+}
+if wait_until 60 rts_sending; then
+	pass "telemetry /uroce/qp/stats,$qb: RC QP in RTS, tx_packets counting"
+else
+	fail "telemetry /uroce/qp/stats: no RC QP in RTS sending within $(bound 60) s; last: $qs"
+fi
+kill -0 "$K1C" 2>/dev/null || fail "the client to kill had already ended: $(tail -2 "$WORK/k1.cli")"
 kill -KILL "$K1C"
 perf_pair "beside-kill" "$A_SOCK" "$B_SOCK" 18701 send bw -x 1 -n 300 --verify
 wait "$K1C" 2>/dev/null
 wait "$K1S" 2>/dev/null
-for _ in $(seq 50); do
-	[ "$(dstat "$PA" qps)" = 0 ] && [ "$(dstat "$PB" qps)" = 0 ] && break
-	sleep 0.1
-done
+no_qps() { [ "$(dstat "$PA" qps)" = 0 ] && [ "$(dstat "$PB" qps)" = 0 ]; }
+wait_until 60 no_qps
 qa=$(dstat "$PA" qps)
 qb=$(dstat "$PB" qps)
 [ "$qa" = 0 ] && [ "$qb" = 0 ] && pass "after kill -9: no QP left on A or B (reaped $(dstat "$PB" sessions_reaped))" ||
 	fail "after kill -9: QPs left: A $qa, B $qb"
 
 # --- 3. Daemon B stops under traffic: A's sender gets RETRY_EXC_ERR ----------
-timeout 60 "$UROCE_PERF" write bw -x 1 -D 20 --socket "$B_SOCK" -p 18710 >"$WORK/r.srv" 2>&1 &
+timeout 180 "$UROCE_PERF" write bw -x 1 -D 120 --socket "$B_SOCK" -p 18710 >"$WORK/r.srv" 2>&1 &
 RS=$!
-sleep 0.3
-timeout 60 "$UROCE_PERF" write bw -x 1 -D 20 --socket "$A_SOCK" -p 18710 127.0.0.1 \
+PIDS+=("$RS")
+wait_listen 18710 "$RS"
+r0=$(counter "$PB" 0 rx_roce_packets)
+timeout 180 "$UROCE_PERF" write bw -x 1 -D 120 --socket "$A_SOCK" -p 18710 127.0.0.1 \
 	>"$WORK/r.cli" 2>&1 &
 RC=$!
-sleep 1.5
+PIDS+=("$RC")
+# Under traffic: B has taken in a thousand frames of this run (however long
+# the setup took on a loaded host).
+v=$(counter_until "$PB" 0 rx_roce_packets -ge $((${r0:-0} + 1000)) 60)
+[ "${v:-0}" -ge $((${r0:-0} + 1000)) ] || fail "no traffic from A to B within $(bound 60) s (rx_roce_packets ${r0:-?} -> ${v:-?})"
 stop_uroced "$PID_B" b
 wait "$RC"
 rc=$?
@@ -151,6 +170,7 @@ if [ "$rc" -ne 0 ] && grep -q "RETRY_EXC_ERR" "$WORK/r.cli"; then
 else
 	fail "B gone: A's sender exit $rc without RETRY_EXC_ERR"
 	tail -3 "$WORK/r.cli" | sed 's/^/    /'
+	dump_stats "$PA"
 fi
 wait "$RS"
 rc=$?
@@ -168,10 +188,18 @@ retrans_sum() {
 	local s=0 c v
 	for c in retransmits local_ack_timeout_err packet_seq_err out_of_sequence \
 		duplicate_request implied_nak_seq_err; do
-		v=$(dstat "$1" $c)
-		s=$((s + v))
+		v=$(dstat "$1" $c) # empty if unreadable: recorded, finish() fails
+		s=$((s + ${v:-0}))
 	done
 	echo $s
+}
+# sum2 NAME: port counter NAME of A plus B's (an unreadable one counts 0 and
+# is recorded as a failure).
+sum2() {
+	local a b
+	a=$(counter "$PA" 0 "$1")
+	b=$(counter "$PB" 0 "$1")
+	echo $((${a:-0} + ${b:-0}))
 }
 for pct in 1 10; do
 	frac=$(printf '0.%02d' "$pct")
@@ -188,9 +216,9 @@ fault_seed = $pct"
 		# shellcheck disable=SC2086 # $size is zero or two words
 		perf_pair "fault$pct-$t" "$A_SOCK" "$B_SOCK" $port $t bw -x 1 $size -n 60 --verify
 	done
-	fd=$(( $(counter "$PA" 0 fault_dropped) + $(counter "$PB" 0 fault_dropped) ))
-	fc=$(( $(counter "$PA" 0 fault_corrupted) + $(counter "$PB" 0 fault_corrupted) ))
-	ic=$(( $(counter "$PA" 0 rx_icrc_errors) + $(counter "$PB" 0 rx_icrc_errors) ))
+	fd=$(sum2 fault_dropped)
+	fc=$(sum2 fault_corrupted)
+	ic=$(sum2 rx_icrc_errors)
 	rt=$(( $(retrans_sum "$PA") + $(retrans_sum "$PB") ))
 	[ "$fd" -gt 0 ] && [ "$rt" -gt 0 ] &&
 		pass "$pct% loss: $fd frames dropped, transport recovery counters sum $rt" ||

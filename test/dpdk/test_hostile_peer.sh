@@ -68,7 +68,10 @@ CONF
 start_uroced a "$A" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 
-ip netns exec "$B" timeout 600 /usr/bin/python3 "$HERE/hostile_peer.py" attack \
+# The peer waits up to HOSTILE_ANSWER_S (20 s times BOUND_X) for an answer
+# that must come (hostile_peer.py).
+ip netns exec "$B" env HOSTILE_ANSWER_S="$(bound 20)" timeout "$(bound 600)" \
+	/usr/bin/python3 "$HERE/hostile_peer.py" attack \
 	--iface "$VB" --mac-a "$MAC_A" --mac-b "$MAC_B" --ip-a 198.18.7.2 --ip-b 198.18.7.1 \
 	--ip6-a 2001:2:7::2 --ip6-b 2001:2:7::1 --ip-spoof 198.18.7.66 \
 	--victim "$HOSTILE_VICTIM" --socket "$WORK/a.sock" --ctl "$UROCE_CTL" --prefix "$P" \

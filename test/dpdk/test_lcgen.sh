@@ -49,12 +49,7 @@ start_pair() {
 	PID_A=$LAST_PID
 	start_uroced b - -c "$WORK/b.conf" || finish
 	PID_B=$LAST_PID
-	for _ in $(seq 50); do
-		tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && return 0
-		sleep 0.1
-	done
-	fail "the memif link between the two uroced did not come up in 5 s"
-	finish
+	wait_link "$PB" || finish
 }
 
 # summary NAME: the summary line (last JSON line) of a run's stdout.
@@ -66,7 +61,7 @@ summary() {
 gen() {
 	local name="$1"
 	shift
-	timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --interval 500 "$@" \
+	timeout 180 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --interval 500 "$@" \
 		>"$WORK/$name.out" 2>"$WORK/$name.err"
 	GEN_RC=$?
 }
@@ -109,8 +104,8 @@ left() {
 	local prefix sock t w
 	[ "$1" = a ] && prefix=$PA || prefix=$PB
 	[ "$1" = a ] && sock=$A_SOCK || sock=$B_SOCK
-	t=$(tel "$prefix" /uroce/daemon/stats)
-	w=$("$UROCE_CTL" workers --socket "$sock" --json)
+	t=$(TEL_TRIES=2 tel "$prefix" /uroce/daemon/stats)
+	w=$("$UROCE_CTL" workers --socket "$sock" --json 2>/dev/null)
 	/usr/bin/python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])["/uroce/daemon/stats"]
@@ -119,14 +114,15 @@ print(d["qps"], d["cqs"], d["mrs"], d["pds"], sum(x["qps"] for x in w))' "$t" "$
 		echo "unreadable"
 }
 
-# no_gen_left WHAT [A_only]: within 10 s, no QP, CQ, MR or PD on the daemons
+# no_gen_left WHAT [A_only]: within 60 s, no QP, CQ, MR or PD on the daemons
 # (no client holds any here) and no QP on any worker.
 no_gen_left() {
-	local what="$1" la lb="0 0 0 0 0"
-	for _ in $(seq 50); do
+	local what="$1" la lb="0 0 0 0 0" end=$(deadline 60)
+	while :; do
 		la=$(left a)
 		[ "${2:-}" = A_only ] || lb=$(left b)
 		[ "$la" = "0 0 0 0 0" ] && [ "$lb" = "0 0 0 0 0" ] && break
+		[ "$SECONDS" -ge "$end" ] && break
 		sleep 0.2
 	done
 	if [ "$la" = "0 0 0 0 0" ] && [ "$lb" = "0 0 0 0 0" ]; then
@@ -134,6 +130,12 @@ no_gen_left() {
 	else
 		fail "$what: left (qps cqs mrs pds worker-qps): A $la, B $lb"
 	fi
+}
+
+# gen_running PID: A's /uroce/gen shows one initiator running that has
+# completed messages (bounded: 60 s), while uroce-ctl gen PID still runs.
+gen_running() {
+	wait_until 60 gen_runs "$PA" "$1"
 }
 
 start_pair
@@ -154,16 +156,23 @@ check_run mixed 's["total"]["msgs"] == 20000 and all(v > 0 for v in s["per_op"].
 # Until A's /uroce/gen shows the initiator running with a rate (its rates
 # need a second of snapshots; setup may be slow on a loaded machine), then
 # B's and the worker counts, then SIGINT ends the run.
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 2 -D 30 -q \
+timeout 300 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 2 -D 120 -q \
 	>"$WORK/tel.out" 2>"$WORK/tel.err" &
 TP=$!
+PIDS+=("$TP")
 tel_ok=0
-for _ in $(seq 30); do
+ta=""
+tb=""
+end=$(deadline 60)
+while [ "$SECONDS" -lt "$end" ]; do
 	sleep 0.5
-	ta=$(tel "$PA" /uroce/gen)
+	ta=$(TEL_TRIES=1 tel "$PA" /uroce/gen)
 	if echo "$ta" | /usr/bin/python3 -c '
 import json, sys
-g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+try:
+    g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+except Exception:
+    sys.exit(1)
 ok = len(g) == 1 and g[0]["role"] == "initiator" and g[0]["state"] == "running"
 ok = ok and g[0]["msgs_per_s"] > 0 and g[0]["cycles_per_msg"] > 0 and g[0]["qps"] == 2
 ok = ok and g[0]["completed"] > 0 and g[0]["errors"] == 0 and g[0]["verify_bad"] == 0
@@ -177,11 +186,15 @@ sys.exit(0 if ok else 1)' >"$WORK/tel-a.txt" 2>&1; then
 done
 # B's the same way (a telemetry query may time out on a loaded machine).
 tb_ok=0
-for _ in $(seq 10); do
-	tb=$(tel "$PB" /uroce/gen)
+end=$(deadline 60)
+while [ "$SECONDS" -lt "$end" ]; do
+	tb=$(TEL_TRIES=1 tel "$PB" /uroce/gen)
 	if echo "$tb" | /usr/bin/python3 -c '
 import json, sys
-g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+try:
+    g = list(json.loads(sys.stdin.read())["/uroce/gen"].values())
+except Exception:
+    sys.exit(1)
 sys.exit(0 if len(g) == 1 and g[0]["role"] == "target" and g[0]["state"] == "ready" and
          g[0]["qps"] == 2 and g[0]["errors"] == 0 else 1)' 2>/dev/null; then
 		tb_ok=1
@@ -194,9 +207,12 @@ if [ "$tel_ok" = 1 ] && [ "$tb_ok" = 1 ]; then
 else
 	fail "/uroce/gen: A: $ta B: $tb"
 fi
-wq=$("$UROCE_CTL" workers --socket "$A_SOCK" --json | /usr/bin/python3 -c '
+wq=$("$UROCE_CTL" workers --socket "$A_SOCK" --json 2>&1 | /usr/bin/python3 -c '
 import json, sys
-print(sum(w["qps"] for w in json.load(sys.stdin)["workers"]))')
+try:
+    print(sum(w["qps"] for w in json.load(sys.stdin)["workers"]))
+except Exception as e:
+    print("unreadable (%r)" % e)')
 [ "$wq" = 2 ] && pass "uroce-ctl workers counts the generator's 2 QPs on A" ||
 	fail "uroce-ctl workers: $wq QPs on A, expected 2"
 kill -INT "$TP"
@@ -209,7 +225,7 @@ GEN_RC=$?
 bad() {
 	local want="$1" rc
 	shift
-	"$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -D 1 "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"
+	timeout 180 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -D 1 "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"
 	rc=$?
 	if [ "$rc" -eq 2 ] && grep -q -- "$want" "$WORK/bad.err"; then
 		pass "refused: gen $* ($(head -1 "$WORK/bad.err"))"
@@ -228,10 +244,11 @@ bad "--qp-timeout" -u 0
 no_gen_left "after the refused options"
 
 # --- 4. Stopping mid-run --------------------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix write:64,read:1K -D 30 \
+timeout 300 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix write:64,read:1K -D 120 \
 	-q >"$WORK/int.out" 2>"$WORK/int.err" &
 IP=$!
-sleep 2
+PIDS+=("$IP")
+gen_running "$IP" || fail "SIGINT case: the generator was not running within $(bound 60) s"
 kill -INT "$IP"
 wait "$IP"
 rc=$?
@@ -241,19 +258,21 @@ else
 	fail "SIGINT mid-run: exit $rc; $(tail -2 "$WORK/int.err")"
 fi
 no_gen_left "after SIGINT"
-"$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix send:1K -D 30 -q \
+"$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u "$QPT" --qps 8 --mix send:1K -D 120 -q \
 	>"$WORK/kill.out" 2>"$WORK/kill.err" &
 KP=$!
-sleep 2
+PIDS+=("$KP")
+gen_running "$KP" || fail "SIGKILL case: the generator was not running within $(bound 60) s"
 kill -KILL "$KP"
 wait "$KP" 2>/dev/null
 no_gen_left "after SIGKILL of uroce-ctl gen"
 
 # --- 5. The target's daemon goes away ---------------------------------------------
-timeout 60 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u 15 --qps 4 --mix write:64,read:64 -D 30 \
+timeout 300 "$UROCE_CTL" gen --from "$A_SOCK" --to "$B_SOCK" -u 15 --qps 4 --mix write:64,read:64 -D 120 \
 	--interval 250 >"$WORK/lost.out" 2>"$WORK/lost.err" &
 LP=$!
-sleep 2
+PIDS+=("$LP")
+gen_running "$LP" || fail "lost-target case: the generator was not running within $(bound 60) s"
 t0=$(date +%s.%N)
 stop_uroced "$PID_B" b
 wait "$LP"

@@ -52,24 +52,17 @@ PID_B=$LAST_PID
 PA="uroce-memif-a-$$"
 PB="uroce-memif-b-$$"
 
-link_up() {
-	for _ in $(seq 50); do
-		tel "$1" /uroce/port/info,0 | grep -q '"link_up": 1' && return 0
-		sleep 0.1
-	done
-	return 1
-}
-link_up "$PA" && link_up "$PB" && pass "memif link up on both sides" ||
-	fail "memif link did not come up: $(tel "$PA" /uroce/port/info,0)"
+wait_link "$PA" && wait_link "$PB" && pass "memif link up on both sides"
 
-resolve() { # resolve PREFIX IP MAC: polls for up to 3 s
-	local r
-	for _ in $(seq 15); do
-		r=$(tel "$1" "/uroce/port/resolve,0,$2")
+resolve() { # resolve PREFIX IP MAC: polls for up to 30 s
+	local r end=$(deadline 30)
+	while :; do
+		r=$(TEL_TRIES=1 tel "$1" "/uroce/port/resolve,0,$2")
 		echo "$r" | grep -q "\"state\": \"reachable\", \"mac\": \"$3\"" && {
 			pass "$1 resolved $2: $r"
 			return 0
 		}
+		[ "$SECONDS" -ge "$end" ] && break
 		sleep 0.2
 	done
 	fail "$1 did not resolve $2: $r"
@@ -81,7 +74,7 @@ resolve "$PA" 2001:2::2:2 02:00:c6:12:02:02
 
 check() { # check PREFIX COUNTER MIN
 	local v
-	v=$(counter "$1" 0 "$2")
+	v=$(counter_until "$1" 0 "$2" -ge "$3")
 	[ "${v:-0}" -ge "$3" ] && pass "$1 $2 = $v" || fail "$1 $2 = ${v:-?}, want >= $3"
 }
 check "$PA" arp_tx_request 1

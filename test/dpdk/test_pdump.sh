@@ -61,18 +61,15 @@ EOF
 start_uroced a "$A" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 
-timeout 30 stdbuf -oL -eL dpdk-dumpcap --file-prefix "$P" -i net_af_packet0 -w "$WORK/cap.pcapng" -c 5 \
+timeout 300 stdbuf -oL -eL dpdk-dumpcap --file-prefix "$P" -i net_af_packet0 -w "$WORK/cap.pcapng" -c 5 \
 	>"$WORK/dumpcap.log" 2>&1 &
 DC=$!
 PIDS+=("$DC")
-for _ in $(seq 100); do
-	grep -q "^Capturing on" "$WORK/dumpcap.log" && break
-	sleep 0.1
-done
-grep -q "^Capturing on" "$WORK/dumpcap.log" || fail "dpdk-dumpcap did not attach: $(cat "$WORK/dumpcap.log")"
+capturing() { grep -q "^Capturing on" "$WORK/dumpcap.log"; }
+wait_until 120 capturing || fail "dpdk-dumpcap did not attach in $(bound 120) s: $(cat "$WORK/dumpcap.log")"
 ip netns exec "$B" /usr/bin/python3 "$HERE/send_roce.py" --iface "$VB" --dmac "$MAC_A" \
 	--smac "$MAC_B" --src 198.18.3.1 --dst 198.18.3.2 --good 3 2>&1 | grep -v '^WARNING'
-ip netns exec "$B" timeout 5 arping -c 1 -w 3 -I "$VB" 198.18.3.2 >/dev/null
+ip netns exec "$B" timeout 40 arping -c 1 -w 30 -I "$VB" 198.18.3.2 >/dev/null
 wait "$DC"
 rc=$?
 sed 's/^/    /' "$WORK/dumpcap.log"

@@ -52,10 +52,10 @@ start_daemon() {
 # MIN_MSGS messages (or 30 s), then stops forwarding (finish_round quits it).
 replay() {
 	testpmd_replay "tp-$1" "uroce-sinktp-tp$1-$$" "$2" "$MEMIF" 0@0,1@0 || return 1
-	if sink_wait "$1" msgs "$3" 30; then
+	if sink_wait "$1" msgs "$3" 120; then
 		pass "$1: replay reached $(sink_total "$1" msgs) messages ($3 wanted)"
 	else
-		fail "$1: only $(sink_total "$1" msgs) messages in 30 s"
+		fail "$1: only $(sink_total "$1" msgs) messages in $(bound 120) s"
 	fi
 	testpmd_pause
 }
@@ -133,7 +133,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$WORK/s3.json" "$WORK/s3-bad.json"
 "$UROCE_CTL" template "$WORK/s3-bad.json" "$WORK/t3.pcap" -n 4 --op write -q ||
 	{ fail "template 3"; finish; }
 testpmd_replay tp-s3 "uroce-sinktp-tps3-$$" "$WORK/t3.pcap" "$MEMIF" 0@0,1@0 &&
-	sink_wait s3 msgs 200 20
+	sink_wait s3 msgs 200 120
 testpmd_pause
 sleep 1.2
 sink_stop s3

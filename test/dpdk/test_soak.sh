@@ -58,28 +58,9 @@ if [ "$rc" -eq 0 ]; then
 else
 	fail "mixed traffic: exit $rc: $(tail -3 "$WORK/mixed.out" | tr '\n' ' ')"
 	# What the transport saw, for whoever debugs it.
-	for side in "$PA" "$PB"; do
-		tel "$side" /uroce/daemon/stats | /usr/bin/python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())["/uroce/daemon/stats"]
-print("    " + sys.argv[1] + ": " + " ".join("%s=%d" % kv for kv in d.items() if kv[1]))' "$side"
-	done
+	dump_stats "$PA"
+	dump_stats "$PB"
 fi
-flat() { # flat NAME SAMPLES...: mbufs and RSS of every sample against the first
-	local name="$1" first u r maxu=0 maxr=0 n=0
-	shift
-	first="$1"
-	read -r _ _ _ _ _ _ u0 r0 <<<"$first"
-	for smp in "$@"; do
-		read -r _ _ _ _ _ _ u r <<<"$smp"
-		[ $((u - u0)) -gt "$maxu" ] && maxu=$((u - u0))
-		[ $((r - r0)) -gt "$maxr" ] && maxr=$((r - r0))
-		n=$((n + 1))
-	done
-	[ "$n" -ge 2 ] && [ "$maxu" -le 32 ] && [ "$maxr" -le 2048 ] &&
-		pass "$name flat over $n samples: mbufs in use at most +$maxu, RSS at most +$maxr kB (first: $u0 mbufs, $r0 kB)" ||
-		fail "$name over $n samples: mbufs in use up to +$maxu, RSS up to +$maxr kB (first: $u0, $r0 kB)"
-}
 flat "daemon A" "${samples_a[@]}"
 flat "daemon B" "${samples_b[@]}"
 for side in "$PA" "$PB"; do

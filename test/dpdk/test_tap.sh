@@ -53,26 +53,20 @@ ip -n "$NS" link set "$TAP" up
 MAC_K=$(cat "/sys/class/net/$TAP/address" 2>/dev/null ||
 	ip netns exec "$NS" cat "/sys/class/net/$TAP/address")
 
-out=$(ip netns exec "$NS" timeout 10 arping -c 2 -w 5 -I "$TAP" 198.18.6.2 2>&1)
-echo "$out" | sed 's/^/    /'
-echo "$out" | grep -qi "reply from 198.18.6.2 \[$MAC_U\]" && echo "$out" | grep -q 'Received 2 response(s)' &&
-	pass "arping from the kernel over the tap: 2 replies from $MAC_U" || fail "arping over the tap"
+arping_all "$NS" "$TAP" 198.18.6.2 "$MAC_U" 2 "arping from the kernel over the tap"
 r=""
-for _ in $(seq 15); do
-	r=$(tel "$P" /uroce/port/resolve,0,198.18.6.1)
-	echo "$r" | grep -q '"state": "reachable"' && break
-	sleep 0.2
-done
+tap_resolved() {
+	r=$(TEL_TRIES=1 tel "$P" /uroce/port/resolve,0,198.18.6.1)
+	echo "$r" | grep -q '"state": "reachable"'
+}
+wait_until 30 tap_resolved
 echo "$r" | grep -qi "\"mac\": \"$MAC_K\"" && pass "uroced resolved the kernel end 198.18.6.1: $r" ||
 	fail "uroced did not resolve 198.18.6.1 to $MAC_K: $r"
 
 ip netns exec "$NS" /usr/bin/python3 "$HERE/send_roce.py" --iface "$TAP" --dmac "$MAC_U" \
 	--smac "$MAC_K" --src 198.18.6.1 --dst 198.18.6.2 --good 3 --bad 1 2>&1 | grep -v '^WARNING'
-sleep 0.5
 for c in "rx_roce_packets 3" "rx_icrc_errors 1"; do
-	set -- $c
-	v=$(counter "$P" 0 "$1")
-	[ "$v" = "$2" ] && pass "$1 = $v" || fail "$1 = $v, want $2"
+	expect_counter "$P" 0 ${c% *} ${c#* }
 done
 stop_uroced "$PID_T" t
 
@@ -81,7 +75,7 @@ stop_uroced "$PID_T" t
 # 2047 is gone before the first frame. uroced must say so and not start
 # (it used to start and drop every frame as rx_nombuf).
 sed -i 's/^lcores = 0,1$/lcores = 0,1,2@1/' "$WORK/t.conf"
-out=$(ip netns exec "$NS" timeout -k 5 30 "$UROCED" -c "$WORK/t.conf" 2>&1)
+out=$(ip netns exec "$NS" timeout -k 5 "$READY_S" "$UROCED" -c "$WORK/t.conf" 2>&1)
 rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && echo "$out" | grep -q "raise \[limits\] mbufs"; then
 	pass "two workers, mbufs = 2047: refused (exit $rc): $(echo "$out" | grep 'raise \[limits\] mbufs' | sed 's/^uroced: //')"
@@ -98,21 +92,22 @@ sed -i 's/^mbufs = 2047$/mbufs = 4095/' "$WORK/t.conf"
 start_uroced t2 "$NS" -c "$WORK/t.conf" || finish
 PID_T=$LAST_PID
 ip -n "$NS" link set "$TAP" up
-for _ in $(seq 30); do
-	ip -n "$NS" link show "$TAP" | grep -q 'state UP' && break
-	sleep 0.1
-done
+tap_up() { ip -n "$NS" link show "$TAP" | grep -q 'state UP'; }
+wait_until 30 tap_up
 ip netns exec "$NS" /usr/bin/python3 "$HERE/send_roce.py" --iface "$TAP" --dmac "$MAC_U" \
 	--smac "$MAC_K" --src 198.18.6.1 --dst 198.18.6.2 --good 64 2>&1 | grep -v '^WARNING'
-v=""
-for _ in $(seq 20); do
-	v=$(counter "$P" 0 rx_roce_packets)
-	[ "$v" = 64 ] && break
-	sleep 0.1
-done
+v=$(counter_until "$P" 0 rx_roce_packets -ge 64)
+bad_qpn_64() { [ "$(TEL_TRIES=1 tel "$P" /uroce/daemon/stats | grep -o '"rx_bad_qpn": [0-9]*')" = '"rx_bad_qpn": 64' ]; }
+wait_until 30 bad_qpn_64 # the frames worker 1 hands over reach worker 0's engine later
 h=$(counter "$P" 0 rx_handoff)
 bq=$(dstat "$P" rx_bad_qpn)
-rxw=$(tel "$P" /uroce/workers | python3 -c 'import json,sys; d=json.load(sys.stdin)["/uroce/workers"]; print(" ".join(str(d[k]["rx_packets"]) for k in sorted(d)))')
+rxw=$(tel "$P" /uroce/workers | /usr/bin/python3 -c '
+import json, sys
+try:
+    d = json.load(sys.stdin)["/uroce/workers"]
+    print(" ".join(str(d[k]["rx_packets"]) for k in sorted(d)))
+except Exception:
+    print("unreadable")')
 [ "$v" = 64 ] && pass "two workers: rx_roce_packets = 64 (per worker RX: $rxw; $h handed to worker 0)" ||
 	fail "two workers: rx_roce_packets = $v of 64 (per worker RX: $rxw; rx_handoff $h)"
 [ "$bq" = 64 ] && pass "two workers: all 64 reached worker 0's engine (rx_bad_qpn 64)" ||

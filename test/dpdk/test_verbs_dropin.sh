@@ -76,10 +76,7 @@ start_uroced a - -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 start_uroced b - -c "$WORK/b.conf" || finish
 PID_B=$LAST_PID
-for _ in $(seq 50); do
-	tel "$PB" /uroce/port/info,0 | grep -q '"link_up": 1' && break
-	sleep 0.1
-done
+wait_link "$PB" || finish
 
 # The device node UCX looks for (see the header); removed by the EXIT trap.
 DEVNODE_MADE=()
@@ -137,19 +134,15 @@ pair() {
 	fi
 }
 
-# wait_listen PID: until the server of CMD listens on its -p port (a loaded
+# cmd_listen PID: until the server of CMD listens on its -p port (a loaded
 # host can take seconds to start a verbs program; the clients try once).
-wait_listen() {
+cmd_listen() {
 	local port="" i
 	for ((i = 0; i < ${#CMD[@]} - 1; i++)); do
 		[ "${CMD[i]}" = -p ] && port=${CMD[i + 1]}
 	done
-	[ -n "$port" ] || { sleep 0.5; return; }
-	for _ in $(seq 200); do
-		ss -Hltn "sport = :$port" | grep -q . && return
-		kill -0 "$1" 2>/dev/null || return
-		sleep 0.05
-	done
+	[ -n "$port" ] || { log "no -p port in ${CMD[*]}: cannot wait for the server"; sleep 0.5; return; }
+	wait_listen "$port" "$1"
 }
 
 # pair_once: one run of pair; sets rc_c and rc_s in the caller.
@@ -159,7 +152,7 @@ pair_once() {
 	timeout "$tmo" env "$@" UROCE_SOCKET="$A_SOCK" "$UROCE_RUN" "${CMD[@]}" \
 		>"$WORK/$name.srv" 2>&1 &
 	spid=$!
-	wait_listen "$spid"
+	cmd_listen "$spid"
 	timeout "$tmo" env "$@" UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" "${CMD[@]}" 127.0.0.1 \
 		>"$WORK/$name.cli" 2>&1
 	rc_c=$?
@@ -273,8 +266,7 @@ group_qperf() {
 	UROCE_SOCKET="$A_SOCK" "$UROCE_RUN" qperf -lp $port >"$WORK/qperf.srv" 2>&1 &
 	spid=$!
 	PIDS+=("$spid")
-	CMD=(qperf -p $port)
-	wait_listen "$spid"
+	wait_listen "$port" "$spid"
 	timeout 180 env UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" qperf -lp $port -t 1 127.0.0.1 \
 		rc_bw rc_lat uc_bw ud_lat rc_rdma_write_bw rc_rdma_read_bw ver_rc_compare_swap \
 		ver_rc_fetch_add >"$WORK/qperf.cli" 2>&1
@@ -336,7 +328,7 @@ group_ucx() {
 }
 
 group_mpi() {
-	local ca0 cb0 ca1 cb1 rc
+	local ca0 cb0 ca1 cb1 da db rc
 	make_dev_node
 	ca0=$(dstat "$PA" cqe_written)
 	cb0=$(dstat "$PB" cqe_written)
@@ -355,9 +347,11 @@ group_mpi() {
 		fail "mpirun exit $rc:"
 		tail -20 "$WORK/mpi.log" | sed 's/^/    /'
 	fi
-	[ $((ca1 - ca0)) -gt 4000 ] && [ $((cb1 - cb0)) -gt 4000 ] &&
-		pass "the MPI bytes crossed uroce: completions written by A +$((ca1 - ca0)), by B +$((cb1 - cb0))" ||
-		fail "completions during the MPI job: A +$((ca1 - ca0)), B +$((cb1 - cb0))"
+	da=$((${ca1:-0} - ${ca0:-0}))
+	db=$((${cb1:-0} - ${cb0:-0}))
+	[ "$da" -gt 4000 ] && [ "$db" -gt 4000 ] &&
+		pass "the MPI bytes crossed uroce: completions written by A +$da, by B +$db" ||
+		fail "completions during the MPI job: A +$da, B +$db"
 }
 
 "group_$GROUP"
