@@ -1116,7 +1116,9 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	p->max_srq_sge = UROCE_MAX_SGE;
 	p->max_ah = DAEMON_MAX_AH;
 	p->max_inline_data = UROCE_MAX_INLINE;
-	p->atomic_cap = 1; /* IBV_ATOMIC_HCA: atomic among this device's QPs */
+	/* An ATOMIC is one CPU atomic on the client's own memory (resp.c), so
+	 * the client's CPU atomics on the word see it as indivisible. */
+	p->atomic_cap = UROCE_ATOMIC_GLOB;
 	p->phys_port_cnt = 1;
 	p->max_pkeys = 1;
 }

@@ -228,6 +228,7 @@ struct dqp_state {
 	uint64_t cnt[UROCE_CNT_MAX];
 	struct uroce_eng_cc_state cc;           /* reaction point state */
 	struct uroce_eng_cc_params cc_params;   /* the QP's congestion parameters */
+	struct uroce_eng_resp_reject reject;    /* the last request refused (seq 0: none) */
 };
 
 /* What a worker counts (CMD_STATS adds its engine's transport counters). */
@@ -243,6 +244,7 @@ struct dworker_cnt {
 	uint64_t port_tx;
 	uint64_t port_rx;
 	uint64_t events_dropped;        /* event ring full */
+	uint64_t rejects_dropped;       /* responder rejection ring full (not logged) */
 	uint64_t polls;
 };
 
@@ -289,6 +291,16 @@ struct devent {
 
 #define DWORKER_EVENTS 256u
 
+/* A request a QP's responder refused, for the control thread's log. */
+struct dreject {
+	uint16_t session_id;
+	uint16_t reserved;
+	int32_t pid;
+	struct uroce_eng_resp_reject r;
+};
+
+#define DWORKER_REJECTS 16u
+
 /* ------------------------------------------------------------------------ */
 /* Worker and daemon                                                         */
 /* ------------------------------------------------------------------------ */
@@ -333,6 +345,10 @@ struct dworker {
 	uint32_t ev_tail __attribute__((aligned(DAEMON_CACHE_LINE)));
 	uint32_t ev_head __attribute__((aligned(DAEMON_CACHE_LINE)));
 	struct devent ev[DWORKER_EVENTS];
+	/* rejection ring: the worker writes rej_tail, the control thread rej_head */
+	uint32_t rej_tail __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint32_t rej_head __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct dreject rej[DWORKER_REJECTS];
 };
 
 struct uroce_daemon {
@@ -359,6 +375,10 @@ struct uroce_daemon {
 	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */
 	struct dseg *graveyard;         /* ctl: freed segments the device still reads */
 	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
+	/* ctl: responder rejections logged in the current second, and not */
+	uint64_t rej_window_s;
+	unsigned int rej_logged;
+	uint64_t rej_unlogged;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -405,6 +425,8 @@ unsigned int worker_poll(struct dworker *w);
 void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 /* Take the worker's events into @p out (at most @p max). Control thread. */
 unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
+/* Take the worker's next responder rejection into @p out. @return false if none. */
+bool worker_reject(struct dworker *w, struct dreject *out);
 
 /* gen.c: the lcore load generator (doc/loadgen.md) */
 /* A GEN_* request of the control protocol. @return 0 or -errno. */

@@ -739,8 +739,8 @@ simwire_step(struct simwire *sw)
 	return work;
 }
 
-static uint64_t
-next_event(struct simwire *sw)
+uint64_t
+simwire_next_event(const struct simwire *sw)
 {
 	uint64_t t = sw->nheap > 0 ? (sw->heap[0].at_ns + 999) / 1000 : UINT64_MAX;
 	uint64_t d0 = uroce_eng_next_deadline(sw->ep[0].eng);
@@ -768,7 +768,7 @@ simwire_run_until(struct simwire *sw, bool (*done)(void *arg), void *arg, uint64
 				sw->now++;
 				continue;
 			}
-			t = next_event(sw);
+			t = simwire_next_event(sw);
 			if (t == UINT64_MAX)
 				return done(arg);
 			sw->now = t > sw->now ? t : sw->now + 1;

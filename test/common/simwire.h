@@ -143,6 +143,13 @@ uint32_t simwire_zc_held(const struct simwire *sw, int side);
 /** Let the device release every zero-copy packet of @p side it holds. */
 void simwire_zc_release(struct simwire *sw, int side);
 
+/**
+ * When something happens next, in µs: the delivery of the first packet in
+ * flight or the earliest engine deadline (UINT64_MAX: nothing). A loop that
+ * found no work jumps the clock here, never past a packet still on the wire.
+ */
+uint64_t simwire_next_event(const struct simwire *sw);
+
 /** One round: poll both engines, deliver every packet due. @return work done. */
 unsigned int simwire_step(struct simwire *sw);
 

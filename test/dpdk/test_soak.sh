@@ -43,6 +43,7 @@ timeout $((SECS + 300)) "$SOAK_CLIENT" mixed --a "$WORK/a.sock" --b "$WORK/b.soc
 	--seconds "$SECS" --depth 32 >"$WORK/mixed.out" 2>&1 &
 CLIENT=$!
 PIDS+=("$CLIENT")
+T0=$SECONDS
 sleep 10
 samples_a=()
 samples_b=()
@@ -53,21 +54,38 @@ while kill -0 "$CLIENT" 2>/dev/null; do
 done
 wait "$CLIENT"
 rc=$?
+ELAPSED=$((SECONDS - T0))
 if [ "$rc" -eq 0 ]; then
 	pass "mixed traffic for $SECS s at 5 % loss: $(tail -1 "$WORK/mixed.out")"
 else
-	fail "mixed traffic: exit $rc: $(tail -3 "$WORK/mixed.out" | tr '\n' ' ')"
-	# What the transport saw, for whoever debugs it.
+	fail "mixed traffic failed after $ELAPSED s (exit $rc): $(tail -3 "$WORK/mixed.out" | tr '\n' ' ')"
+	# What the transport saw, for whoever debugs it: the non-zero counters
+	# of each daemon, and every request a responder refused (uroced logs
+	# each, with the check and its saved READ/ATOMIC resources).
 	for side in "$PA" "$PB"; do
 		tel "$side" /uroce/daemon/stats | /usr/bin/python3 -c '
 import json, sys
-d = json.loads(sys.stdin.read())["/uroce/daemon/stats"]
-print("    " + sys.argv[1] + ": " + " ".join("%s=%d" % kv for kv in d.items() if kv[1]))' "$side"
+try:
+    d = json.loads(sys.stdin.read())["/uroce/daemon/stats"]
+    print("    " + sys.argv[1] + ": " + " ".join("%s=%d" % kv for kv in d.items() if kv[1]))
+except Exception as e:
+    print("    " + sys.argv[1] + ": no counters (telemetry: %s)" % e)' "$side"
+	done
+	for side in a b; do
+		n=$(grep -c "responder refused" "$WORK/$side.log")
+		log "daemon $side logged $n refused request(s)"
+		grep "responder refused" "$WORK/$side.log" | head -20 | sed 's/^/    /'
 	done
 fi
-flat() { # flat NAME SAMPLES...: mbufs and RSS of every sample against the first
+# flat NAME SAMPLES...: mbufs and RSS of every sample against the first. The
+# client samples every 5 s from 10 s on: one that failed sooner has none.
+flat() {
 	local name="$1" first u r maxu=0 maxr=0 n=0
 	shift
+	if [ $# -eq 0 ]; then
+		fail "$name: no sample of mbufs and RSS (the client ran $ELAPSED s)"
+		return
+	fi
 	first="$1"
 	read -r _ _ _ _ _ _ u0 r0 <<<"$first"
 	for smp in "$@"; do

@@ -768,6 +768,145 @@ Test(events, qp_fatal_event_is_delivered, .timeout = 60, .fini = stop_daemon)
 	wait_all_reclaimed();
 }
 
+/* What the daemon logged (uroce_log_set() sink of this process). */
+static char log_text[16384];
+static size_t log_len;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+log_capture(enum uroce_log_level level, const char *msg)
+{
+	(void)level;
+	pthread_mutex_lock(&log_lock);
+	log_len += (size_t)snprintf(log_text + log_len, sizeof(log_text) - log_len, "%s\n", msg);
+	if (log_len >= sizeof(log_text))
+		log_len = sizeof(log_text) - 1;
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool
+log_has(const char *what)
+{
+	bool yes;
+
+	pthread_mutex_lock(&log_lock);
+	yes = strstr(log_text, what) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return yes;
+}
+
+/* A request the responder refuses (issue 16): a WRITE under an R_Key of no
+ * MR. Expect: the requester's WQE fails REM_ACCESS_ERR, the responder QP
+ * raises QP_ACCESS_ERR, and the daemon logs the refusal on its control
+ * thread with the check that refused it, the PSNs and the RETH, and keeps
+ * it as the QP's last responder error (QUERY_COUNTERS). */
+Test(events, refused_request_is_logged_and_kept, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_shm_msg_query_counters_resp cr;
+	struct uroce_shm_msg_query_counters_req cq;
+	struct uroce_sge sge;
+	struct uroce_send_wr wr, *bad = NULL;
+	struct uroce_async_event ev;
+	struct uroce_qp *a, *b;
+	char want[160];
+	uint32_t bad_rkey, i, found = 0;
+	double end;
+	struct uroce_wc wc;
+	struct ep e;
+
+	log_len = 0;
+	log_text[0] = '\0';
+	uroce_log_set(log_capture, UROCE_LOG_NOTICE);
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	a = qp_new(&e, NULL);
+	b = qp_new(&e, NULL);
+	pair(&e, a, b);
+	bad_rkey = e.mr->rkey ^ 0x5500u; /* another index: no MR */
+	sge = (struct uroce_sge){.addr = (uintptr_t)e.buf, .length = 64, .lkey = e.mr->lkey};
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.opcode = UROCE_WR_RDMA_WRITE;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)e.buf + 4096;
+	wr.wr.rdma.rkey = bad_rkey;
+	cr_assert_eq(uroce_post_send(a, &wr, &bad), 0);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR);
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no QP_ACCESS_ERR");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_QP_ACCESS_ERR);
+	cr_expect_eq(ev.element.qp, b);
+	uroce_ack_async_event(&ev);
+	snprintf(want, sizeof(want), "qp %#x (client", b->qp_num);
+	end = dt_now_s() + 5;
+	while (!log_has(want) && dt_now_s() < end)
+		dt_nap_ms(5);
+	cr_expect(log_has(want), "no log line for qp %#x: %s", b->qp_num, log_text);
+	snprintf(want, sizeof(want), "responder refused RC RDMA WRITE Only psn 0x64 (rejection 1");
+	cr_expect(log_has(want), "%s", log_text);
+	snprintf(want, sizeof(want), "check rkey, remote access error; epsn 0x64");
+	cr_expect(log_has(want), "%s", log_text);
+	snprintf(want, sizeof(want), "rkey %#x len 64; in message none", bad_rkey);
+	cr_expect(log_has(want), "%s", log_text);
+	/* The QP's counters, as uroce-ctl reads them. */
+	{
+		int s = dt_connect(dd.sock_path), fd = -1;
+		struct uroce_shm_msg_hello_req h;
+		uint8_t buf[UROCE_SHM_MSG_MAX];
+
+		cr_assert_geq(s, 0);
+		memset(&h, 0, sizeof(h));
+		h.abi_major = UROCE_SHM_ABI_MAJOR;
+		h.abi_minor = UROCE_SHM_ABI_MINOR;
+		cr_assert_gt(dt_msg_send(s, UROCE_SHM_MSG_HELLO, 1, &h, sizeof(h), -1), 0);
+		cr_assert_gt(dt_msg_recv(s, buf, sizeof(buf), &fd), 0);
+		if (fd >= 0)
+			close(fd);
+		memset(&cq, 0, sizeof(cq));
+		cq.scope = UROCE_SHM_COUNTERS_QP;
+		cq.qp_num = b->qp_num;
+		do {
+			const struct uroce_shm_msg_hdr *hd = (const void *)buf;
+
+			cr_assert_gt(dt_msg_send(s, UROCE_SHM_MSG_QUERY_COUNTERS, 2, &cq,
+						 sizeof(cq), -1), 0);
+			cr_assert_gt(dt_msg_recv(s, buf, sizeof(buf), &fd), 0);
+			cr_assert_eq(hd->status, 0);
+			memcpy(&cr, buf + sizeof(*hd), sizeof(cr));
+			for (i = 0; i < cr.page.count; i++) {
+				const struct uroce_shm_counter *c = &cr.c[i];
+
+				if (c->group != UROCE_SHM_COUNTER_G_RESP_REJECT)
+					continue;
+				found++;
+				if (strcmp(c->name, "resp_rejects") == 0)
+					cr_expect_eq(c->value, 1);
+				if (strcmp(c->name, "last_reject_check") == 0)
+					cr_expect_eq(c->value, UROCE_RCHK_RKEY);
+				if (strcmp(c->name, "last_reject_nak") == 0)
+					cr_expect_eq(c->value, UROCE_NAK_REMOTE_ACCESS_ERR);
+				if (strcmp(c->name, "last_reject_psn") == 0)
+					cr_expect_eq(c->value, 100);
+				if (strcmp(c->name, "last_reject_rkey") == 0)
+					cr_expect_eq(c->value, bad_rkey);
+				if (strcmp(c->name, "last_reject_va") == 0)
+					cr_expect_eq(c->value, (uintptr_t)e.buf + 4096);
+			}
+			cq.start = cr.page.next;
+		} while (cr.page.flags & UROCE_SHM_LIST_F_MORE);
+		close(s);
+	}
+	cr_expect_eq(found, 10, "the last responder error rows");
+	uroce_log_set(NULL, UROCE_LOG_NOTICE);
+	cr_expect_eq(uroce_destroy_qp(a), 0);
+	cr_expect_eq(uroce_destroy_qp(b), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
 Test(events, cq_overrun_reports_cq_err_once, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_async_event ev;
