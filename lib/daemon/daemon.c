@@ -217,8 +217,9 @@ session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t
 		d->st.async_dropped++;
 }
 
-/* Responder rejections logged per second at most: a peer that sends garbage
- * must not flood the log (the rest are counted and said with the next). */
+/* Rejections and requester failures logged per second at most: a peer that
+ * sends garbage must not flood the log (the rest are counted, and the next
+ * responder line says how many). */
 #define REJECT_LOG_PER_S 20u
 
 static const char *
@@ -242,23 +243,14 @@ nak_name(uint8_t nak)
 static void
 log_reject(struct uroce_daemon *d, const struct dreject *e)
 {
-	const struct uroce_eng_resp_reject *r = &e->r;
-	const struct uroce_opcode_info *oi = uroce_opcode_get(r->opcode);
+	const struct uroce_eng_resp_reject *r = &e->u.r;
+	/* A READ response that could not be sent has no request packet. */
+	const struct uroce_opcode_info *oi = r->check == UROCE_RCHK_READ_MR ? NULL :
+					     uroce_opcode_get(r->opcode);
 	char res[UROCE_MAX_DEST_RD_ATOMIC * 112 + 1], more[64] = "", msg[80];
 	size_t off = 0;
-	struct timespec ts;
 	uint32_t i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	if ((uint64_t)ts.tv_sec != d->rej_window_s) {
-		d->rej_window_s = (uint64_t)ts.tv_sec;
-		d->rej_logged = 0;
-	}
-	if (d->rej_logged >= REJECT_LOG_PER_S) {
-		d->rej_unlogged++;
-		return;
-	}
-	d->rej_logged++;
 	if (d->rej_unlogged != 0)
 		snprintf(more, sizeof(more), "; %" PRIu64 " before it not logged", d->rej_unlogged);
 	res[0] = '\0';
@@ -291,20 +283,69 @@ log_reject(struct uroce_daemon *d, const struct dreject *e)
 		  oi != NULL ? oi->name : r->check == UROCE_RCHK_READ_MR ? "(READ response)" : "?",
 		  r->psn, r->seq, r->time_us, uroce_resp_check_name(r->check), nak_name(r->nak),
 		  r->epsn, r->msn, r->va, r->rkey, r->len, msg, off == 0 ? " none" : res, more);
-	d->rej_unlogged = 0;
 }
 
-/* Log the rejections the workers recorded. */
+/* One log line for a requester that failed its oldest WQE: the WQE, the
+ * PSNs and its last events off the good path. Control thread only. */
+static void
+log_req_error(const struct dreject *e)
+{
+	static const char *const kind[] = {"?", "timeout", "nak_seq", "implied_nak",
+					   "retry_skipped", "rnr", "nak"};
+	const struct uroce_eng_req_error *q = &e->u.q;
+	char ev[UROCE_REQ_EVENTS * 96 + 1];
+	size_t off = 0;
+	uint32_t i;
+
+	ev[0] = '\0';
+	for (i = 0; i < q->n_ev && i < UROCE_REQ_EVENTS && off < sizeof(ev); i++) {
+		const struct uroce_eng_req_event *x = &q->ev[i];
+		int n = snprintf(ev + off, sizeof(ev) - off,
+				 " [t %" PRIu64 " %s psn %#x comp %#x req %#x retries %u]", x->time_us,
+				 x->kind < sizeof(kind) / sizeof(kind[0]) ? kind[x->kind] : "?", x->psn,
+				 x->comp_psn, x->req_psn, x->retry_left);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	uroce_log(UROCE_LOG_WARNING,
+		  "uroce daemon: qp %#x (client %u pid %d): requester gave up (t %" PRIu64 " us): %s "
+		  "on WR opcode %u of %u bytes, psn %#x-%#x; comp_psn %#x req_psn %#x psn_hi %#x; "
+		  "%u WQEs outstanding (%u READ/atomic); retry_cnt %u timeout %u; events:%s",
+		  q->qpn, e->session_id, e->pid, q->time_us, uroce_wc_status_name(q->status),
+		  q->opcode, q->length, q->first_psn, q->last_psn, q->comp_psn, q->req_psn,
+		  q->psn_hi, q->outstanding, q->rd_outstanding, q->retry_cnt, q->timeout,
+		  off == 0 ? " none" : ev);
+}
+
+/* Log the rejections and requester failures the workers recorded. */
 static unsigned int
 drain_rejects(struct uroce_daemon *d)
 {
 	struct dreject e;
 	unsigned int n = 0, i;
 
+	struct timespec ts;
+
 	for (i = 0; i < d->n_workers; i++)
 		while (worker_reject(d->w[i], &e)) {
-			log_reject(d, &e);
 			n++;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if ((uint64_t)ts.tv_sec != d->rej_window_s) {
+				d->rej_window_s = (uint64_t)ts.tv_sec;
+				d->rej_logged = 0;
+			}
+			if (d->rej_logged >= REJECT_LOG_PER_S) {
+				d->rej_unlogged++;
+				continue;
+			}
+			d->rej_logged++;
+			if (e.is_req)
+				log_req_error(&e);
+			else
+				log_reject(d, &e);
+			d->rej_unlogged = 0;
 		}
 	return n;
 }

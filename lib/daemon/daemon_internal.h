@@ -291,12 +291,17 @@ struct devent {
 
 #define DWORKER_EVENTS 256u
 
-/* A request a QP's responder refused, for the control thread's log. */
+/* A request a QP's responder refused, or a QP's requester that failed, for
+ * the control thread's log. */
 struct dreject {
 	uint16_t session_id;
-	uint16_t reserved;
+	uint8_t is_req;                 /* q, else r */
+	uint8_t reserved;
 	int32_t pid;
-	struct uroce_eng_resp_reject r;
+	union {
+		struct uroce_eng_resp_reject r;
+		struct uroce_eng_req_error q;
+	} u;
 };
 
 #define DWORKER_REJECTS 16u

@@ -132,24 +132,48 @@ raise_event(struct dworker *w, struct session *s, uint32_t type, uint32_t handle
 
 /* The engine's resp_reject op: the record goes to the control thread, which
  * logs it; the worker never writes a log line itself. */
-static void
-op_resp_reject(void *ctx, struct uroce_eng_qp *eq, const struct uroce_eng_resp_reject *r)
+static struct dreject *
+reject_slot(struct dworker *w, struct uroce_eng_qp *eq)
 {
-	struct dworker *w = ctx;
 	struct dqp *qp = uroce_eng_qp_context(eq);
 	uint32_t head = __atomic_load_n(&w->rej_head, __ATOMIC_ACQUIRE);
 	struct dreject *e;
 
 	if (w->rej_tail - head == DWORKER_REJECTS) {
 		w->cnt.rejects_dropped++;
-		return;
+		return NULL;
 	}
 	e = &w->rej[w->rej_tail & (DWORKER_REJECTS - 1)];
 	e->session_id = qp != NULL ? qp->owner->id : 0;
 	e->reserved = 0;
 	e->pid = qp != NULL ? (int32_t)qp->owner->pid : 0;
-	e->r = *r;
+	return e;
+}
+
+static void
+op_resp_reject(void *ctx, struct uroce_eng_qp *eq, const struct uroce_eng_resp_reject *r)
+{
+	struct dworker *w = ctx;
+	struct dreject *e = reject_slot(w, eq);
+
+	if (e == NULL)
+		return;
+	e->is_req = 0;
+	e->u.r = *r;
 	/* Release: the record is whole before the control thread sees it. */
+	__atomic_store_n(&w->rej_tail, w->rej_tail + 1, __ATOMIC_RELEASE);
+}
+
+static void
+op_req_error(void *ctx, struct uroce_eng_qp *eq, const struct uroce_eng_req_error *q)
+{
+	struct dworker *w = ctx;
+	struct dreject *e = reject_slot(w, eq);
+
+	if (e == NULL)
+		return;
+	e->is_req = 1;
+	e->u.q = *q;
 	__atomic_store_n(&w->rej_tail, w->rej_tail + 1, __ATOMIC_RELEASE);
 }
 
@@ -873,6 +897,7 @@ static const struct uroce_eng_ops worker_ops = {
 	.rq_refill = op_rq_refill,
 	.tx_send_zc = op_tx_send_zc,
 	.resp_reject = op_resp_reject,
+	.req_error = op_req_error,
 };
 
 /* ------------------------------------------------------------------------ */

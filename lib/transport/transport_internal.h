@@ -299,6 +299,9 @@ struct uroce_eng_qp {
 	 * (rej_count - 1) % UROCE_RESP_REJECTS); kept across a reset. */
 	uint64_t rej_count;
 	struct uroce_eng_resp_reject rej[UROCE_RESP_REJECTS];
+	/* The requester's last events off the good path (comp.c), a ring. */
+	uint32_t req_ev_count;
+	struct uroce_eng_req_event req_ev[UROCE_REQ_EVENTS];
 };
 
 TAILQ_HEAD(qp_list, uroce_eng_qp);

@@ -200,6 +200,55 @@ struct uroce_eng_resp_reject {
 /** Rejections a QP keeps. */
 #define UROCE_RESP_REJECTS 4u
 
+/** What a requester met off the good path (uroce_eng_req_event.kind). */
+enum uroce_req_event_kind {
+	UROCE_REQ_EV_TIMEOUT = 1,   /**< local ACK timeout: go-back-N from comp_psn */
+	UROCE_REQ_EV_NAK_SEQ,       /**< PSN sequence error NAK at psn: resend from it */
+	UROCE_REQ_EV_IMPLIED_NAK,   /**< a later response skipped a READ/ATOMIC: resend */
+	UROCE_REQ_EV_RETRY_SKIPPED, /**< the same resend is under way: no new rewind */
+	UROCE_REQ_EV_RNR,           /**< RNR NAK at psn: wait, then resend */
+	UROCE_REQ_EV_NAK,           /**< an error NAK */
+};
+
+/** One requester event (newest last in uroce_eng_req_error.ev). */
+struct uroce_eng_req_event {
+	uint64_t time_us;
+	uint8_t kind;        /**< enum uroce_req_event_kind */
+	uint8_t retry_left;  /**< retries left when it came */
+	uint16_t reserved;
+	uint32_t psn;        /**< the response's PSN (TIMEOUT: comp_psn) */
+	uint32_t comp_psn;   /**< oldest unacknowledged PSN, after it */
+	uint32_t req_psn;    /**< next PSN to send, after it */
+};
+
+/** Requester events a QP keeps for its error record. */
+#define UROCE_REQ_EVENTS 8u
+
+/**
+ * A requester that completed its oldest WQE in error and put the QP in ERR
+ * (retries or RNR retries exhausted, an error NAK): the WQE, the PSNs, and
+ * its last events, for the shell's req_error op.
+ */
+struct uroce_eng_req_error {
+	uint64_t time_us;
+	uint32_t qpn;
+	uint32_t status;     /**< enum uroce_wc_status of the WQE */
+	uint32_t opcode;     /**< the WQE's enum uroce_wr_opcode */
+	uint32_t length;
+	uint32_t first_psn;  /**< the WQE's PSNs */
+	uint32_t last_psn;
+	uint32_t comp_psn;
+	uint32_t req_psn;
+	uint32_t psn_hi;     /**< one past the highest PSN sent */
+	uint32_t outstanding; /**< WQEs posted and not completed */
+	uint32_t rd_outstanding;
+	uint8_t retry_cnt;
+	uint8_t timeout;     /**< local ACK timeout exponent */
+	uint8_t n_ev;        /**< entries in ev[], oldest first */
+	uint8_t reserved;
+	struct uroce_eng_req_event ev[UROCE_REQ_EVENTS];
+};
+
 struct uroce_eng_ops {
 	/** Current time in microseconds, monotonic. Required. */
 	uint64_t (*now_us)(void *ctx);
@@ -253,6 +302,11 @@ struct uroce_eng_ops {
 	 */
 	void (*resp_reject)(void *ctx, struct uroce_eng_qp *qp,
 			    const struct uroce_eng_resp_reject *r);
+	/**
+	 * The requester of @p qp failed its oldest WQE and the QP went to ERR
+	 * (uroce_eng_req_error). Optional; must not re-enter the engine.
+	 */
+	void (*req_error)(void *ctx, struct uroce_eng_qp *qp, const struct uroce_eng_req_error *e);
 };
 
 /** Engine configuration for uroce_eng_create(). */

@@ -907,6 +907,94 @@ Test(events, refused_request_is_logged_and_kept, .timeout = 60, .fini = stop_dae
 	wait_all_reclaimed();
 }
 
+/* The client of a responder QP goes away while its READ responses are
+ * queued (issue 16: the soak's "spurious remote access error" was this, at
+ * the teardown that followed a failure). Workers on threads of their own,
+ * so they keep running while the control thread tears the session down.
+ * Expect: the requester's READs end in success, RETRY_EXC_ERR or a flush,
+ * never REM_ACCESS_ERR; the daemon counts no remote access error and logs
+ * no refused request: the dead client's QP answered nothing. */
+Test(events, dying_responder_is_silent, .timeout = 60, .fini = stop_daemon)
+{
+	const int access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			   UROCE_ACCESS_REMOTE_READ;
+	struct uroce_daemon_conf conf;
+	uint64_t cnt[UROCE_CNT_MAX];
+	struct uroce_qp *a, *b;
+	struct uroce_mr *mrb;
+	struct uroce_wc wc;
+	struct ep ea, eb;
+	unsigned int i, done = 0, ok = 0;
+	double end;
+	int rc;
+
+	log_len = 0;
+	log_text[0] = '\0';
+	uroce_log_set(log_capture, UROCE_LOG_NOTICE);
+	memset(&conf, 0, sizeof(conf));
+	conf.threaded = true;
+	rc = dt_daemon_start(&dd, "dying", &conf);
+	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
+	ep_open(&ea);
+	ep_open(&eb);
+	mrb = uroce_reg_mr(eb.pd, eb.buf, BUF_SIZE, access);
+	cr_assert_not_null(mrb);
+	a = qp_new(&ea, NULL);
+	b = qp_new(&eb, NULL);
+	{
+		const struct dt_rc to_b = {.dgid = eb.gid, .dqpn = b->qp_num, .rq_psn = 7,
+					   .sq_psn = 9, .rd_atomic = 16};
+		const struct dt_rc to_a = {.dgid = ea.gid, .dqpn = a->qp_num, .rq_psn = 9,
+					   .sq_psn = 7, .rd_atomic = 16};
+
+		cr_assert_eq(dt_qp_to_rts(a, access, &to_b), 0);
+		cr_assert_eq(dt_qp_to_rts(b, access, &to_a), 0);
+	}
+	/* 16 READs of 32 KiB (32 response packets each) from b's memory. */
+	for (i = 0; i < 16; i++) {
+		struct uroce_sge sge = {.addr = (uintptr_t)ea.buf, .length = 32768,
+					.lkey = ea.mr->lkey};
+		struct uroce_send_wr wr, *bad = NULL;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.opcode = UROCE_WR_RDMA_READ;
+		wr.send_flags = UROCE_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = (uintptr_t)eb.buf;
+		wr.wr.rdma.rkey = mrb->rkey;
+		cr_assert_eq(uroce_post_send(a, &wr, &bad), 0);
+	}
+	/* The responder is busy: its client hangs up without cleaning up. */
+	wait_wc(ea.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "%s", uroce_wc_status_name(wc.status));
+	done = ok = 1;
+	cr_assert_eq(uroce_close_device(eb.ctx), 0);
+	end = dt_now_s() + 20;
+	while (done < 16 && dt_now_s() < end) {
+		if (uroce_poll_cq(ea.cq, 1, &wc) != 1) {
+			dt_nap_ms(1);
+			continue;
+		}
+		done++;
+		ok += wc.status == UROCE_WC_SUCCESS;
+		cr_expect(wc.status == UROCE_WC_SUCCESS || wc.status == UROCE_WC_RETRY_EXC_ERR ||
+			  wc.status == UROCE_WC_WR_FLUSH_ERR, "READ %u: %s", done,
+			  uroce_wc_status_name(wc.status));
+	}
+	cr_expect_eq(done, 16, "%u of 16 READs completed", done);
+	dt_daemon_lock(&dd);
+	uroce_daemon_counters(dd.d, cnt, UROCE_CNT_MAX);
+	dt_daemon_unlock(&dd);
+	cr_expect_eq(cnt[UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS], 0);
+	cr_expect(!log_has("responder refused"), "%s", log_text);
+	cr_log_info("%u of 16 READs done before the responder's client left", ok);
+	uroce_log_set(NULL, UROCE_LOG_NOTICE);
+	cr_expect_eq(uroce_destroy_qp(a), 0);
+	ep_close(&ea);
+}
+
 Test(events, cq_overrun_reports_cq_err_once, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_async_event ev;
