@@ -24,6 +24,7 @@
 
 #include "uroce_cli.h"
 #include "uroce_shm_introspect.h"
+#include "uroce_wire.h"
 
 #include "ctl.h"
 #include "fmt.h"
@@ -468,6 +469,11 @@ devices_text(const char *sock, unsigned int abi_minor,
 	info_line(1, 40, "sys_image_guid", "%s", sguid);
 	for (i = 0; i < sizeof(dev_fields) / sizeof(dev_fields[0]); i++)
 		dev_field_line(dev, &dev_fields[i]);
+	/* As ibv_devinfo -v names it. */
+	info_line(1, 40, "atomic_cap", "%s (%u)",
+		  dev->atomic_cap == UROCE_ATOMIC_GLOB ? "ATOMIC_GLOB" :
+		  dev->atomic_cap == UROCE_ATOMIC_HCA ? "ATOMIC_HCA" : "ATOMIC_NONE",
+		  dev->atomic_cap);
 	info_line(1, 40, "phys_port_cnt", "%u", dev->phys_port_cnt);
 	for (i = 0; i < nports; i++) {
 		info_line(2, 24, "port", "%u", i + 1);
@@ -810,16 +816,18 @@ ctl_clients_main(int argc, char **argv)
 static void
 counters_row(struct show *s, const void *entry, void *arg)
 {
-	static const char *const groups[] = {"daemon", "transport", "congestion"};
+	static const char *const groups[] = {"daemon", "transport", "congestion",
+					     "last_responder_error"};
 	const struct uroce_shm_counter *e = entry;
 	char name[UROCE_SHM_COUNTER_NAME_LEN + 1];
+	const struct uroce_opcode_info *oi;
 	int *group = arg;
 	const char *g;
 
 	/* The daemon NUL-terminates; do not trust it to. */
 	memcpy(name, e->name, UROCE_SHM_COUNTER_NAME_LEN);
 	name[UROCE_SHM_COUNTER_NAME_LEN] = '\0';
-	g = e->group < 3 ? groups[e->group] : "other";
+	g = e->group < 4 ? groups[e->group] : "other";
 	/* Counters of a group arrive together: one object per group. */
 	if (*group != e->group) {
 		if (*group >= 0)
@@ -831,7 +839,18 @@ counters_row(struct show *s, const void *entry, void *arg)
 	json_kv_u64(&s->j, name, e->value);
 	tbl_cell(&s->t, "%s", g);
 	tbl_cell(&s->t, "%s", name);
-	tbl_cell(&s->t, "%" PRIu64, e->value);
+	/* The table names what the last rejection's numbers mean. */
+	oi = uroce_opcode_get((uint8_t)e->value);
+	if (e->group == UROCE_SHM_COUNTER_G_RESP_REJECT && strcmp(name, "last_reject_check") == 0)
+		tbl_cell(&s->t, "%" PRIu64 " (%s)", e->value, uroce_resp_check_name((uint32_t)e->value));
+	else if (e->group == UROCE_SHM_COUNTER_G_RESP_REJECT &&
+		 strcmp(name, "last_reject_opcode") == 0 && oi != NULL)
+		tbl_cell(&s->t, "%" PRIu64 " (%s)", e->value, oi->name);
+	else if (e->group == UROCE_SHM_COUNTER_G_RESP_REJECT && strcmp(name, "last_reject_nak") == 0 &&
+		 e->value == UROCE_RESP_REJECT_DROPPED)
+		tbl_cell(&s->t, "%" PRIu64 " (dropped)", e->value);
+	else
+		tbl_cell(&s->t, "%" PRIu64, e->value);
 }
 
 int

@@ -20,7 +20,7 @@ uroce_log_set(uroce_log_fn fn, enum uroce_log_level max_level)
 void
 uroce_log(enum uroce_log_level level, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[2048];
 	va_list ap;
 
 	if (level > log_max)

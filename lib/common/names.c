@@ -2,8 +2,10 @@
  * Copyright(c) 2026 The uroce authors
  */
 
-/* Names of the verbs enumerations, as tools print them, and what they mean. */
+/* Names of the verbs enumerations (and the responder checks), as tools print
+ * them, and what they mean. */
 
+#include "uroce_common.h"
 #include "uroce_verbs_defs.h"
 
 #define WC(e, str) [UROCE_WC_##e] = { #e, str }
@@ -50,4 +52,21 @@ uroce_wc_status_str(uint32_t status)
 {
 	return status < sizeof(wc_status_tab) / sizeof(wc_status_tab[0]) ?
 	       wc_status_tab[status].str : "unknown";
+}
+
+const char *
+uroce_resp_check_name(uint32_t check)
+{
+	static const char *const names[UROCE_RCHK_MAX] = {
+		[UROCE_RCHK_NONE] = "none", [UROCE_RCHK_OP_SEQ] = "op_seq",
+		[UROCE_RCHK_LENGTH] = "length", [UROCE_RCHK_QP_ACCESS] = "qp_access",
+		[UROCE_RCHK_MSG_SIZE] = "msg_size", [UROCE_RCHK_RKEY] = "rkey",
+		[UROCE_RCHK_ATOMIC_ALIGN] = "atomic_align", [UROCE_RCHK_DMA_LENGTH] = "dma_length",
+		[UROCE_RCHK_RECV_LENGTH] = "recv_length", [UROCE_RCHK_INVALIDATE] = "invalidate",
+		[UROCE_RCHK_RECV_SGE] = "recv_sge", [UROCE_RCHK_WRITE_MR] = "write_mr",
+		[UROCE_RCHK_RD_ATOMIC] = "rd_atomic", [UROCE_RCHK_READ_MR] = "read_mr",
+		[UROCE_RCHK_REPLAY_MISS] = "replay_miss", [UROCE_RCHK_REPLAY_RANGE] = "replay_range",
+	};
+
+	return check < UROCE_RCHK_MAX ? names[check] : "?";
 }

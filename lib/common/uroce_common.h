@@ -101,6 +101,37 @@ uroce_put_be64(void *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
+/**
+ * Which responder check refused a request (IBA 9.7.5.1): lib/transport's
+ * record of it (uroce_eng_resp_reject), the daemon's log and the QP's
+ * "last responder error" counters (QUERY_COUNTERS) carry these numbers.
+ */
+enum uroce_resp_check {
+	UROCE_RCHK_NONE = 0,
+	UROCE_RCHK_OP_SEQ,        /**< opcode out of sequence (C9-85): NAK invalid request */
+	UROCE_RCHK_LENGTH,        /**< payload against the path MTU (C9-92) */
+	UROCE_RCHK_QP_ACCESS,     /**< the QP's access flags do not allow the operation */
+	UROCE_RCHK_MSG_SIZE,      /**< a DMA length above 2^31 */
+	UROCE_RCHK_RKEY,          /**< R_Key, PD, rights or bounds of the RETH / AtomicETH (C9-88) */
+	UROCE_RCHK_ATOMIC_ALIGN,  /**< an atomic VA not 8-aligned (IBA 9.4.5) */
+	UROCE_RCHK_DMA_LENGTH,    /**< WRITE payload past its DMA length (C9-89) */
+	UROCE_RCHK_RECV_LENGTH,   /**< SEND longer than its receive WQE */
+	UROCE_RCHK_INVALIDATE,    /**< SEND with Invalidate: nothing may be invalidated */
+	UROCE_RCHK_RECV_SGE,      /**< the receive WQE's SGE fails its L_Key check */
+	UROCE_RCHK_WRITE_MR,      /**< a WRITE's later packet: the MR no longer holds the bytes */
+	UROCE_RCHK_RD_ATOMIC,     /**< a READ/ATOMIC beyond max_dest_rd_atomic */
+	UROCE_RCHK_READ_MR,       /**< a READ response: the MR no longer holds the bytes */
+	UROCE_RCHK_REPLAY_MISS,   /**< duplicate READ/ATOMIC, no saved resource: dropped */
+	UROCE_RCHK_REPLAY_RANGE,  /**< duplicate READ, not the tail of its saved READ: dropped */
+	UROCE_RCHK_MAX,
+};
+
+/** The NAK code of a refused request that was dropped without a NAK. */
+#define UROCE_RESP_REJECT_DROPPED 0xFFu
+
+/** Name of a responder check ("rkey", "replay_miss", ...), "?" if unknown. */
+const char *uroce_resp_check_name(uint32_t check);
+
 /** Log levels, same order as syslog. */
 enum uroce_log_level {
 	UROCE_LOG_ERR = 3,

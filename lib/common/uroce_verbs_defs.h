@@ -28,6 +28,16 @@ enum uroce_qp_type {
 	UROCE_QPT_UD = 4,
 };
 
+/**
+ * Atomicity of remote atomics (ibv_atomic_cap): HCA, only against the
+ * device's own atomics; GLOB, also against the CPU's atomics on the word.
+ */
+enum uroce_atomic_cap {
+	UROCE_ATOMIC_NONE = 0,
+	UROCE_ATOMIC_HCA = 1,
+	UROCE_ATOMIC_GLOB = 2,
+};
+
 /** QP state (ibv_qp_state, IBA 10.3.1). */
 enum uroce_qp_state {
 	UROCE_QPS_RESET = 0,
@@ -132,6 +142,7 @@ const char *uroce_wc_status_name(uint32_t status);
 
 /** What the status means, in libibverbs' words (ibv_wc_status_str()), or "unknown". */
 const char *uroce_wc_status_str(uint32_t status);
+
 
 /** Work completion opcode (ibv_wc_opcode). */
 enum uroce_wc_opcode {

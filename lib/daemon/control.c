@@ -1108,7 +1108,9 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	p->max_srq_sge = UROCE_MAX_SGE;
 	p->max_ah = DAEMON_MAX_AH;
 	p->max_inline_data = UROCE_MAX_INLINE;
-	p->atomic_cap = 1; /* IBV_ATOMIC_HCA: atomic among this device's QPs */
+	/* An ATOMIC is one CPU atomic on the client's own memory (resp.c), so
+	 * the client's CPU atomics on the word see it as indivisible. */
+	p->atomic_cap = UROCE_ATOMIC_GLOB;
 	p->phys_port_cnt = 1;
 	p->max_pkeys = 1;
 }
@@ -1246,9 +1248,16 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 
 /*
  * Tear a session down. Its doorbell blocks are served no more; its QPs go,
- * then SRQs and CQs on their workers; AHs and MRs leave the device, and
+ * then SRQs and CQs on their workers; then AHs and MRs leave the device, and
  * once every worker has come round (none holds an MR pointer into the
  * session's memory any more) they are freed with PDs and segments.
+ *
+ * The MRs are revoked only once the QPs are gone: only a QP of the same PD
+ * can use them, and a QP still alive would answer a request in flight, or
+ * send a READ response it had queued, with a remote access error NAK for a
+ * key it no longer finds, and tell its peer "you named a bad key" (issue 16,
+ * the soak's spurious remote access error). A destroyed QP answers nothing:
+ * the peer sees silence, as when a process with a ConnectX QP dies.
  */
 void
 control_session_free(struct uroce_daemon *d, struct session *s)
@@ -1267,16 +1276,17 @@ control_session_free(struct uroce_daemon *d, struct session *s)
 		c.u.ws = s->ws[w];
 		worker_call(d, w, &c);
 	}
-	for (i = 0; i < s->nobjs; i++) {
-		uint8_t t;
-		void *o = obj_at(s, i, &t);
-
-		if (t == OBJ_MR)
-			uroce_eng_mr_revoke(((struct dmr *)o)->mr);
-	}
 	for (k = 0; k < sizeof(order); k++) {
-		if (order[k] == OBJ_AH)
+		if (order[k] == OBJ_AH) {
+			for (i = 0; i < s->nobjs; i++) {
+				uint8_t t;
+				void *o = obj_at(s, i, &t);
+
+				if (t == OBJ_MR)
+					uroce_eng_mr_revoke(((struct dmr *)o)->mr);
+			}
 			daemon_barrier(d); /* after the QPs, before AHs, MRs, memory go */
+		}
 		for (i = 0; i < s->nobjs; i++) {
 			uint8_t t;
 			void *o = obj_at(s, i, &t);

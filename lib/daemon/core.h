@@ -230,6 +230,7 @@ struct dqp_state {
 	uint64_t cnt[UROCE_CNT_MAX];
 	struct uroce_eng_cc_state cc;           /* reaction point state */
 	struct uroce_eng_cc_params cc_params;   /* the QP's congestion parameters */
+	struct uroce_eng_resp_reject reject;    /* the last request refused (seq 0: none) */
 };
 
 /* What a worker counts (CMD_STATS adds its engine's transport counters): the
@@ -287,6 +288,21 @@ struct devent {
 
 #define DWORKER_EVENTS 256u
 
+/* A request a QP's responder refused, or a QP's requester that failed, for
+ * the control thread's log. */
+struct dreject {
+	uint16_t session_id;
+	uint8_t is_req;                 /* q, else r */
+	uint8_t reserved;
+	int32_t pid;
+	union {
+		struct uroce_eng_resp_reject r;
+		struct uroce_eng_req_error q;
+	} u;
+};
+
+#define DWORKER_REJECTS 16u
+
 /* ------------------------------------------------------------------------ */
 /* Worker and daemon                                                         */
 /* ------------------------------------------------------------------------ */
@@ -334,6 +350,10 @@ struct dworker {
 	uint32_t ev_tail __attribute__((aligned(DAEMON_CACHE_LINE)));
 	uint32_t ev_head __attribute__((aligned(DAEMON_CACHE_LINE)));
 	struct devent ev[DWORKER_EVENTS];
+	/* rejection ring: the worker writes rej_tail, the control thread rej_head */
+	uint32_t rej_tail __attribute__((aligned(DAEMON_CACHE_LINE)));
+	uint32_t rej_head __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct dreject rej[DWORKER_REJECTS];
 };
 
 struct uroce_daemon {
@@ -360,6 +380,10 @@ struct uroce_daemon {
 	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */
 	struct dseg *graveyard;         /* ctl: freed segments the device still reads */
 	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
+	/* ctl: responder rejections logged in the current second, and not */
+	uint64_t rej_window_s;
+	unsigned int rej_logged;
+	uint64_t rej_unlogged;
 };
 
 /* ------------------------------------------------------------------------ */

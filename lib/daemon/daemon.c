@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,139 @@
 /* ------------------------------------------------------------------------ */
 
 
+/* Rejections and requester failures logged per second at most: a peer that
+ * sends garbage must not flood the log (the rest are counted, and the next
+ * responder line says how many). */
+#define REJECT_LOG_PER_S 20u
+
+static const char *
+nak_name(uint8_t nak)
+{
+	static const char *const n[] = {"PSN sequence error", "invalid request",
+					"remote access error", "remote operational error",
+					"invalid RD request"};
+
+	if (nak == UROCE_RESP_REJECT_DROPPED)
+		return "dropped";
+	return nak < sizeof(n) / sizeof(n[0]) ? n[nak] : "?";
+}
+
+/*
+ * One log line for a request a responder refused: the request, the
+ * responder's expected PSN and message in progress, and every saved
+ * READ/ATOMIC resource (doc/operations.md, "A QP in ERR after a remote
+ * error"). Control thread only.
+ */
+static void
+log_reject(struct uroce_daemon *d, const struct dreject *e)
+{
+	const struct uroce_eng_resp_reject *r = &e->u.r;
+	/* A READ response that could not be sent has no request packet. */
+	const struct uroce_opcode_info *oi = r->check == UROCE_RCHK_READ_MR ? NULL :
+					     uroce_opcode_get(r->opcode);
+	char res[UROCE_MAX_DEST_RD_ATOMIC * 112 + 1], more[64] = "", msg[80];
+	size_t off = 0;
+	uint32_t i;
+
+	if (d->rej_unlogged != 0)
+		snprintf(more, sizeof(more), "; %" PRIu64 " before it not logged", d->rej_unlogged);
+	res[0] = '\0';
+	for (i = 0; i < r->n_res && i < UROCE_MAX_DEST_RD_ATOMIC && off < sizeof(res); i++) {
+		const struct uroce_eng_resp_res *x = &r->res[i];
+		int n;
+
+		if (x->type == 0)
+			continue;
+		n = snprintf(res + off, sizeof(res) - off,
+			     " [%u %s psn %#x-%#x va %#" PRIx64 " len %u rkey %#x msn %u%s%s"
+			     " cur %#x resid %u]", i, x->type == 1 ? "READ" : "ATOMIC",
+			     x->first_psn, x->last_psn, x->va, x->len, x->rkey, x->msn,
+			     x->queued ? " queued" : "", x->replay ? " replay" : "", x->cur_psn,
+			     x->resid);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (r->in_msg == 2)
+		snprintf(msg, sizeof(msg), "WRITE (va %#" PRIx64 " rkey %#x resid %u)", r->w_va,
+			 r->w_rkey, r->w_resid);
+	else
+		snprintf(msg, sizeof(msg), "%s", r->in_msg == 1 ? "SEND" : "none");
+	uroce_log(r->nak == UROCE_RESP_REJECT_DROPPED ? UROCE_LOG_NOTICE : UROCE_LOG_WARNING,
+		  "uroce daemon: qp %#x (client %u pid %d): responder refused %s psn %#x "
+		  "(rejection %" PRIu64 ", t %" PRIu64 " us): check %s, %s; epsn %#x msn %u; "
+		  "va %#" PRIx64 " rkey %#x len %u; in message %s; resources:%s%s", r->qpn,
+		  e->session_id, e->pid,
+		  oi != NULL ? oi->name : r->check == UROCE_RCHK_READ_MR ? "(READ response)" : "?",
+		  r->psn, r->seq, r->time_us, uroce_resp_check_name(r->check), nak_name(r->nak),
+		  r->epsn, r->msn, r->va, r->rkey, r->len, msg, off == 0 ? " none" : res, more);
+}
+
+/* One log line for a requester that failed its oldest WQE: the WQE, the
+ * PSNs and its last events off the good path. Control thread only. */
+static void
+log_req_error(const struct dreject *e)
+{
+	static const char *const kind[] = {"?", "timeout", "nak_seq", "implied_nak",
+					   "retry_skipped", "rnr", "nak"};
+	const struct uroce_eng_req_error *q = &e->u.q;
+	char ev[UROCE_REQ_EVENTS * 96 + 1];
+	size_t off = 0;
+	uint32_t i;
+
+	ev[0] = '\0';
+	for (i = 0; i < q->n_ev && i < UROCE_REQ_EVENTS && off < sizeof(ev); i++) {
+		const struct uroce_eng_req_event *x = &q->ev[i];
+		int n = snprintf(ev + off, sizeof(ev) - off,
+				 " [t %" PRIu64 " %s psn %#x comp %#x req %#x retries %u]", x->time_us,
+				 x->kind < sizeof(kind) / sizeof(kind[0]) ? kind[x->kind] : "?", x->psn,
+				 x->comp_psn, x->req_psn, x->retry_left);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	uroce_log(UROCE_LOG_WARNING,
+		  "uroce daemon: qp %#x (client %u pid %d): requester gave up (t %" PRIu64 " us): %s "
+		  "on WR opcode %u of %u bytes, psn %#x-%#x; comp_psn %#x req_psn %#x psn_hi %#x; "
+		  "%u WQEs outstanding (%u READ/atomic); retry_cnt %u timeout %u; events:%s",
+		  q->qpn, e->session_id, e->pid, q->time_us, uroce_wc_status_name(q->status),
+		  q->opcode, q->length, q->first_psn, q->last_psn, q->comp_psn, q->req_psn,
+		  q->psn_hi, q->outstanding, q->rd_outstanding, q->retry_cnt, q->timeout,
+		  off == 0 ? " none" : ev);
+}
+
+/* Log the rejections and requester failures the workers recorded. */
+static unsigned int
+drain_rejects(struct uroce_daemon *d)
+{
+	struct dreject e;
+	unsigned int n = 0, i;
+
+	struct timespec ts;
+
+	for (i = 0; i < d->n_workers; i++)
+		while (worker_reject(d->w[i], &e)) {
+			n++;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			if ((uint64_t)ts.tv_sec != d->rej_window_s) {
+				d->rej_window_s = (uint64_t)ts.tv_sec;
+				d->rej_logged = 0;
+			}
+			if (d->rej_logged >= REJECT_LOG_PER_S) {
+				d->rej_unlogged++;
+				continue;
+			}
+			d->rej_logged++;
+			if (e.is_req)
+				log_req_error(&e);
+			else
+				log_reject(d, &e);
+			d->rej_unlogged = 0;
+		}
+	return n;
+}
+
 /* Send the events the workers raised to their sessions. */
 static unsigned int
 drain_events(struct uroce_daemon *d)
@@ -69,7 +203,7 @@ drain_events(struct uroce_daemon *d)
 			total += n;
 		}
 	}
-	return total;
+	return total + drain_rejects(d);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -310,6 +310,24 @@ cc_row(const struct dqp_state *qs, unsigned int i)
 	return i == 0 ? qs->cc.limited : *v[i];
 }
 
+/* A QP's last responder rejection (struct uroce_eng_resp_reject), by index. */
+static const char *const reject_rows[] = {
+	"resp_rejects", "last_reject_check", "last_reject_nak", "last_reject_opcode",
+	"last_reject_psn", "last_reject_epsn", "last_reject_va", "last_reject_rkey",
+	"last_reject_len", "last_reject_time_us",
+};
+
+#define N_REJECT_ROWS (sizeof(reject_rows) / sizeof(reject_rows[0]))
+
+static uint64_t
+reject_row(const struct uroce_eng_resp_reject *r, unsigned int i)
+{
+	const uint64_t v[N_REJECT_ROWS] = { r->seq, r->check, r->nak, r->opcode, r->psn,
+					    r->epsn, r->va, r->rkey, r->len, r->time_us };
+
+	return i < N_REJECT_ROWS ? v[i] : 0;
+}
+
 static void
 put_counter(struct uroce_shm_counter *e, const char *name, uint64_t value, uint8_t group)
 {
@@ -349,8 +367,9 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 		rc = qp_state_query(d, qp, &qs);
 		if (rc != 0)
 			return rc;
-		/* cc: then the QP's congestion state and parameters */
-		total = UROCE_CNT_MAX + cc_row_count();
+		/* cc: then the QP's congestion state and parameters, then its
+		 * last responder rejection */
+		total = UROCE_CNT_MAX + cc_row_count() + N_REJECT_ROWS;
 	} else {
 		return -EINVAL;
 	}
@@ -360,7 +379,11 @@ introspect_query_counters(struct uroce_daemon *d, struct session *s, const void 
 	for (i = q->start, k = 0; i < total && k < UROCE_SHM_COUNTERS_MAX; i++, k++) {
 		struct uroce_shm_counter *e = &p->c[k];
 
-		if (q->scope == UROCE_SHM_COUNTERS_QP && i >= UROCE_CNT_MAX)
+		if (q->scope == UROCE_SHM_COUNTERS_QP && i >= UROCE_CNT_MAX + cc_row_count())
+			put_counter(e, reject_rows[i - UROCE_CNT_MAX - cc_row_count()],
+				    reject_row(&qs.reject, i - UROCE_CNT_MAX - cc_row_count()),
+				    UROCE_SHM_COUNTER_G_RESP_REJECT);
+		else if (q->scope == UROCE_SHM_COUNTERS_QP && i >= UROCE_CNT_MAX)
 			put_counter(e, cc_row_name(i - UROCE_CNT_MAX),
 				    cc_row(&qs, i - UROCE_CNT_MAX), UROCE_SHM_COUNTER_G_CC);
 		else if (q->scope == UROCE_SHM_COUNTERS_QP)

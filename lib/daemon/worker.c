@@ -131,6 +131,66 @@ raise_event(struct dworker *w, struct session *s, uint32_t type, uint32_t handle
 	__atomic_store_n(&w->ev_tail, w->ev_tail + 1, __ATOMIC_RELEASE);
 }
 
+/* The engine's resp_reject op: the record goes to the control thread, which
+ * logs it; the worker never writes a log line itself. */
+static struct dreject *
+reject_slot(struct dworker *w, struct uroce_eng_qp *eq)
+{
+	struct dqp *qp = uroce_eng_qp_context(eq);
+	uint32_t head = __atomic_load_n(&w->rej_head, __ATOMIC_ACQUIRE);
+	struct dreject *e;
+
+	if (w->rej_tail - head == DWORKER_REJECTS) {
+		w->cnt.rejects_dropped++;
+		return NULL;
+	}
+	e = &w->rej[w->rej_tail & (DWORKER_REJECTS - 1)];
+	e->session_id = qp != NULL ? qp->owner->id : 0;
+	e->reserved = 0;
+	e->pid = qp != NULL ? (int32_t)qp->owner->pid : 0;
+	return e;
+}
+
+static void
+op_resp_reject(void *ctx, struct uroce_eng_qp *eq, const struct uroce_eng_resp_reject *r)
+{
+	struct dworker *w = ctx;
+	struct dreject *e = reject_slot(w, eq);
+
+	if (e == NULL)
+		return;
+	e->is_req = 0;
+	e->u.r = *r;
+	/* Release: the record is whole before the control thread sees it. */
+	__atomic_store_n(&w->rej_tail, w->rej_tail + 1, __ATOMIC_RELEASE);
+}
+
+static void
+op_req_error(void *ctx, struct uroce_eng_qp *eq, const struct uroce_eng_req_error *q)
+{
+	struct dworker *w = ctx;
+	struct dreject *e = reject_slot(w, eq);
+
+	if (e == NULL)
+		return;
+	e->is_req = 1;
+	e->u.q = *q;
+	__atomic_store_n(&w->rej_tail, w->rej_tail + 1, __ATOMIC_RELEASE);
+}
+
+bool
+worker_reject(struct dworker *w, struct dreject *out)
+{
+	uint32_t tail = __atomic_load_n(&w->rej_tail, __ATOMIC_ACQUIRE);
+
+	if (w->rej_head == tail)
+		return false;
+	*out = w->rej[w->rej_head & (DWORKER_REJECTS - 1)];
+	/* Release: done with the slot before the worker may reuse it. */
+	__atomic_store_n(&w->rej_head, w->rej_head + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
 unsigned int
 worker_events(struct dworker *w, struct devent *out, unsigned int max)
 {
@@ -759,6 +819,8 @@ static const struct uroce_eng_ops worker_ops = {
 	.async_event = op_async_event,
 	.rq_refill = op_rq_refill,
 	.tx_send_zc = op_tx_send_zc,
+	.resp_reject = op_resp_reject,
+	.req_error = op_req_error,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -868,6 +930,7 @@ qp_state(struct dworker *w, struct dqp *qp, struct dqp_state *st)
 		st->cnt[k] = uroce_eng_qp_counter(qp->qp, (enum uroce_counter)k);
 	uroce_eng_qp_cc_state(qp->qp, &st->cc);
 	uroce_eng_qp_cc_get(qp->qp, &st->cc_params);
+	uroce_eng_qp_resp_rejects(qp->qp, &st->reject, 1);
 }
 
 /* Every QP of this worker to ERR; their flushes written. @return QPs moved. */

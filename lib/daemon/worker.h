@@ -22,5 +22,8 @@ unsigned int worker_poll(struct dworker *w);
 void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 /* Take the worker's events into @p out (at most @p max). Control thread. */
 unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
+/* Take the worker's next record (a refused request or a failed requester)
+ * into @p out. Control thread. @return false if none. */
+bool worker_reject(struct dworker *w, struct dreject *out);
 
 #endif /* DAEMON_WORKER_H */

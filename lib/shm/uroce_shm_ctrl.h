@@ -386,7 +386,7 @@ struct uroce_shm_msg_query_device_resp {
 	uint32_t max_srq_sge;
 	uint32_t max_ah;
 	uint32_t max_inline_data;
-	uint8_t atomic_cap;
+	uint8_t atomic_cap;          /**< enum uroce_atomic_cap */
 	uint8_t phys_port_cnt;
 	uint16_t max_pkeys;
 	uint32_t reserved;

@@ -140,6 +140,15 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_list_qps_resp, 8 + 64 * 7);
  * an unknown group under a name of their own.
  */
 #define UROCE_SHM_COUNTER_G_CC 2u
+/**
+ * Counter group (QP scope, after the congestion group): the last request
+ * the QP's responder refused, values rather than counters: resp_rejects (how
+ * many so far), then the last one's check (enum uroce_resp_check), NAK code
+ * (255: dropped without a NAK), opcode, PSN, expected PSN, RETH/AtomicETH
+ * VA, R_Key and length, and time (the port's µs clock). Older clients show
+ * it as an unknown group.
+ */
+#define UROCE_SHM_COUNTER_G_RESP_REJECT 3u
 
 /** Longest counter name, NUL included. */
 #define UROCE_SHM_COUNTER_NAME_LEN 32

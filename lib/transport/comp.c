@@ -72,6 +72,54 @@ wqe_is_atomic(const struct swqe *w)
 	return (w->props & UROCE_WRP_ATOMIC) != 0;
 }
 
+/* Off the good path: remember what the requester met, for the record of a
+ * later failure (req_failed()). A few stores; no log. */
+static void
+req_event(struct uroce_eng_qp *qp, enum uroce_req_event_kind kind, uint32_t psn)
+{
+	struct uroce_eng_req_event *e = &qp->req_ev[qp->req_ev_count++ % UROCE_REQ_EVENTS];
+
+	e->time_us = eng_now(qp->eng);
+	e->kind = (uint8_t)kind;
+	e->retry_left = qp->comp.retry_left;
+	e->reserved = 0;
+	e->psn = psn;
+	e->comp_psn = qp->comp.psn;
+	e->req_psn = qp->req.psn;
+}
+
+/* The oldest WQE @p w fails with @p st and the QP goes to ERR: tell the shell
+ * what the requester knew. */
+static void
+req_failed(struct uroce_eng_qp *qp, const struct swqe *w, enum uroce_wc_status st)
+{
+	struct uroce_eng_req_error e;
+	uint32_t i, n;
+
+	if (qp->eng->ops.req_error == NULL)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.time_us = eng_now(qp->eng);
+	e.qpn = qp->qpn;
+	e.status = st;
+	e.opcode = w->s.wr.opcode;
+	e.length = w->length;
+	e.first_psn = w->first_psn;
+	e.last_psn = w->last_psn;
+	e.comp_psn = qp->comp.psn;
+	e.req_psn = qp->req.psn;
+	e.psn_hi = qp->req.psn_hi;
+	e.outstanding = qp->sq_tail - qp->sq_head;
+	e.rd_outstanding = qp->req.rd_outstanding;
+	e.retry_cnt = qp->attr.retry_cnt;
+	e.timeout = qp->attr.timeout;
+	n = UROCE_MIN(qp->req_ev_count, UROCE_REQ_EVENTS);
+	for (i = 0; i < n; i++)
+		e.ev[i] = qp->req_ev[(qp->req_ev_count - n + i) % UROCE_REQ_EVENTS];
+	e.n_ev = (uint8_t)n;
+	qp->eng->ops.req_error(qp->eng->ctx, qp, &e);
+}
+
 /* Forward progress: IBA 9.7.5.2, the retry counters restart. */
 static void
 progress(struct uroce_eng_qp *qp)
@@ -207,6 +255,7 @@ comp_nak(struct comp_ctx *c)
 	if (code == UROCE_NAK_PSN_SEQ_ERR) {
 		/* Resend from the NAK'd PSN; everything before it was received. */
 		QP_CNT(qp, PACKET_SEQ_ERR);
+		req_event(qp, UROCE_REQ_EV_NAK_SEQ, psn);
 		if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w)) {
 			if (uroce_psn_diff(psn, qp->comp.psn) > 0)
 				c->progressed = true;
@@ -223,6 +272,7 @@ comp_nak(struct comp_ctx *c)
 		QP_CNT(qp, REQ_REMOTE_INVALID_REQUEST);
 		c->err = UROCE_WC_REM_INV_REQ_ERR;
 	}
+	req_event(qp, UROCE_REQ_EV_NAK, psn);
 	return COMP_ERROR;
 }
 
@@ -361,8 +411,11 @@ comp_retry(struct comp_ctx *c)
 
 	/* Already resending from this PSN: a later response that was in flight
 	 * before the resend is no new information. */
-	if (qp->comp.nak_rewound && qp->comp.nak_rewind_psn == c->retry_psn)
+	if (qp->comp.nak_rewound && qp->comp.nak_rewind_psn == c->retry_psn) {
+		req_event(qp, UROCE_REQ_EV_RETRY_SKIPPED, c->pkt->psn);
 		return comp_nothing(c);
+	}
+	req_event(qp, UROCE_REQ_EV_IMPLIED_NAK, c->pkt->psn);
 	if (qp->comp.retry_left == 0) {
 		QP_CNT(qp, RETRY_EXC_ERR);
 		c->err = UROCE_WC_RETRY_EXC_ERR;
@@ -388,6 +441,7 @@ comp_rnr(struct comp_ctx *c)
 	QP_CNT(qp, RX_RNR_NAK);
 	if (uroce_psn_before(psn, qp->comp.psn))
 		return comp_nothing(c);
+	req_event(qp, UROCE_REQ_EV_RNR, psn);
 	if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w))
 		advance_psn(qp, psn);
 	if (qp->comp.rnr_left == 0) {
@@ -412,6 +466,7 @@ comp_rnr(struct comp_ctx *c)
 static enum comp_st
 comp_error(struct comp_ctx *c)
 {
+	req_failed(c->qp, c->w, c->err);
 	req_complete_wqe(c->qp, c->w, c->err);
 	qp_to_err(c->qp, QP_ERR_REPORTED);
 	return COMP_EXIT;
@@ -504,8 +559,10 @@ comp_timers(struct uroce_eng_qp *qp, uint64_t now)
 			/* IBA 9.7.6.1.3: local ACK timeout → go-back-N from the
 			 * oldest unacknowledged PSN. */
 			QP_CNT(qp, LOCAL_ACK_TIMEOUT_ERR);
+			req_event(qp, UROCE_REQ_EV_TIMEOUT, qp->comp.psn);
 			if (qp->comp.retry_left == 0) {
 				QP_CNT(qp, RETRY_EXC_ERR);
+				req_failed(qp, w, UROCE_WC_RETRY_EXC_ERR);
 				req_complete_wqe(qp, w, UROCE_WC_RETRY_EXC_ERR);
 				qp_to_err(qp, QP_ERR_REPORTED);
 				return n + 1;

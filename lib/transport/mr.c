@@ -54,6 +54,13 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = EINVAL;
 		return NULL;
 	}
+	/* IBA 9.4.5 aligns an atomic's VA to 8 bytes; the word it names must be
+	 * 8-aligned in our mapping too, or no CPU atomic can execute it (a
+	 * misaligned locked access may split a cache line: slow, or a fault). */
+	if ((access & UROCE_ACCESS_REMOTE_ATOMIC) && (((uintptr_t)addr - iova) & 7) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
 	dev = pd->dev;
 	/* Round-robin over slots (index 0 is never used, so key 0 is invalid). */
 	idx = 0;

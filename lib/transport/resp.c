@@ -17,6 +17,7 @@
  * followed by at most one coalesced ACK or one NAK.
  */
 
+#include <assert.h>
 #include <string.h>
 
 #include "transport_internal.h"
@@ -110,10 +111,98 @@ struct resp_ctx {
 	uint32_t mask;          /* the opcode's UROCE_F_* and header bits */
 	bool rc;                /* RC (NAKs, duplicates) or UC (silent drops) */
 	enum resp_err err;      /* set by a step that returns RESP_ERROR */
+	enum uroce_resp_check chk; /* and which check it was */
 	struct uroce_eng_mr *mr; /* ATOMIC: the MR resp_check_rkey() found */
 };
 
 typedef enum resp_st (*resp_step_fn)(struct resp_ctx *c);
+
+/* A check refused the request: the error and the check, for resp_error(). */
+static enum resp_st
+refuse(struct resp_ctx *c, enum resp_err err, enum uroce_resp_check chk)
+{
+	c->err = err;
+	c->chk = chk;
+	return RESP_ERROR;
+}
+
+/*
+ * Off the good path: a refused request, with the responder's state as it
+ * was (expected PSN, the message in progress, every saved READ/ATOMIC), so
+ * that a spurious refusal can be explained after the fact.
+ */
+void
+resp_reject(struct uroce_eng_qp *qp, enum uroce_resp_check chk, const struct uroce_pkt *pkt,
+	    uint32_t psn, uint8_t nak)
+{
+	const struct resp_state *r = &qp->resp;
+	struct uroce_eng_resp_reject *e = &qp->rej[qp->rej_count % UROCE_RESP_REJECTS];
+	uint32_t i;
+
+	memset(e, 0, sizeof(*e));
+	e->time_us = eng_now(qp->eng);
+	e->seq = ++qp->rej_count;
+	e->qpn = qp->qpn;
+	e->check = (uint8_t)chk;
+	e->nak = nak;
+	e->in_msg = r->in_msg == UROCE_F_SEND ? 1 : r->in_msg == UROCE_F_WRITE ? 2 : 0;
+	e->psn = psn;
+	e->epsn = r->epsn;
+	e->msn = r->msn;
+	if (pkt != NULL) {
+		const uint8_t *h;
+
+		e->opcode = pkt->opcode;
+		if (pkt->info->mask & UROCE_HDR_RETH) {
+			h = pkt->bth + pkt->info->off_reth;
+			e->va = uroce_reth_va(h);
+			e->rkey = uroce_reth_rkey(h);
+			e->len = uroce_reth_dma_len(h);
+		} else if (pkt->info->mask & UROCE_HDR_ATMETH) {
+			h = pkt->bth + pkt->info->off_atmeth;
+			e->va = uroce_atmeth_va(h);
+			e->rkey = uroce_atmeth_rkey(h);
+			e->len = 8;
+		}
+	}
+	if (e->in_msg == 2) {
+		e->w_rkey = r->w_rkey;
+		e->w_va = r->w_va;
+		e->w_resid = r->w_resid;
+	}
+	e->n_res = UROCE_MIN(qp->attr.max_dest_rd_atomic, UROCE_MAX_DEST_RD_ATOMIC);
+	for (i = 0; i < e->n_res; i++) {
+		const struct rd_res *s = &r->res[i];
+		struct uroce_eng_resp_res *d = &e->res[i];
+
+		d->type = (uint8_t)s->type;
+		d->queued = s->queued;
+		d->replay = s->replay;
+		d->first_psn = s->first_psn;
+		d->last_psn = s->last_psn;
+		d->rkey = s->rkey;
+		d->va = s->va;
+		d->len = s->len;
+		d->msn = s->msn;
+		d->cur_psn = s->cur_psn;
+		d->resid = s->resid;
+	}
+	if (qp->eng->ops.resp_reject != NULL)
+		qp->eng->ops.resp_reject(qp->eng->ctx, qp, e);
+}
+
+unsigned int
+uroce_eng_qp_resp_rejects(const struct uroce_eng_qp *qp, struct uroce_eng_resp_reject *out,
+			  unsigned int n)
+{
+	unsigned int i;
+
+	if (qp == NULL || out == NULL)
+		return 0;
+	for (i = 0; i < n && i < UROCE_RESP_REJECTS && i < qp->rej_count; i++)
+		out[i] = qp->rej[(qp->rej_count - 1 - i) % UROCE_RESP_REJECTS];
+	return i;
+}
 
 void
 resp_reset(struct uroce_eng_qp *qp)
@@ -401,6 +490,8 @@ resp_duplicate(struct resp_ctx *c)
 		res = find_res(qp, RES_READ, pkt->psn, &slot);
 		if (res == NULL) {
 			QP_CNT(qp, RESP_REPLAY_MISS);
+			resp_reject(qp, UROCE_RCHK_REPLAY_MISS, pkt, pkt->psn,
+				    UROCE_RESP_REJECT_DROPPED);
 			return RESP_DROP;
 		}
 		/* The sub-range must be the tail of the saved READ. */
@@ -408,6 +499,8 @@ resp_duplicate(struct resp_ctx *c)
 		if (uroce_reth_rkey(reth) != res->rkey || skip > res->len ||
 		    va != res->va + skip || len != res->len - skip) {
 			QP_CNT(qp, RESP_REPLAY_MISS);
+			resp_reject(qp, UROCE_RCHK_REPLAY_RANGE, pkt, pkt->psn,
+				    UROCE_RESP_REJECT_DROPPED);
 			return RESP_DROP;
 		}
 		QP_CNT(qp, RESP_READ_REPLAY);
@@ -425,6 +518,8 @@ resp_duplicate(struct resp_ctx *c)
 		res = find_res(qp, RES_ATOMIC, pkt->psn, &slot);
 		if (res == NULL) {
 			QP_CNT(qp, RESP_REPLAY_MISS);
+			resp_reject(qp, UROCE_RCHK_REPLAY_MISS, pkt, pkt->psn,
+				    UROCE_RESP_REJECT_DROPPED);
 			return RESP_DROP;
 		}
 		QP_CNT(qp, RESP_ATOMIC_REPLAY);
@@ -446,8 +541,7 @@ resp_check_op_seq(struct resp_ctx *c)
 
 	if (in_msg != 0 ? (c->mask & UROCE_F_START) || !(c->mask & in_msg) :
 			  !(c->mask & UROCE_F_START)) {
-		c->err = RERR_INVALID_REQUEST;
-		return RESP_ERROR;
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_OP_SEQ);
 	}
 	return RESP_CHECK_LENGTH;
 }
@@ -459,10 +553,8 @@ resp_check_length(struct resp_ctx *c)
 {
 	uint32_t paylen = c->pkt->paylen, mtu = c->qp->mtu;
 
-	if (((c->mask & UROCE_F_FULL_PMTU) && paylen != mtu) || paylen > mtu) {
-		c->err = RERR_INVALID_REQUEST;
-		return RESP_ERROR;
-	}
+	if (((c->mask & UROCE_F_FULL_PMTU) && paylen != mtu) || paylen > mtu)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_LENGTH);
 	return RESP_CHECK_QP_ACCESS;
 }
 
@@ -477,10 +569,8 @@ resp_check_qp_access(struct resp_ctx *c)
 
 	if ((c->mask & (UROCE_F_READ | UROCE_F_ATOMIC)) && !c->rc)
 		return RESP_DROP;
-	if ((c->qp->attr.qp_access_flags & need) != need) {
-		c->err = RERR_REMOTE_ACCESS;
-		return RESP_ERROR;
-	}
+	if ((c->qp->attr.qp_access_flags & need) != need)
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_QP_ACCESS);
 	if (c->mask & UROCE_F_SEND)
 		return (c->mask & UROCE_F_START) ? RESP_GET_WQE : RESP_CHECK_RECV_LENGTH;
 	return RESP_CHECK_RKEY;
@@ -510,14 +600,11 @@ resp_check_rkey(struct resp_ctx *c)
 		r->w_len = r->w_resid = uroce_reth_dma_len(h);
 		/* A length no message can have is a bad request, whatever the
 		 * key (as for READ below). */
-		if (r->w_len > UROCE_MAX_MSG_SIZE) {
-			c->err = RERR_INVALID_REQUEST;
-			return RESP_ERROR;
-		}
+		if (r->w_len > UROCE_MAX_MSG_SIZE)
+			return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_MSG_SIZE);
 		if (r->w_len > 0 && rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
 					       UROCE_ACCESS_REMOTE_WRITE) == NULL) {
-			c->err = RERR_REMOTE_ACCESS;
-			return RESP_ERROR;
+			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 		}
 		return RESP_CHECK_DMA_LENGTH;
 	}
@@ -526,30 +613,23 @@ resp_check_rkey(struct resp_ctx *c)
 
 		h = c->pkt->bth + c->pkt->info->off_reth;
 		len = uroce_reth_dma_len(h);
-		if (len > UROCE_MAX_MSG_SIZE) {
-			c->err = RERR_INVALID_REQUEST;
-			return RESP_ERROR;
-		}
+		if (len > UROCE_MAX_MSG_SIZE)
+			return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_MSG_SIZE);
 		if (len > 0 && rkey_check(qp, uroce_reth_rkey(h), uroce_reth_va(h), len,
 					  UROCE_ACCESS_REMOTE_READ) == NULL) {
-			c->err = RERR_REMOTE_ACCESS;
-			return RESP_ERROR;
+			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 		}
 		return RESP_EXEC_READ;
 	}
 	h = c->pkt->bth + c->pkt->info->off_atmeth;
 	/* IBA 9.4.5: a misaligned address is a malformed request, before any
 	 * key is looked at. */
-	if ((uroce_atmeth_va(h) & 7) != 0) {
-		c->err = RERR_INVALID_REQUEST;
-		return RESP_ERROR;
-	}
+	if ((uroce_atmeth_va(h) & 7) != 0)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_ATOMIC_ALIGN);
 	c->mr = rkey_check(qp, uroce_atmeth_rkey(h), uroce_atmeth_va(h), 8,
 			   UROCE_ACCESS_REMOTE_ATOMIC);
-	if (c->mr == NULL) {
-		c->err = RERR_REMOTE_ACCESS;
-		return RESP_ERROR;
-	}
+	if (c->mr == NULL)
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 	return RESP_EXEC_ATOMIC;
 }
 
@@ -560,10 +640,8 @@ resp_check_dma_length(struct resp_ctx *c)
 {
 	uint32_t resid = c->qp->resp.w_resid, paylen = c->pkt->paylen;
 
-	if (paylen > resid || ((c->mask & UROCE_F_END) && paylen != resid)) {
-		c->err = RERR_INVALID_REQUEST;
-		return RESP_ERROR;
-	}
+	if (paylen > resid || ((c->mask & UROCE_F_END) && paylen != resid))
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_DMA_LENGTH);
 	/* WRITE with immediate consumes a receive WQE: take it before placing,
 	 * so an RNR retry places the same bytes again. */
 	return (c->mask & UROCE_HDR_IMMDT) ? RESP_GET_WQE : RESP_PLACE_WRITE;
@@ -595,10 +673,8 @@ resp_check_recv_length(struct resp_ctx *c)
 
 	if (!r->has_wqe)
 		return RESP_DROP; /* UC: the WQE was lost with a dropped message */
-	if (c->pkt->paylen > r->wqe.length - r->offset) {
-		c->err = RERR_LENGTH;
-		return RESP_ERROR;
-	}
+	if (c->pkt->paylen > r->wqe.length - r->offset)
+		return refuse(c, RERR_LENGTH, UROCE_RCHK_RECV_LENGTH);
 	return (c->mask & UROCE_HDR_IETH) ? RESP_CHECK_INVALIDATE : RESP_PLACE_SEND;
 }
 
@@ -613,8 +689,7 @@ resp_check_recv_length(struct resp_ctx *c)
 static enum resp_st
 resp_check_invalidate(struct resp_ctx *c)
 {
-	c->err = RERR_INVALID_REQUEST;
-	return RESP_ERROR;
+	return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_INVALIDATE);
 }
 
 /* IBA 9.7.4.1: SEND data lands in the receive WQE's SGEs, in order. */
@@ -627,8 +702,7 @@ resp_place_send(struct resp_ctx *c)
 
 	if (paylen > 0 && sge_copy(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
 				   (void *)(uintptr_t)c->pkt->payload, paylen, true) != 0) {
-		c->err = RERR_LOCAL_PROT;
-		return RESP_ERROR;
+		return refuse(c, RERR_LOCAL_PROT, UROCE_RCHK_RECV_SGE);
 	}
 	QP_CNT(qp, RX_SEND_REQUESTS);
 	r->offset += paylen;
@@ -652,10 +726,8 @@ resp_place_write(struct resp_ctx *c)
 		struct uroce_eng_mr *mr = rkey_check(qp, r->w_rkey, r->w_va, paylen,
 						     UROCE_ACCESS_REMOTE_WRITE);
 
-		if (mr == NULL) {
-			c->err = RERR_REMOTE_ACCESS;
-			return RESP_ERROR;
-		}
+		if (mr == NULL)
+			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_WRITE_MR);
 		memcpy(mr->addr + (r->w_va - mr->iova), c->pkt->payload, paylen);
 	}
 	QP_CNT(qp, RX_WRITE_REQUESTS);
@@ -679,10 +751,8 @@ resp_exec_read(struct resp_ctx *c)
 	struct rd_res *res;
 	int slot = alloc_res(qp);
 
-	if (slot < 0) {
-		c->err = RERR_RD_ATOMIC;
-		return RESP_ERROR;
-	}
+	if (slot < 0)
+		return refuse(c, RERR_RD_ATOMIC, UROCE_RCHK_RD_ATOMIC);
 	res = &qp->resp.res[slot];
 	res->type = RES_READ;
 	res->replay = false;
@@ -702,31 +772,47 @@ resp_exec_read(struct resp_ctx *c)
 	return RESP_EXIT;
 }
 
-/* IBA 9.4.5, 9.7.5.1.2: an ATOMIC executes exactly once; its original value
- * is saved so a duplicate is answered without executing again. The engine
- * is the only writer on this worker, so the read-modify-write is plain. */
+/*
+ * IBA 9.4.5, 9.7.5.1.2: an ATOMIC executes exactly once; its original value
+ * is saved so a duplicate is answered without executing again.
+ *
+ * The word is one CPU atomic read-modify-write on the mapped memory, in host
+ * order (as a ConnectX on x86 leaves it). An MR is shared: the same word may
+ * be written at the same moment by another worker (an ATOMIC or a WRITE of
+ * another QP), and by the owning process's CPU, whose own atomics on it
+ * must see ours as indivisible (IBV_ATOMIC_GLOB, doc/conformance.md).
+ * Sequentially consistent: on x86 the locked instruction is a full barrier
+ * anyway, and elsewhere it keeps the atomic ordered with the WRITEs this QP
+ * placed before it, as the requester sees them.
+ * uroce_eng_mr_reg() refuses REMOTE_ATOMIC on an MR whose host address is
+ * not 8-aligned where its iova is, so the word is naturally aligned.
+ */
+_Static_assert(__atomic_always_lock_free(sizeof(uint64_t), 0),
+	       "an 8-byte atomic is one instruction, as the CPU's own atomics on the word");
+
 static enum resp_st
 resp_exec_atomic(struct resp_ctx *c)
 {
 	struct uroce_eng_qp *qp = c->qp;
 	const uint8_t *ae = c->pkt->bth + c->pkt->info->off_atmeth;
-	uint64_t va = uroce_atmeth_va(ae), orig, val;
+	uint64_t va = uroce_atmeth_va(ae), orig;
 	struct uroce_eng_mr *mr = c->mr;
 	struct rd_res *res;
 	int slot = alloc_res(qp);
-	uint8_t *p;
+	uint64_t *word;
 
-	if (slot < 0) {
-		c->err = RERR_RD_ATOMIC;
-		return RESP_ERROR;
+	if (slot < 0)
+		return refuse(c, RERR_RD_ATOMIC, UROCE_RCHK_RD_ATOMIC);
+	word = (uint64_t *)(void *)(mr->addr + (va - mr->iova));
+	assert(((uintptr_t)word & 7) == 0);
+	if ((c->pkt->opcode & 0x1F) == UROCE_OP_COMPARE_SWAP) {
+		/* On failure the builtin stores the value it found into orig. */
+		orig = uroce_atmeth_compare(ae);
+		__atomic_compare_exchange_n(word, &orig, uroce_atmeth_swap_add(ae), false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(word, uroce_atmeth_swap_add(ae), __ATOMIC_SEQ_CST);
 	}
-	p = mr->addr + (va - mr->iova);
-	memcpy(&orig, p, 8);
-	if ((c->pkt->opcode & 0x1F) == UROCE_OP_COMPARE_SWAP)
-		val = orig == uroce_atmeth_compare(ae) ? uroce_atmeth_swap_add(ae) : orig;
-	else
-		val = orig + uroce_atmeth_swap_add(ae);
-	memcpy(p, &val, 8);
 	res = &qp->resp.res[slot];
 	memset(res, 0, sizeof(*res));
 	res->type = RES_ATOMIC;
@@ -812,6 +898,8 @@ resp_error(struct resp_ctx *c)
 	bool reported;
 
 	qp->cnt[resp_err_tab[c->err].cnt]++;
+	resp_reject(qp, c->chk, c->pkt, c->pkt->psn,
+		    c->rc ? (uint8_t)resp_err_tab[c->err].nak : UROCE_RESP_REJECT_DROPPED);
 	if (!c->rc) {
 		r->in_msg = 0;
 		r->offset = 0;
@@ -1027,6 +1115,8 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 				uint32_t i;
 
 				QP_CNT(qp, RESP_REMOTE_ACCESS_ERRORS);
+				resp_reject(qp, UROCE_RCHK_READ_MR, NULL, res->cur_psn,
+					    UROCE_NAK_REMOTE_ACCESS_ERR);
 				for (i = 0; i < UROCE_MAX_DEST_RD_ATOMIC; i++)
 					qp->resp.res[i].queued = false;
 				qp->resp.fifo_count = 0;

@@ -293,6 +293,13 @@ struct uroce_eng_qp {
 	struct resp_state resp;
 	struct cc_state cc;
 	uint64_t cnt[UROCE_CNT_MAX];
+	/* Requests the responder refused, a ring by rej_count (the newest at
+	 * (rej_count - 1) % UROCE_RESP_REJECTS); kept across a reset. */
+	uint64_t rej_count;
+	struct uroce_eng_resp_reject rej[UROCE_RESP_REJECTS];
+	/* The requester's last events off the good path (comp.c), a ring. */
+	uint32_t req_ev_count;
+	struct uroce_eng_req_event req_ev[UROCE_REQ_EVENTS];
 };
 
 TAILQ_HEAD(qp_list, uroce_eng_qp);
@@ -457,6 +464,10 @@ cc_frame_ce(const struct uroce_frame *frame)
 }
 
 /* resp.c */
+/* Record a refused request (@p pkt NULL: a READ response could not be sent,
+ * at @p psn) and tell the shell. */
+void resp_reject(struct uroce_eng_qp *qp, enum uroce_resp_check chk, const struct uroce_pkt *pkt,
+		 uint32_t psn, uint8_t nak);
 void resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 unsigned int resp_run(struct uroce_eng_qp *qp, unsigned int budget, bool *more);
 void resp_reset(struct uroce_eng_qp *qp);

@@ -155,6 +155,101 @@ struct uroce_eng_zc {
 #define UROCE_ENG_ZC_NO_WQE UINT32_MAX
 
 /** How the engine reaches the outside world. Called on the engine's thread only. */
+/** One saved READ/ATOMIC resource of a responder, as a rejection saw it. */
+struct uroce_eng_resp_res {
+	uint8_t type;        /**< 0 free, 1 READ, 2 ATOMIC */
+	uint8_t queued;      /**< its response (or replay) waits to be sent */
+	uint8_t replay;      /**< queued again for a duplicate */
+	uint8_t reserved;
+	uint32_t first_psn;  /**< PSNs of the original request */
+	uint32_t last_psn;
+	uint32_t rkey;
+	uint64_t va;
+	uint32_t len;
+	uint32_t msn;        /**< the MSN its responses carry */
+	uint32_t cur_psn;    /**< the next response packet's PSN */
+	uint32_t resid;      /**< bytes of the (sub-)range still to send */
+};
+
+/**
+ * A request the responder refused, with what it knew at that moment: what
+ * a ConnectX user reads as the QP's last error. Kept per QP (the last
+ * UROCE_RESP_REJECTS, uroce_eng_qp_resp_rejects()) and passed to the
+ * shell's resp_reject op as it happens.
+ */
+struct uroce_eng_resp_reject {
+	uint64_t time_us;    /**< engine clock */
+	uint64_t seq;        /**< 1 for the QP's first rejection since it was created */
+	uint32_t qpn;
+	uint8_t check;       /**< enum uroce_resp_check */
+	uint8_t opcode;      /**< the request's BTH opcode */
+	uint8_t nak;         /**< NAK code sent (enum uroce_nak_code) or UROCE_RESP_REJECT_DROPPED */
+	uint8_t in_msg;      /**< message in progress: 0, 1 SEND, 2 WRITE */
+	uint32_t psn;        /**< the request's PSN (a READ response's, for READ_MR) */
+	uint32_t epsn;       /**< the responder's expected PSN */
+	uint32_t msn;
+	uint32_t rkey;       /**< from the RETH or AtomicETH (0 without) */
+	uint64_t va;
+	uint32_t len;        /**< DMA length; 8 for an atomic */
+	uint32_t w_rkey;     /**< the WRITE in progress (in_msg 2) */
+	uint64_t w_va;
+	uint32_t w_resid;
+	uint32_t n_res;      /**< entries in res[]: max_dest_rd_atomic */
+	struct uroce_eng_resp_res res[UROCE_MAX_DEST_RD_ATOMIC];
+};
+
+/** Rejections a QP keeps. */
+#define UROCE_RESP_REJECTS 4u
+
+/** What a requester met off the good path (uroce_eng_req_event.kind). */
+enum uroce_req_event_kind {
+	UROCE_REQ_EV_TIMEOUT = 1,   /**< local ACK timeout: go-back-N from comp_psn */
+	UROCE_REQ_EV_NAK_SEQ,       /**< PSN sequence error NAK at psn: resend from it */
+	UROCE_REQ_EV_IMPLIED_NAK,   /**< a later response skipped a READ/ATOMIC: resend */
+	UROCE_REQ_EV_RETRY_SKIPPED, /**< the same resend is under way: no new rewind */
+	UROCE_REQ_EV_RNR,           /**< RNR NAK at psn: wait, then resend */
+	UROCE_REQ_EV_NAK,           /**< an error NAK */
+};
+
+/** One requester event (newest last in uroce_eng_req_error.ev). */
+struct uroce_eng_req_event {
+	uint64_t time_us;
+	uint8_t kind;        /**< enum uroce_req_event_kind */
+	uint8_t retry_left;  /**< retries left when it came */
+	uint16_t reserved;
+	uint32_t psn;        /**< the response's PSN (TIMEOUT: comp_psn) */
+	uint32_t comp_psn;   /**< oldest unacknowledged PSN, after it */
+	uint32_t req_psn;    /**< next PSN to send, after it */
+};
+
+/** Requester events a QP keeps for its error record. */
+#define UROCE_REQ_EVENTS 8u
+
+/**
+ * A requester that completed its oldest WQE in error and put the QP in ERR
+ * (retries or RNR retries exhausted, an error NAK): the WQE, the PSNs, and
+ * its last events, for the shell's req_error op.
+ */
+struct uroce_eng_req_error {
+	uint64_t time_us;
+	uint32_t qpn;
+	uint32_t status;     /**< enum uroce_wc_status of the WQE */
+	uint32_t opcode;     /**< the WQE's enum uroce_wr_opcode */
+	uint32_t length;
+	uint32_t first_psn;  /**< the WQE's PSNs */
+	uint32_t last_psn;
+	uint32_t comp_psn;
+	uint32_t req_psn;
+	uint32_t psn_hi;     /**< one past the highest PSN sent */
+	uint32_t outstanding; /**< WQEs posted and not completed */
+	uint32_t rd_outstanding;
+	uint8_t retry_cnt;
+	uint8_t timeout;     /**< local ACK timeout exponent */
+	uint8_t n_ev;        /**< entries in ev[], oldest first */
+	uint8_t reserved;
+	struct uroce_eng_req_event ev[UROCE_REQ_EVENTS];
+};
+
 struct uroce_eng_ops {
 	/** Current time in microseconds, monotonic. Required. */
 	uint64_t (*now_us)(void *ctx);
@@ -200,6 +295,19 @@ struct uroce_eng_ops {
 	bool (*tx_send_zc)(void *ctx, uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
 			   uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *addr,
 			   const struct uroce_eng_zc *zc);
+	/**
+	 * The responder of @p qp refused a request (an error NAK, or a
+	 * duplicate it could not answer): @p r says what and why. Only on
+	 * that path, never for a good packet. Optional; must not re-enter
+	 * the engine.
+	 */
+	void (*resp_reject)(void *ctx, struct uroce_eng_qp *qp,
+			    const struct uroce_eng_resp_reject *r);
+	/**
+	 * The requester of @p qp failed its oldest WQE and the QP went to ERR
+	 * (uroce_eng_req_error). Optional; must not re-enter the engine.
+	 */
+	void (*req_error)(void *ctx, struct uroce_eng_qp *qp, const struct uroce_eng_req_error *e);
 };
 
 /** Engine configuration for uroce_eng_create(). */
@@ -327,7 +435,9 @@ int uroce_eng_pd_dealloc(struct uroce_eng_pd *pd);
  * @param access  UROCE_ACCESS_* flags. REMOTE_WRITE and REMOTE_ATOMIC
  *   require LOCAL_WRITE (IBA 10.6.3.1, as verbs).
  * @return the MR, or NULL with errno EINVAL (bad flags, NULL addr with a
- *   length, iova + length wraps), ENOMEM (out of MR slots or memory).
+ *   length, iova + length wraps, REMOTE_ATOMIC where @p addr and @p iova
+ *   differ modulo 8: an 8-aligned atomic VA would name a misaligned word),
+ *   ENOMEM (out of MR slots or memory).
  */
 struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova,
 				      uint64_t length, int access);
@@ -575,6 +685,14 @@ int uroce_eng_query_qp(const struct uroce_eng_qp *qp, struct uroce_eng_qp_attr *
 
 /** Per-QP counter value. */
 uint64_t uroce_eng_qp_counter(const struct uroce_eng_qp *qp, enum uroce_counter c);
+
+/**
+ * The last (up to UROCE_RESP_REJECTS) requests @p qp's responder refused,
+ * newest first, into @p out (room for @p n).
+ * @return how many were written; 0 if none yet.
+ */
+unsigned int uroce_eng_qp_resp_rejects(const struct uroce_eng_qp *qp,
+				       struct uroce_eng_resp_reject *out, unsigned int n);
 
 /* ------------------------------------------------------------------------ */
 /* Congestion control (ECN marking, CNP notification point, DCQCN)           */

@@ -97,7 +97,7 @@ struct uroce_device_attr {
 	uint32_t max_srq;
 	uint32_t max_ah;
 	uint32_t max_inline_data;
-	uint8_t atomic_cap;
+	uint8_t atomic_cap;        /**< enum uroce_atomic_cap (uroced: GLOB) */
 	uint8_t phys_port_cnt;
 	uint16_t max_pkeys;
 	/* Added for drivers/verbs (ibv_query_device): */

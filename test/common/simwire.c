@@ -46,6 +46,12 @@ struct sim_ep {
 	uint32_t nheld, capheld;
 	struct uroce_eng_zc *zc_done;
 	uint32_t ndone, capdone;
+	/* rx_faults: the packet held back (base NULL: none), since when */
+	struct flight held;
+	uint64_t held_since;
+	/* rx_faults: this step's receive burst */
+	struct flight *burst;
+	uint32_t nburst, capburst;
 };
 
 struct simwire {
@@ -312,7 +318,8 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		free(buf - HEADROOM);
 		return;
 	}
-	if ((sw->conf.drop_only_from == 0 || sw->conf.drop_only_from == ep->side + 1) &&
+	if (!sw->conf.rx_faults &&
+	    (sw->conf.drop_only_from == 0 || sw->conf.drop_only_from == ep->side + 1) &&
 	    sim_chance(&sw->rng, sw->conf.drop_ppm)) {
 		trace(sw, "DROP", ep->side, frame, len);
 		sw->st.dropped++;
@@ -345,6 +352,10 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		return;
 	}
 	fl.at_ns = (sw->now + sw->conf.delay_us) * 1000;
+	if (sw->conf.rx_faults) {
+		heap_push(sw, fl);
+		return;
+	}
 	if (sim_chance(&sw->rng, sw->conf.reorder_ppm)) {
 		fl.at_ns += (1 + sim_rnd(&sw->rng) %
 			     (sw->conf.reorder_us ? sw->conf.reorder_us : 50)) * 1000;
@@ -533,6 +544,8 @@ simwire_destroy(struct simwire *sw)
 		uroce_eng_destroy(sw->ep[i].eng);
 		simwire_cap_clear(sw, i);
 		free(sw->ep[i].caps);
+		free(sw->ep[i].held.base);
+		free(sw->ep[i].burst);
 		free(sw->ep[i].zc_held);
 		free(sw->ep[i].zc_done);
 	}
@@ -708,10 +721,140 @@ simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 	return rc;
 }
 
+static void
+deliver(struct simwire *sw, struct flight fl)
+{
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
+	if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
+		sw->st.delivered++;
+		uroce_eng_rx(sw->ep[fl.to].eng, &p, &f);
+	} else {
+		sw->st.bad_parse++;
+	}
+	free(fl.base);
+}
+
+static bool
+burst_push(struct sim_ep *ep, struct flight fl)
+{
+	if (ep->nburst == ep->capburst) {
+		uint32_t n = ep->capburst ? ep->capburst * 2 : 64;
+		struct flight *b = realloc(ep->burst, n * sizeof(*b));
+
+		if (b == NULL)
+			return false;
+		ep->burst = b;
+		ep->capburst = n;
+	}
+	ep->burst[ep->nburst++] = fl;
+	return true;
+}
+
+static struct flight
+flight_copy(const struct flight *fl)
+{
+	struct flight d = *fl;
+
+	d.base = malloc(HEADROOM + fl->len + (size_t)(fl->frame - fl->base));
+	if (d.base != NULL) {
+		memcpy(d.base, fl->base, (size_t)(fl->frame - fl->base) + fl->len);
+		d.frame = d.base + (fl->frame - fl->base);
+	}
+	return d;
+}
+
+static uint64_t
+hold_us(const struct simwire *sw)
+{
+	return sw->conf.rx_hold_us != 0 ? sw->conf.rx_hold_us : 10000;
+}
+
+/*
+ * rx_faults: the receive burst of @p ep, through the same decisions as
+ * dp_fault_burst() (lib/dataplane/fault.c), then into its engine.
+ */
+static unsigned int
+rx_burst(struct simwire *sw, struct sim_ep *ep)
+{
+	struct flight *dups = NULL, prev = ep->held;
+	uint32_t ndup = 0, i, n = ep->nburst;
+	unsigned int work = 0;
+	bool faults = sw->conf.drop_only_from == 0 || sw->conf.drop_only_from == 2 - ep->side;
+
+	/* drop_only_from: drops only into that side, as on the wire. */
+
+	if (n == 0) {
+		/* An idle link lets a lone held packet go after a while. */
+		if (prev.base != NULL && sw->now >= ep->held_since + hold_us(sw)) {
+			ep->held.base = NULL;
+			deliver(sw, prev);
+			return 1;
+		}
+		return 0;
+	}
+	if (faults && sw->conf.dup_ppm != 0)
+		dups = calloc(n, sizeof(*dups));
+	for (i = 0; i < n; i++) {
+		struct flight fl = ep->burst[i];
+		uint32_t r = (uint32_t)(sim_rnd(&sw->rng) % 1000000u);
+
+		if (r < sw->conf.drop_ppm && faults) {
+			trace(sw, "DROP", 1 - fl.to, fl.frame, fl.len);
+			sw->st.dropped++;
+			free(fl.base);
+			continue;
+		}
+		if (r < sw->conf.drop_ppm)
+			r = sw->conf.drop_ppm + sw->conf.dup_ppm + sw->conf.reorder_ppm; /* kept */
+		r -= sw->conf.drop_ppm;
+		if (r < sw->conf.dup_ppm) {
+			if (dups != NULL) {
+				dups[ndup] = flight_copy(&fl);
+				if (dups[ndup].base != NULL) {
+					ndup++;
+					sw->st.duplicated++;
+				}
+			}
+		} else if (r - sw->conf.dup_ppm < sw->conf.reorder_ppm) {
+			/* Held back; one already held goes in its place. */
+			struct flight old = ep->held;
+
+			trace(sw, "HOLD", 1 - fl.to, fl.frame, fl.len);
+			ep->held = fl;
+			ep->held_since = sw->now;
+			sw->st.held++;
+			sw->st.reordered++;
+			if (old.base == NULL)
+				continue;
+			fl = old;
+		}
+		deliver(sw, fl);
+		work++;
+	}
+	for (i = 0; i < ndup; i++) {
+		deliver(sw, dups[i]);
+		work++;
+	}
+	free(dups);
+	ep->nburst = 0;
+	/* Held since an earlier burst: behind this one, once something went
+	 * ahead of it. */
+	if (prev.base != NULL && ep->held.base == prev.base && work > 0) {
+		ep->held.base = NULL;
+		deliver(sw, prev);
+		work++;
+	}
+	return work;
+}
+
 unsigned int
 simwire_step(struct simwire *sw)
 {
 	unsigned int work = 0;
+	int i;
 
 	work += zc_step(&sw->ep[0]);
 	work += zc_step(&sw->ep[1]);
@@ -719,30 +862,31 @@ simwire_step(struct simwire *sw)
 	work += uroce_eng_poll(sw->ep[1].eng);
 	while (sw->nheap > 0 && sw->heap[0].at_ns <= sw->now * 1000) {
 		struct flight fl = heap_pop(sw);
-		struct uroce_frame f;
-		struct uroce_pkt p;
 
 		if (fl.to_switch) {
 			bn_enqueue(sw, fl);
 			continue;
 		}
-		trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
-		if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
-			sw->st.delivered++;
-			uroce_eng_rx(sw->ep[fl.to].eng, &p, &f);
-		} else {
-			sw->st.bad_parse++;
-		}
-		free(fl.base);
+		if (sw->conf.rx_faults && burst_push(&sw->ep[fl.to], fl))
+			continue;
+		deliver(sw, fl);
 		work++;
 	}
+	if (sw->conf.rx_faults)
+		for (i = 0; i < 2; i++)
+			work += rx_burst(sw, &sw->ep[i]);
 	return work;
 }
 
-static uint64_t
-next_event(struct simwire *sw)
+uint64_t
+simwire_next_event(const struct simwire *sw)
 {
 	uint64_t t = sw->nheap > 0 ? (sw->heap[0].at_ns + 999) / 1000 : UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (sw->ep[i].held.base != NULL && sw->ep[i].held_since + hold_us(sw) < t)
+			t = sw->ep[i].held_since + hold_us(sw);
 	uint64_t d0 = uroce_eng_next_deadline(sw->ep[0].eng);
 	uint64_t d1 = uroce_eng_next_deadline(sw->ep[1].eng);
 
@@ -768,7 +912,7 @@ simwire_run_until(struct simwire *sw, bool (*done)(void *arg), void *arg, uint64
 				sw->now++;
 				continue;
 			}
-			t = next_event(sw);
+			t = simwire_next_event(sw);
 			if (t == UINT64_MAX)
 				return done(arg);
 			sw->now = t > sw->now ? t : sw->now + 1;

@@ -62,6 +62,18 @@ struct simwire_conf {
 	 * zc_hold (a device that is slow to let go). */
 	uint32_t zc_min;
 	bool zc_hold;
+	/*
+	 * Faults at the receiving port instead of on the wire, as uroced's
+	 * fault_* keys make them (lib/dataplane/fault.c): the packets due at a
+	 * side in one step are its receive burst; of each, one draw picks drop,
+	 * duplicate (a copy at the end of the same burst) or reorder (held back
+	 * until a later burst has delivered at least one packet ahead of it, or
+	 * rx_hold_us passed on an idle link; a second reordered packet takes
+	 * the first's place). drop_only_from (drops only) and corrupt_ppm (on the
+ * wire) keep their meaning.
+	 */
+	bool rx_faults;
+	uint32_t rx_hold_us;      /**< rx_faults: longest hold on an idle link (0: 10 ms) */
 };
 
 /** Link statistics. */
@@ -72,6 +84,7 @@ struct simwire_stats {
 	uint64_t duplicated;
 	uint64_t reordered;
 	uint64_t corrupted;
+	uint64_t held;          /**< rx_faults: packets held back (reordered) */
 	uint64_t bad_parse;     /**< frames uroce_parse() rejected */
 	/* The bottleneck queue (bn_rate_mbps set) */
 	uint64_t bn_enqueued;   /**< packets that entered the queue */
@@ -143,6 +156,13 @@ int simwire_inject_from(struct simwire *sw, int to_side, const uint8_t sgid[16],
 uint32_t simwire_zc_held(const struct simwire *sw, int side);
 /** Let the device release every zero-copy packet of @p side it holds. */
 void simwire_zc_release(struct simwire *sw, int side);
+
+/**
+ * When something happens next, in µs: the delivery of the first packet in
+ * flight or the earliest engine deadline (UINT64_MAX: nothing). A loop that
+ * found no work jumps the clock here, never past a packet still on the wire.
+ */
+uint64_t simwire_next_event(const struct simwire *sw);
 
 /** One round: poll both engines, deliver every packet due. @return work done. */
 unsigned int simwire_step(struct simwire *sw);

@@ -48,6 +48,8 @@ struct soak {
 	uint64_t rng, n_posted, n_done, send_seq, recv_seq, fadd_seq;
 	uint32_t recv_len[NSLOT];
 	bool failed;
+	uint32_t jump_ppm, jump_us;
+	uint32_t op_mask;
 };
 
 /* Side 0 buffer: SRC | RD | ATOM results; side 1: DST | RECV | counter. */
@@ -96,6 +98,10 @@ post_one(struct soak *s, uint32_t slot)
 	uint32_t j;
 
 	f->op = (int)(r % 4);
+	/* SOAK_SIM_MIX=MASK (bit 0 WRITE, 1 READ, 2 SEND, 3 FETCH_ADD), as
+	 * soak_client --ops: the first allowed operation from the drawn one. */
+	while (s->op_mask != 0 && !(s->op_mask & 1u << f->op))
+		f->op = (f->op + 1) % 4;
 	f->len = 1 + (uint32_t)(r >> 20) % SLOT;
 	f->n = s->n_posted++;
 	f->busy = true;
@@ -204,18 +210,27 @@ complete(struct soak *s)
 
 /* @return operations completed before the first failure, or @p nops. */
 static uint64_t
-run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t nops)
+run_soak_conf(const struct simwire_conf *wc0, uint64_t nops)
 {
-	struct simwire_conf wc = {.seed = seed, .drop_ppm = drop, .dup_ppm = dup,
-				  .reorder_ppm = reorder, .delay_us = 5};
+	struct simwire_conf wc = *wc0;
 	struct sim_qp_opts o = {.timeout = 12, .retry_cnt = 7, .rnr_retry = 7, .psn0 = 0xFFFF00,
 				.psn1 = 0x500};
 	struct soak *s = calloc(1, sizeof(*s));
-	uint64_t done, end_us;
-	uint32_t i, counter;
+	uint64_t done, end_us, seed = wc.seed;
+	uint32_t i, counter, drop = wc.drop_ppm, dup = wc.dup_ppm, reorder = wc.reorder_ppm;
+	struct simwire_stats st;
 
 	cr_assert_not_null(s);
 	s->rng = seed * 0x9E3779B97F4A7C15ull | 1;
+	if (getenv("SOAK_SIM_MIX") != NULL)
+		s->op_mask = (uint32_t)strtoul(getenv("SOAK_SIM_MIX"), NULL, 0) & 15;
+	if (getenv("SOAK_SIM_JUMP_PPM") != NULL) {
+		s->jump_ppm = (uint32_t)strtoul(getenv("SOAK_SIM_JUMP_PPM"), NULL, 0);
+		s->jump_us = getenv("SOAK_SIM_JUMP_US") != NULL ?
+			     (uint32_t)strtoul(getenv("SOAK_SIM_JUMP_US"), NULL, 0) : 40000;
+		if (s->jump_us == 0)
+			s->jump_us = 1;
+	}
 	s->sw = simwire_create(&wc);
 	cr_assert_not_null(s->sw);
 	cr_assert_eq(sim_pair_create(s->sw, s->s, &o, DEPTH, 256), 0);
@@ -235,14 +250,21 @@ run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t 
 			if (!s->fl[i].busy)
 				post_one(s, i);
 		if (simwire_step(s->sw) == 0) {
-			uint64_t d = uroce_eng_next_deadline(simwire_engine(s->sw, 0));
-			uint64_t d1 = uroce_eng_next_deadline(simwire_engine(s->sw, 1));
+			/* Idle: on to the next delivery or deadline, whichever
+			 * comes first (a reordered packet arrives when it is due,
+			 * not after the next retransmission timeout). */
+			uint64_t d = simwire_next_event(s->sw);
 
-			if (d1 < d)
-				d = d1;
 			simwire_advance(s->sw, d != UINT64_MAX && d > simwire_now(s->sw) ?
-					d - simwire_now(s->sw) : 10);
+					d - simwire_now(s->sw) : 1);
+		} else {
+			simwire_advance(s->sw, 1);
 		}
+		/* A host that was not scheduled for a while: the clock jumps
+		 * with packets on the wire (SOAK_SIM_JUMP_PPM per step, up to
+		 * SOAK_SIM_JUMP_US). */
+		if (s->jump_ppm != 0 && rnd(s) % 1000000u < s->jump_ppm)
+			simwire_advance(s->sw, rnd(s) % s->jump_us);
 		complete(s);
 	}
 	done = s->n_done;
@@ -255,9 +277,13 @@ run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t 
 	}
 	cr_expect_not(s->failed, "seed %llu: failed after %llu operations (see the log)",
 		      (unsigned long long)seed, (unsigned long long)done);
-	cr_log_info("seed %llu drop %u dup %u reorder %u ppm: %llu operations, %.1f s simulated",
-		    (unsigned long long)seed, drop, dup, reorder, (unsigned long long)done,
-		    (double)simwire_now(s->sw) / 1e6);
+	st = simwire_stats(s->sw);
+	cr_log_info("seed %llu drop %u dup %u reorder %u ppm%s: %llu operations, %.3f s "
+		    "simulated; wire: %llu dropped, %llu duplicated, %llu reordered",
+		    (unsigned long long)seed, drop, dup, reorder, wc.rx_faults ? " (at RX)" : "",
+		    (unsigned long long)done, (double)simwire_now(s->sw) / 1e6,
+		    (unsigned long long)st.dropped, (unsigned long long)st.duplicated,
+		    (unsigned long long)st.reordered);
 	sim_pair_destroy(s->s);
 	uroce_eng_mr_dereg(s->ma);
 	uroce_eng_mr_dereg(s->mb);
@@ -266,6 +292,25 @@ run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t 
 	free(s->b);
 	free(s);
 	return done;
+}
+
+static uint64_t
+run_soak(uint64_t seed, uint32_t drop, uint32_t dup, uint32_t reorder, uint64_t nops)
+{
+	struct simwire_conf wc = {.seed = seed, .drop_ppm = drop, .dup_ppm = dup,
+				  .reorder_ppm = reorder, .delay_us = 5};
+
+	return run_soak_conf(&wc, nops);
+}
+
+/* As uroced's fault_* keys at each receiving port (test_soak.sh). */
+static uint64_t
+run_soak_rx(uint64_t seed, uint64_t nops)
+{
+	struct simwire_conf wc = {.seed = seed, .drop_ppm = 50000, .dup_ppm = 10000,
+				  .reorder_ppm = 10000, .delay_us = 5, .rx_faults = true};
+
+	return run_soak_conf(&wc, nops);
 }
 
 Test(soak_sim, duplication_1pct, .timeout = 240)
@@ -286,4 +331,22 @@ Test(soak_sim, loss_5pct, .timeout = 240)
 Test(soak_sim, loss_dup_reorder, .timeout = 240)
 {
 	run_soak(4, 50000, 10000, 10000, 20000);
+}
+
+/* SOAK_SIM_SEEDS=FIRST-LAST [SOAK_SIM_OPS=N] [SOAK_SIM_RX=1]: more seeds of the
+ * full mix (faults at the receiving ports with SOAK_SIM_RX), for a hunt;
+ * skipped (loudly) without it. */
+Test(soak_sim, explore, .timeout = 3600)
+{
+	const char *e = getenv("SOAK_SIM_SEEDS"), *o = getenv("SOAK_SIM_OPS");
+	unsigned long first, last, seed, bad = 0;
+	uint64_t nops = o != NULL ? strtoull(o, NULL, 0) : 20000;
+
+	if (e == NULL || sscanf(e, "%lu-%lu", &first, &last) != 2)
+		cr_skip_test("SOAK_SIM_SEEDS=FIRST-LAST not set");
+	for (seed = first; seed <= last; seed++)
+		if ((getenv("SOAK_SIM_RX") != NULL ? run_soak_rx(seed, nops) :
+		     run_soak(seed, 50000, 10000, 10000, nops)) < nops)
+			bad++;
+	cr_log_info("%lu of %lu seeds failed", bad, last - first + 1);
 }

@@ -6,7 +6,8 @@
 # receives and duplicating and reordering 1 % (fault_* keys), and one client
 # process with a context on each (soak_client mixed) keeping an RC QP pair
 # busy with WRITE, READ, SEND and FETCH_ADD, 32 at once, for SOAK_SECONDS
-# (45 by default; 600 for the long run in doc/soak.md).
+# (45 by default; 600 for the long run in doc/soak.md). SOAK_OPS=MASK limits
+# the mix (soak_client --ops: bit 0 WRITE, 1 READ, 2 SEND, 3 FETCH_ADD).
 #   Expect: every WRITE's and READ's bytes right, every SEND received once and
 #           in order, every FETCH_ADD executed exactly once (the counter ends
 #           at the number posted, each returned the count before it), every
@@ -40,9 +41,10 @@ soak_pair "$FAULTS
 fault_seed = 11" "$FAULTS
 fault_seed = 12"
 timeout $((SECS + 300)) "$SOAK_CLIENT" mixed --a "$WORK/a.sock" --b "$WORK/b.sock" \
-	--seconds "$SECS" --depth 32 >"$WORK/mixed.out" 2>&1 &
+	--seconds "$SECS" --depth 32 ${SOAK_OPS:+--ops "$SOAK_OPS"} >"$WORK/mixed.out" 2>&1 &
 CLIENT=$!
 PIDS+=("$CLIENT")
+T0=$SECONDS
 sleep 10
 samples_a=()
 samples_b=()
@@ -53,14 +55,34 @@ while kill -0 "$CLIENT" 2>/dev/null; do
 done
 wait "$CLIENT"
 rc=$?
+ELAPSED=$((SECONDS - T0))
 if [ "$rc" -eq 0 ]; then
 	pass "mixed traffic for $SECS s at 5 % loss: $(tail -1 "$WORK/mixed.out")"
 else
-	fail "mixed traffic: exit $rc: $(tail -3 "$WORK/mixed.out" | tr '\n' ' ')"
-	# What the transport saw, for whoever debugs it.
-	dump_stats "$PA"
-	dump_stats "$PB"
+	fail "mixed traffic failed after $ELAPSED s (exit $rc): $(tail -3 "$WORK/mixed.out" | tr '\n' ' ')"
 fi
+# What the transport and the ports saw (pass or fail, for doc/soak.md): the
+# non-zero counters of each daemon; then every request a responder refused
+# and every QP a requester gave up (uroced logs each, with its state).
+nonzero() { # nonzero PREFIX COMMAND KEY
+	tel "$1" "$2" | /usr/bin/python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.stdin.read())[sys.argv[2]]
+    print("    " + sys.argv[1] + " " + sys.argv[2] + ": " +
+          " ".join("%s=%d" % kv for kv in d.items() if isinstance(kv[1], int) and kv[1]))
+except Exception as e:
+    print("    " + sys.argv[1] + " " + sys.argv[2] + ": unreadable (telemetry: %s)" % e)' "$1" "$3"
+}
+for side in "$PA" "$PB"; do
+	nonzero "$side" /uroce/daemon/stats /uroce/daemon/stats
+	nonzero "$side" /uroce/port/stats,0 /uroce/port/stats
+done
+for side in a b; do
+	n=$(grep -c "responder refused\|requester gave up" "$WORK/$side.log")
+	log "daemon $side logged $n refused request(s) or failed requester(s)"
+	grep "responder refused\|requester gave up" "$WORK/$side.log" | head -20 | sed 's/^/    /'
+done
 flat "daemon A" "${samples_a[@]}"
 flat "daemon B" "${samples_b[@]}"
 for side in "$PA" "$PB"; do

@@ -7,6 +7,8 @@
 #include "daemon_test_util.h"
 #include "dt_daemon.h"
 
+/* Unthreaded: the whole daemon's round, under the lock. Threaded: the
+ * control thread's round (the workers run on threads of their own). */
 static void *
 poll_loop(void *arg)
 {
@@ -16,36 +18,84 @@ poll_loop(void *arg)
 		unsigned int w;
 
 		pthread_mutex_lock(&dd->lock);
-		w = uroce_daemon_poll(dd->d);
+		w = dd->threaded ? uroce_daemon_control_poll(dd->d, 1) : uroce_daemon_poll(dd->d);
 		pthread_mutex_unlock(&dd->lock);
-		if (w == 0)
+		if (w == 0 && !dd->threaded)
 			dt_nap_us(20);
 	}
 	return NULL;
 }
 
+struct dt_worker_arg {
+	struct dt_daemon *dd;
+	unsigned int idx;
+};
+
+static struct dt_worker_arg worker_args[UROCE_DAEMON_MAX_WORKERS];
+
+/* A worker's thread, as uroced runs it: its rounds, a short nap when idle. */
+static void *
+worker_loop(void *arg)
+{
+	struct dt_worker_arg *a = arg;
+
+	while (!__atomic_load_n(&a->dd->wstop, __ATOMIC_ACQUIRE))
+		if (uroce_daemon_worker_poll(a->dd->d, a->idx) == 0)
+			dt_nap_us(20);
+	return NULL;
+}
+
+static void
+workers_join(struct dt_daemon *dd)
+{
+	unsigned int i;
+
+	__atomic_store_n(&dd->wstop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < dd->n_wthreads; i++)
+		pthread_join(dd->wthreads[i], NULL);
+	dd->n_wthreads = 0;
+}
+
 int
 dt_daemon_start(struct dt_daemon *dd, const char *tag, struct uroce_daemon_conf *conf)
 {
+	unsigned int i;
 	int rc;
 
 	dt_sock_path(dd->sock_path, sizeof(dd->sock_path), tag);
 	conf->sock_path = dd->sock_path;
 	conf->sock_mode = 0600;
-	conf->n_workers = dt_workers();
+	if (conf->n_workers == 0)
+		conf->n_workers = dt_workers();
+	dd->threaded = conf->threaded;
 	dd->d = uroce_daemon_create(conf);
 	if (dd->d == NULL)
 		return -errno;
 	pthread_mutex_init(&dd->lock, NULL);
 	dd->stop = 0;
-	rc = pthread_create(&dd->thread, NULL, poll_loop, dd);
-	if (rc != 0) {
-		uroce_daemon_destroy(dd->d);
-		dd->d = NULL;
-		return -rc;
+	dd->wstop = 0;
+	dd->n_wthreads = 0;
+	for (i = 0; dd->threaded && i < uroce_daemon_worker_count(dd->d); i++) {
+		/* One threaded dt_daemon at a time per process (worker_args). */
+		worker_args[i].dd = dd;
+		worker_args[i].idx = i;
+		rc = pthread_create(&dd->wthreads[i], NULL, worker_loop, &worker_args[i]);
+		if (rc != 0)
+			goto fail;
+		dd->n_wthreads++;
 	}
+	rc = pthread_create(&dd->thread, NULL, poll_loop, dd);
+	if (rc != 0)
+		goto fail;
 	dd->running = true;
 	return 0;
+fail:
+	workers_join(dd);
+	if (dd->threaded)
+		uroce_daemon_workers_stopped(dd->d);
+	uroce_daemon_destroy(dd->d);
+	dd->d = NULL;
+	return -rc;
 }
 
 void
@@ -55,6 +105,12 @@ dt_daemon_stop(struct dt_daemon *dd)
 		return;
 	__atomic_store_n(&dd->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(dd->thread, NULL);
+	if (dd->threaded) {
+		/* As uroced: flushes written while the workers still run. */
+		uroce_daemon_quiesce(dd->d);
+		workers_join(dd);
+		uroce_daemon_workers_stopped(dd->d);
+	}
 	uroce_daemon_destroy(dd->d);
 	dd->d = NULL;
 	dd->running = false;

@@ -6,6 +6,9 @@
  * An in-process daemon core polled by a thread of the test, for component
  * tests that talk to it through liburoce and look at it directly in
  * between (dt_daemon_lock() around any uroce_daemon_* call of the test).
+ * With uroce_daemon_conf.threaded it runs as uroced does: that thread is
+ * the control thread, and each worker polls on a thread of its own, so the
+ * workers really run at the same time.
  */
 
 #ifndef DT_DAEMON_H
@@ -23,12 +26,17 @@ struct dt_daemon {
 	pthread_mutex_t lock;
 	volatile int stop;
 	bool running;
+	bool threaded;
+	pthread_t wthreads[UROCE_DAEMON_MAX_WORKERS];
+	unsigned int n_wthreads;
+	volatile int wstop;
 };
 
 /**
  * Create the daemon on "/tmp/uroce-test-@p tag-PID.sock" with @p conf (its
- * sock_path, sock_mode and n_workers are set here: 0600, dt_workers()) and
- * start its poll thread.
+ * sock_path and sock_mode are set here: 0600; n_workers 0 becomes
+ * dt_workers()) and start its poll thread (and, with conf->threaded, one
+ * thread per worker; one threaded daemon at a time per process).
  * @return 0, or -errno of uroce_daemon_create() or pthread_create().
  */
 int dt_daemon_start(struct dt_daemon *dd, const char *tag, struct uroce_daemon_conf *conf);

@@ -571,6 +571,8 @@ Test(ctl_introspect, devices_and_gids_json)
 	cr_expect_eq(num_after(r.out, NULL, "phys_port_cnt"), 1);
 	cr_expect_eq(num_after(r.out, NULL, "max_sge"), UROCE_MAX_SGE);
 	cr_expect_eq(num_after(r.out, NULL, "max_inline_data"), UROCE_MAX_INLINE);
+	/* Expect: remote atomics are CPU atomics on the word (issue 16). */
+	cr_expect_eq(num_after(r.out, NULL, "atomic_cap"), UROCE_ATOMIC_GLOB);
 	cr_expect_not_null(strstr(r.out, "{\"port\":1,\"state\":\"PORT_ACTIVE\","), "%s", r.out);
 	cr_expect_not_null(strstr(r.out, "\"link_layer\":\"Ethernet\""), "%s", r.out);
 	run_free(&r);
@@ -764,7 +766,7 @@ Test(ctl_introspect, messages_check_their_fields)
 	struct uroce_shm_msg_list_qps_resp qr;
 	struct uroce_shm_msg_list_req lq;
 	struct client c;
-	uint32_t start, seen = 0, total = 0, n_cc = 0;
+	uint32_t start, seen = 0, total = 0, n_cc = 0, n_rej = 0;
 	int s = raw_hello();
 
 	client_open(&c);
@@ -812,7 +814,8 @@ Test(ctl_introspect, messages_check_their_fields)
 			      sizeof(cr)), -ENOENT);
 	/* Expect: the pages of a QP's counters add up to total, names NUL-terminated;
 	 * the transport counters first, then the congestion group (its DCQCN state
-	 * and parameters: rp_current_rate_kbps, rpg_time_reset 300, ...). */
+	 * and parameters: rp_current_rate_kbps, rpg_time_reset 300, ...), then the
+	 * last responder rejection (none on this healthy QP). */
 	cq.qp_num = c.a->qp_num;
 	start = 0;
 	do {
@@ -827,6 +830,14 @@ Test(ctl_introspect, messages_check_their_fields)
 					     cr.c[i].name);
 				continue;
 			}
+			if (cr.c[i].group == UROCE_SHM_COUNTER_G_RESP_REJECT) {
+				cr_expect_gt(n_cc, 0, "%s before the congestion group",
+					     cr.c[i].name);
+				cr_expect_eq(cr.c[i].value, 0, "%s", cr.c[i].name);
+				n_rej++;
+				continue;
+			}
+			cr_expect_eq(n_rej, 0, "%s after the rejection group", cr.c[i].name);
 			cr_expect_eq(cr.c[i].group, UROCE_SHM_COUNTER_G_CC);
 			n_cc++;
 			if (strcmp(cr.c[i].name, "rp_limited") == 0)
@@ -847,6 +858,7 @@ Test(ctl_introspect, messages_check_their_fields)
 	cr_expect_gt(total, UROCE_SHM_COUNTERS_MAX);
 	cr_expect_eq(seen, total);
 	cr_expect_gt(n_cc, 7, "the DCQCN state rows and the parameters");
+	cr_expect_eq(n_rej, 10, "resp_rejects and the last rejection's fields");
 	/* Expect: a start beyond total -> EINVAL. */
 	cq.start = total + 1;
 	cr_expect_eq(raw_call(s, UROCE_SHM_MSG_QUERY_COUNTERS, 99, &cq, sizeof(cq), &cr,

@@ -768,6 +768,233 @@ Test(events, qp_fatal_event_is_delivered, .timeout = 60, .fini = stop_daemon)
 	wait_all_reclaimed();
 }
 
+/* What the daemon logged (uroce_log_set() sink of this process). */
+static char log_text[16384];
+static size_t log_len;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+log_capture(enum uroce_log_level level, const char *msg)
+{
+	(void)level;
+	pthread_mutex_lock(&log_lock);
+	log_len += (size_t)snprintf(log_text + log_len, sizeof(log_text) - log_len, "%s\n", msg);
+	if (log_len >= sizeof(log_text))
+		log_len = sizeof(log_text) - 1;
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool
+log_has(const char *what)
+{
+	bool yes;
+
+	pthread_mutex_lock(&log_lock);
+	yes = strstr(log_text, what) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return yes;
+}
+
+/* A request the responder refuses (issue 16): a WRITE under an R_Key of no
+ * MR. Expect: the requester's WQE fails REM_ACCESS_ERR, the responder QP
+ * raises QP_ACCESS_ERR, and the daemon logs the refusal on its control
+ * thread with the check that refused it, the PSNs and the RETH, and keeps
+ * it as the QP's last responder error (QUERY_COUNTERS). */
+Test(events, refused_request_is_logged_and_kept, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_shm_msg_query_counters_resp cr;
+	struct uroce_shm_msg_query_counters_req cq;
+	struct uroce_sge sge;
+	struct uroce_send_wr wr, *bad = NULL;
+	struct uroce_async_event ev;
+	struct uroce_qp *a, *b;
+	char want[160];
+	uint32_t bad_rkey, i, found = 0;
+	double end;
+	struct uroce_wc wc;
+	struct ep e;
+
+	log_len = 0;
+	log_text[0] = '\0';
+	uroce_log_set(log_capture, UROCE_LOG_NOTICE);
+	start_daemon();
+	ep_open(&e);
+	async_nonblocking(e.ctx);
+	a = qp_new(&e, NULL);
+	b = qp_new(&e, NULL);
+	pair(&e, a, b);
+	bad_rkey = e.mr->rkey ^ 0x5500u; /* another index: no MR */
+	sge = (struct uroce_sge){.addr = (uintptr_t)e.buf, .length = 64, .lkey = e.mr->lkey};
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 9;
+	wr.opcode = UROCE_WR_RDMA_WRITE;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = (uintptr_t)e.buf + 4096;
+	wr.wr.rdma.rkey = bad_rkey;
+	cr_assert_eq(uroce_post_send(a, &wr, &bad), 0);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR);
+	cr_assert(wait_event(e.ctx, &ev, 3000), "no QP_ACCESS_ERR");
+	cr_expect_eq(ev.event_type, UROCE_ASYNC_QP_ACCESS_ERR);
+	cr_expect_eq(ev.element.qp, b);
+	uroce_ack_async_event(&ev);
+	snprintf(want, sizeof(want), "qp %#x (client", b->qp_num);
+	end = dt_now_s() + 5;
+	while (!log_has(want) && dt_now_s() < end)
+		dt_nap_ms(5);
+	cr_expect(log_has(want), "no log line for qp %#x: %s", b->qp_num, log_text);
+	snprintf(want, sizeof(want), "responder refused RC RDMA WRITE Only psn 0x64 (rejection 1");
+	cr_expect(log_has(want), "%s", log_text);
+	snprintf(want, sizeof(want), "check rkey, remote access error; epsn 0x64");
+	cr_expect(log_has(want), "%s", log_text);
+	snprintf(want, sizeof(want), "rkey %#x len 64; in message none", bad_rkey);
+	cr_expect(log_has(want), "%s", log_text);
+	/* The QP's counters, as uroce-ctl reads them. */
+	{
+		int s = dt_connect(dd.sock_path), fd = -1;
+		struct uroce_shm_msg_hello_req h;
+		uint8_t buf[UROCE_SHM_MSG_MAX];
+
+		cr_assert_geq(s, 0);
+		memset(&h, 0, sizeof(h));
+		h.abi_major = UROCE_SHM_ABI_MAJOR;
+		h.abi_minor = UROCE_SHM_ABI_MINOR;
+		cr_assert_gt(dt_msg_send(s, UROCE_SHM_MSG_HELLO, 1, &h, sizeof(h), -1), 0);
+		cr_assert_gt(dt_msg_recv(s, buf, sizeof(buf), &fd), 0);
+		if (fd >= 0)
+			close(fd);
+		memset(&cq, 0, sizeof(cq));
+		cq.scope = UROCE_SHM_COUNTERS_QP;
+		cq.qp_num = b->qp_num;
+		do {
+			const struct uroce_shm_msg_hdr *hd = (const void *)buf;
+
+			cr_assert_gt(dt_msg_send(s, UROCE_SHM_MSG_QUERY_COUNTERS, 2, &cq,
+						 sizeof(cq), -1), 0);
+			cr_assert_gt(dt_msg_recv(s, buf, sizeof(buf), &fd), 0);
+			cr_assert_eq(hd->status, 0);
+			memcpy(&cr, buf + sizeof(*hd), sizeof(cr));
+			for (i = 0; i < cr.page.count; i++) {
+				const struct uroce_shm_counter *c = &cr.c[i];
+
+				if (c->group != UROCE_SHM_COUNTER_G_RESP_REJECT)
+					continue;
+				found++;
+				if (strcmp(c->name, "resp_rejects") == 0)
+					cr_expect_eq(c->value, 1);
+				if (strcmp(c->name, "last_reject_check") == 0)
+					cr_expect_eq(c->value, UROCE_RCHK_RKEY);
+				if (strcmp(c->name, "last_reject_nak") == 0)
+					cr_expect_eq(c->value, UROCE_NAK_REMOTE_ACCESS_ERR);
+				if (strcmp(c->name, "last_reject_psn") == 0)
+					cr_expect_eq(c->value, 100);
+				if (strcmp(c->name, "last_reject_rkey") == 0)
+					cr_expect_eq(c->value, bad_rkey);
+				if (strcmp(c->name, "last_reject_va") == 0)
+					cr_expect_eq(c->value, (uintptr_t)e.buf + 4096);
+			}
+			cq.start = cr.page.next;
+		} while (cr.page.flags & UROCE_SHM_LIST_F_MORE);
+		close(s);
+	}
+	cr_expect_eq(found, 10, "the last responder error rows");
+	uroce_log_set(NULL, UROCE_LOG_NOTICE);
+	cr_expect_eq(uroce_destroy_qp(a), 0);
+	cr_expect_eq(uroce_destroy_qp(b), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+/* The client of a responder QP goes away while its READ responses are
+ * queued (issue 16: the soak's "spurious remote access error" was this, at
+ * the teardown that followed a failure). Workers on threads of their own,
+ * so they keep running while the control thread tears the session down.
+ * Expect: the requester's READs end in success, RETRY_EXC_ERR or a flush,
+ * never REM_ACCESS_ERR; the daemon counts no remote access error and logs
+ * no refused request: the dead client's QP answered nothing. */
+Test(events, dying_responder_is_silent, .timeout = 60, .fini = stop_daemon)
+{
+	const int access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			   UROCE_ACCESS_REMOTE_READ;
+	struct uroce_daemon_conf conf;
+	uint64_t cnt[UROCE_CNT_MAX];
+	struct uroce_qp *a, *b;
+	struct uroce_mr *mrb;
+	struct uroce_wc wc;
+	struct ep ea, eb;
+	unsigned int i, done = 0, ok = 0;
+	double end;
+	int rc;
+
+	log_len = 0;
+	log_text[0] = '\0';
+	uroce_log_set(log_capture, UROCE_LOG_NOTICE);
+	memset(&conf, 0, sizeof(conf));
+	conf.threaded = true;
+	rc = dt_daemon_start(&dd, "dying", &conf);
+	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
+	ep_open(&ea);
+	ep_open(&eb);
+	mrb = uroce_reg_mr(eb.pd, eb.buf, BUF_SIZE, access);
+	cr_assert_not_null(mrb);
+	a = qp_new(&ea, NULL);
+	b = qp_new(&eb, NULL);
+	{
+		const struct dt_rc to_b = {.dgid = eb.gid, .dqpn = b->qp_num, .rq_psn = 7,
+					   .sq_psn = 9, .rd_atomic = 16};
+		const struct dt_rc to_a = {.dgid = ea.gid, .dqpn = a->qp_num, .rq_psn = 9,
+					   .sq_psn = 7, .rd_atomic = 16};
+
+		cr_assert_eq(dt_qp_to_rts(a, access, &to_b), 0);
+		cr_assert_eq(dt_qp_to_rts(b, access, &to_a), 0);
+	}
+	/* 16 READs of 32 KiB (32 response packets each) from b's memory. */
+	for (i = 0; i < 16; i++) {
+		struct uroce_sge sge = {.addr = (uintptr_t)ea.buf, .length = 32768,
+					.lkey = ea.mr->lkey};
+		struct uroce_send_wr wr, *bad = NULL;
+
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = i;
+		wr.opcode = UROCE_WR_RDMA_READ;
+		wr.send_flags = UROCE_SEND_SIGNALED;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.wr.rdma.remote_addr = (uintptr_t)eb.buf;
+		wr.wr.rdma.rkey = mrb->rkey;
+		cr_assert_eq(uroce_post_send(a, &wr, &bad), 0);
+	}
+	/* The responder is busy: its client hangs up without cleaning up. */
+	wait_wc(ea.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS, "%s", uroce_wc_status_name(wc.status));
+	done = ok = 1;
+	cr_assert_eq(uroce_close_device(eb.ctx), 0);
+	end = dt_now_s() + 20;
+	while (done < 16 && dt_now_s() < end) {
+		if (uroce_poll_cq(ea.cq, 1, &wc) != 1) {
+			dt_nap_ms(1);
+			continue;
+		}
+		done++;
+		ok += wc.status == UROCE_WC_SUCCESS;
+		cr_expect(wc.status == UROCE_WC_SUCCESS || wc.status == UROCE_WC_RETRY_EXC_ERR ||
+			  wc.status == UROCE_WC_WR_FLUSH_ERR, "READ %u: %s", done,
+			  uroce_wc_status_name(wc.status));
+	}
+	cr_expect_eq(done, 16, "%u of 16 READs completed", done);
+	dt_daemon_lock(&dd);
+	uroce_daemon_counters(dd.d, cnt, UROCE_CNT_MAX);
+	dt_daemon_unlock(&dd);
+	cr_expect_eq(cnt[UROCE_CNT_RESP_REMOTE_ACCESS_ERRORS], 0);
+	cr_expect(!log_has("responder refused"), "%s", log_text);
+	cr_log_info("%u of 16 READs done before the responder's client left", ok);
+	uroce_log_set(NULL, UROCE_LOG_NOTICE);
+	cr_expect_eq(uroce_destroy_qp(a), 0);
+	ep_close(&ea);
+}
+
 Test(events, cq_overrun_reports_cq_err_once, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_async_event ev;

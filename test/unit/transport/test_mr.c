@@ -80,6 +80,27 @@ Test(mr, access_rights)
 	cr_expect_not_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_READ));
 }
 
+/* An aligned atomic VA must name an aligned word of ours: REMOTE_ATOMIC needs
+ * the host address and the iova to agree modulo 8 (a CPU atomic on a
+ * misaligned word may split a cache line). */
+Test(mr, atomic_mr_must_be_aligned_like_its_iova)
+{
+	static uint64_t words[64];
+	uint8_t *base = (uint8_t *)words;
+	const int atomic = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_ATOMIC;
+
+	/* Expect: congruent modulo 8, at any offset: accepted. */
+	cr_expect_not_null(uroce_eng_mr_reg(pd, base, 0x1000, 256, atomic));
+	cr_expect_not_null(uroce_eng_mr_reg(pd, base + 3, 0x2003, 64, atomic));
+	/* Expect: not congruent: EINVAL, but only with REMOTE_ATOMIC. */
+	errno = 0;
+	cr_expect_null(uroce_eng_mr_reg(pd, base + 4, 0x3000, 64, atomic));
+	cr_expect_eq(errno, EINVAL);
+	cr_expect_null(uroce_eng_mr_reg(pd, base, 0x4001, 64, atomic));
+	cr_expect_not_null(uroce_eng_mr_reg(pd, base + 4, 0x3000, 64, UROCE_ACCESS_LOCAL_WRITE |
+					    UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ));
+}
+
 Test(mr, key_variant_changes_on_reregistration)
 {
 	struct uroce_eng_mr *mr;

@@ -694,3 +694,62 @@ Test(resp, msn_per_response)
 	cr_expect_eq(uroce_aeth_msn(tx(&p, R, 0)->bth + tx(&p, R, 0)->info->off_aeth), 2);
 	proto_fini(&p);
 }
+
+/* Refused requests are recorded with what the responder knew: the check,
+ * the NAK (or a silent drop), the request's PSN and RETH/AtomicETH, the
+ * expected PSN, and every saved READ/ATOMIC; the newest first. */
+Test(resp, rejections_are_recorded)
+{
+	struct sim_qp_opts o = { .psn0 = 20, .max_dest_rd_atomic = 2 };
+	struct uroce_eng_resp_reject rj[UROCE_RESP_REJECTS + 1];
+	struct proto p;
+	struct uroce_ext_fields e, a;
+
+	proto_init(&p, &o);
+	e = reth(&p, 0, 8);
+	memset(&a, 0, sizeof(a));
+	a.va = IOVA(R) + 8;
+	a.rkey = uroce_eng_mr_rkey(p.mr[R]);
+	a.swap_add = 1;
+	cr_expect_eq(uroce_eng_qp_resp_rejects(p.s[R].qp, rj, 4), 0, "none before any");
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 20, true, &e, NULL, 0);
+	flush(&p, R);
+	inj(&p, R, UROCE_OP_FETCH_ADD, 21, true, &a, NULL, 0);
+	flush(&p, R);
+	inj(&p, R, UROCE_OP_FETCH_ADD, 22, true, &a, NULL, 0);
+	flush(&p, R);
+	/* With max_dest_rd_atomic 2, the atomic at 22 took READ 20's resource.
+	 * An atomic claiming PSN 20: Expect: dropped, recorded as a replay
+	 * miss, with the two atomics' resources. */
+	inj(&p, R, UROCE_OP_FETCH_ADD, 20, true, &a, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(uroce_eng_qp_resp_rejects(p.s[R].qp, rj, 4), 1);
+	cr_expect_eq(rj[0].check, UROCE_RCHK_REPLAY_MISS);
+	cr_expect_eq(rj[0].nak, UROCE_RESP_REJECT_DROPPED);
+	cr_expect_eq(rj[0].seq, 1);
+	cr_expect_eq(rj[0].qpn, uroce_eng_qp_num(p.s[R].qp));
+	cr_expect_eq(rj[0].psn, 20);
+	cr_expect_eq(rj[0].epsn, 23);
+	cr_expect_eq(rj[0].opcode, UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_FETCH_ADD));
+	cr_expect_eq(rj[0].va, IOVA(R) + 8);
+	cr_expect_eq(rj[0].len, 8);
+	cr_expect_eq(rj[0].n_res, 2);
+	cr_expect_eq(rj[0].res[0].type + rj[0].res[1].type, 4, "two atomics held");
+	cr_expect(rj[0].res[0].first_psn == 21 || rj[0].res[1].first_psn == 21);
+	/* A READ past the MR's end. Expect: NAK remote access, recorded with
+	 * its RETH, newest first. */
+	e = reth(&p, 0, 1 << 20);
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 23, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(uroce_eng_qp_resp_rejects(p.s[R].qp, rj, UROCE_RESP_REJECTS + 1), 2);
+	cr_expect_eq(rj[0].check, UROCE_RCHK_RKEY);
+	cr_expect_eq(rj[0].nak, UROCE_NAK_REMOTE_ACCESS_ERR);
+	cr_expect_eq(rj[0].seq, 2);
+	cr_expect_eq(rj[0].psn, 23);
+	cr_expect_eq(rj[0].len, 1u << 20);
+	cr_expect_eq(rj[0].rkey, uroce_eng_mr_rkey(p.mr[R]));
+	cr_expect_eq(rj[1].check, UROCE_RCHK_REPLAY_MISS);
+	cr_expect_str_eq(uroce_resp_check_name(UROCE_RCHK_RKEY), "rkey");
+	cr_expect_str_eq(uroce_resp_check_name(999), "?");
+	proto_fini(&p);
+}
