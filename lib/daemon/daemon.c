@@ -33,6 +33,7 @@
 #include "uroce_shm.h"
 
 #include "daemon_internal.h"
+#include "dcm.h"
 #include "uroce_daemon.h"
 
 /* Work bounds of one control round. */
@@ -502,6 +503,12 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 		if (d->w[i] == NULL)
 			goto fail;
 	}
+	/* QP1 on worker 0 and the CM on this thread (no worker runs yet). */
+	err = dcm_create(d, conf);
+	if (err != 0) {
+		errno = -err;
+		goto fail;
+	}
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (d->epfd < 0)
 		goto fail;
@@ -539,6 +546,7 @@ fail:
 		close(d->lfd);
 	if (d->epfd >= 0)
 		close(d->epfd);
+	dcm_destroy(d);
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
@@ -565,6 +573,7 @@ uroce_daemon_destroy(struct uroce_daemon *d)
 	close(d->lfd);
 	close(d->epfd);
 	unlink(d->path);
+	dcm_destroy(d); /* QP1 before its worker's engine */
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
@@ -609,6 +618,7 @@ uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms)
 	}
 	work += reap_sessions(d);
 	work += drain_events(d);
+	work += dcm_control_poll(d); /* MADs from QP1, CM timers, event channels */
 	if (d->graveyard != NULL)
 		work += seg_graveyard_sweep(d);
 	return work;

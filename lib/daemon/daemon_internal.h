@@ -65,6 +65,8 @@ enum obj_type {
 struct session;
 struct dworker;
 struct dgen;
+struct dcm;      /* the connection manager (dcm.h) */
+struct dcm_sess;
 
 /* ------------------------------------------------------------------------ */
 /* Objects. "ctl:" fields are the control thread's; "wrk:" fields are the  */
@@ -192,6 +194,7 @@ struct session {
 	uint64_t *slot_bits[UROCE_DAEMON_MAX_WORKERS];
 	struct dgen *gens;              /* ctl: its load generators (gen.c) */
 	uint32_t last_gen_id;           /* ctl: the id given last */
+	struct dcm_sess *cm;            /* ctl: its rdma_cm ids and channels (cmctl.c) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -359,6 +362,7 @@ struct uroce_daemon {
 	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */
 	struct dseg *graveyard;         /* ctl: freed segments the device still reads */
 	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
+	struct dcm *cm;                 /* QP1 and the CM (dcm.h) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -381,6 +385,8 @@ uint32_t pow2_at_least(uint32_t v);
 void seg_put(struct uroce_daemon *d, struct dseg *g);
 /* Unmap the graveyard's segments that are free now. @return how many. */
 unsigned int seg_graveyard_sweep(struct uroce_daemon *d);
+/* The device's node GUID (QUERY_DEVICE, and the CM's CA GUID). */
+uint64_t daemon_node_guid(const struct uroce_daemon *d);
 
 /* control.c: one function per request type */
 struct reply {

@@ -336,6 +336,25 @@ verbs_rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_le
 	return rpc(c, type, req, req_len, fd_in, resp, resp_len, fd_out);
 }
 
+int
+uroce_ctl_call(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int fd_in,
+	       void *resp, size_t resp_len, int *fd_out)
+{
+	int len = uroce_shm_msg_body_len(type, false);
+
+	if (fd_out != NULL)
+		*fd_out = -1;
+	if (c == NULL || len < 0 || (size_t)len != req_len)
+		return -EINVAL;
+	return rpc(c, type, req, req_len, fd_in, resp, resp_len, fd_out);
+}
+
+uint16_t
+uroce_daemon_abi_minor(const struct uroce_context *c)
+{
+	return c != NULL ? c->daemon_minor : 0;
+}
+
 static int
 rpc_handle(struct uroce_context *c, uint16_t type, uint32_t handle)
 {
