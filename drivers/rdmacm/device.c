@@ -13,8 +13,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rc_internal.h"
 
@@ -23,6 +26,20 @@ static int ndevs;
 static int init_err;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int rc_trace_on;
+
+void
+rc_trace(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "uroce-rdmacm[%d]: ", (int)getpid());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
 
 /* The @p index-th socket of $UROCE_SOCKET into @p out. @return 0, -1 if none. */
 static int
@@ -55,6 +72,7 @@ init_once(void)
 	struct ibv_device **l;
 	int n = 0, i;
 
+	rc_trace_on = getenv("UROCE_VERBS_TRACE") != NULL && *getenv("UROCE_VERBS_TRACE") != '0';
 	l = ibv_get_device_list(&n);
 	if (l == NULL) {
 		init_err = errno ? errno : ENODEV;
@@ -155,6 +173,8 @@ rc_call(struct rc_dev *d, uint16_t type, const void *req, size_t req_len, void *
 	rc = uroce_ctl_call(d->ctl, type, req, req_len, fd_in, resp, resp_len, NULL);
 	if (rc == -ENOTCONN)
 		d->dead = true;
+	RC_TRACE("%s %s (id 0x%x): %s", d->sock_path, uroce_shm_msg_type_name(type),
+		 req_len >= sizeof(uint32_t) ? *(const uint32_t *)req : 0, strerror(-rc));
 	return -rc;
 }
 

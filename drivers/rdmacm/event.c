@@ -374,6 +374,8 @@ process(struct rc_chan *c, struct rc_dev *d, const struct uroce_shm_msg_cm_event
 			conn_param(e, m);
 		break;
 	}
+	RC_TRACE("event %s status %d on id %p (daemon id 0x%x)", rdma_event_str(e->ev.event),
+		 e->ev.status, (void *)&x->id, m->id);
 	/* An id migrated since: its event goes to its channel now. */
 	if (l == NULL && x->id.channel != &c->ch) {
 		rc_chan_push(rc_chan_of(x->id.channel), e);

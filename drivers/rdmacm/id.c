@@ -326,6 +326,14 @@ addr_call(struct rc_id *x, unsigned int k, uint16_t type, uint32_t arg,
 		q.src = *src;
 	if (dst != NULL)
 		q.dst = *dst;
+	if (rc_trace_on) {
+		char s[INET6_ADDRSTRLEN], t[INET6_ADDRSTRLEN];
+
+		inet_ntop(AF_INET6, q.src.ip, s, sizeof(s));
+		inet_ntop(AF_INET6, q.dst.ip, t, sizeof(t));
+		rc_trace("%s src v%u [%s]:%u dst v%u [%s]:%u arg %u", uroce_shm_msg_type_name(type),
+			 q.src.family, s, q.src.port, q.dst.family, t, q.dst.port, arg);
+	}
 	rc = rc_call(x->b[k].dev, type, &q, sizeof(q), &r, sizeof(r), -1);
 	if (rc == 0)
 		rc_route_set(x, &r.route);

@@ -124,6 +124,10 @@ struct rc_event {
 };
 
 /* device.c */
+/* $UROCE_VERBS_TRACE (uroce-run --trace): CM requests and events on stderr. */
+extern int rc_trace_on;
+void rc_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define RC_TRACE(...) do { if (rc_trace_on) rc_trace(__VA_ARGS__); } while (0)
 int rc_init(void);
 int rc_ndevices(void);
 struct rc_dev *rc_device(int i);

@@ -57,6 +57,7 @@ struct uroce_cma_id {
 	struct uroce_cma_id *listener; /* a child waiting for an answer: counts in its backlog */
 	unsigned int pending;       /* listener: children waiting */
 	unsigned int backlog;
+	bool child;                 /* made by a listener: uses its port, reserves none (as Linux) */
 	struct uroce_cma_id *next;
 	struct uroce_cma_id **pprev;
 };
@@ -392,7 +393,7 @@ port_taken(const struct uroce_cma *cma, const struct uroce_cma_id *id, uint16_t 
 	const struct uroce_cma_id *o;
 
 	for (o = cma->ids; o != NULL; o = o->next) {
-		if (o == id || !o->r.bound || o->ps != id->ps || o->r.src.port != port)
+		if (o == id || !o->r.bound || o->child || o->ps != id->ps || o->r.src.port != port)
 			continue;
 		if (!addr_overlap(o, id))
 			continue;
@@ -664,6 +665,7 @@ child_new(struct uroce_cma_id *l, const struct uroce_cma_hdr *h, uint16_t port,
 	g = gid_index(l->cma, h->dst_ip);
 	c->r.sgid_index = (uint8_t)(g < 0 ? 0 : g);
 	c->r.bound = true;
+	c->child = true;
 	c->r.resolved = true;
 	c->state = CMA_CONNECT;
 	c->cm = cmid;

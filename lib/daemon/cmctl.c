@@ -18,8 +18,11 @@
  * and channels.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -402,6 +405,8 @@ event_send(struct dcm *cm, struct dcm_id *x, uint32_t listen_handle,
 	}
 	route_out(&e->route, x->cid);
 	param_out(&e->param, ev);
+	uroce_log(UROCE_LOG_DEBUG, "cm: event %s status %d to id 0x%x", uroce_cma_event_str(ev->type),
+		  ev->status, x->handle);
 	chan_queue(cm, x->ch, buf, (uint32_t)n);
 }
 
@@ -440,11 +445,28 @@ cma_now(void *ctx)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* One line per CM MAD at debug level: what troubleshooting needs first. */
+static void
+mad_log(const char *dir, const struct uroce_cm_addr *peer, const uint8_t *mad)
+{
+	uint16_t attr = uroce_get_be16(mad + 16);
+	char gid[INET6_ADDRSTRLEN], why[48] = "";
+
+	inet_ntop(AF_INET6, peer->dgid, gid, sizeof(gid));
+	if (attr == UROCE_CM_ATTR_REJ)
+		snprintf(why, sizeof(why), " reason %u (%s)", uroce_get_be16(mad + 34),
+			 uroce_cm_rej_reason_str(uroce_get_be16(mad + 34)));
+	uroce_log(UROCE_LOG_DEBUG, "cm: %s %s %s %s comm 0x%08x/0x%08x tid 0x%016" PRIx64 "%s", dir,
+		  uroce_cm_attr_name(attr), dir[0] == 't' ? "to" : "from", gid,
+		  uroce_get_be32(mad + 24), uroce_get_be32(mad + 28), uroce_get_be64(mad + 8), why);
+}
+
 static int
 cma_send(void *ctx, const struct uroce_cm_addr *to, const uint8_t *mad)
 {
 	struct dcm *cm = ctx;
 
+	mad_log("tx", to, mad);
 	return gsi_send(cm->gsi, to, mad);
 }
 
@@ -479,6 +501,7 @@ mad_in(void *arg, const struct uroce_cm_addr *from, const uint8_t *mad)
 	}
 	if (h.mgmt_class == UROCE_MGMT_CLASS_CM && h.class_version == UROCE_CM_CLASS_VERSION &&
 	    h.method == UROCE_MAD_METHOD_SEND) {
+		mad_log("rx", from, mad);
 		uroce_cma_rx(cm->cma, from, mad, UROCE_MAD_LEN);
 		return;
 	}

@@ -523,6 +523,30 @@ Test(cma, passive_disconnect_and_destroy)
 	cr_expect_eq(uroce_cm_id_count(uroce_cma_cm(PB.cma)), 0, "B's CM id gone after time wait");
 }
 
+/* An accepted connection uses its listener's port without holding it (as
+ * on Linux): the listener goes, a new one takes the port (perftest -R does). */
+Test(cma, children_hold_no_port)
+{
+	struct uroce_cma_addr la = v4(ip_b, 7175);
+	struct uroce_cma_conn_param p = cparam(1, NULL);
+	struct uroce_cma_id *l, *l2, *c, *s;
+
+	l = listener(UROCE_CMA_PS_TCP, UROCE_QPT_RC, &la);
+	c = resolved(UROCE_CMA_PS_TCP, UROCE_QPT_RC, 7175);
+	uroce_cma_connect(c, &p);
+	pump();
+	s = last(&PB)->id;
+	cr_assert_eq(uroce_cma_accept(s, &p), 0);
+	pump();
+	cr_assert_eq(uroce_cma_establish(c), 0);
+	pump();
+	l2 = uroce_cma_id_create(PB.cma, &owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
+	cr_assert_eq(uroce_cma_bind(l2, &la), -EADDRINUSE, "the listener still has the port");
+	uroce_cma_id_destroy(l);
+	cr_expect_eq(uroce_cma_bind(l2, &la), 0, "the accepted id kept the port");
+	cr_expect_eq(uroce_cma_listen(l2, 1), 0);
+}
+
 Test(cma, rejects)
 {
 	struct uroce_cma_addr la = v4(ip_b, 7174);
