@@ -317,6 +317,7 @@ process(struct rc_chan *c, struct rc_dev *d, const struct uroce_shm_msg_cm_event
 		pthread_mutex_unlock(&rc_lock);
 		if (x == NULL)
 			return NULL; /* an id destroyed meanwhile */
+		rc_wait_idle(x);
 	}
 	e = calloc(1, sizeof(*e));
 	if (e == NULL) {

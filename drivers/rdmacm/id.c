@@ -65,6 +65,28 @@ rc_id_alloc(struct rdma_event_channel *ch, void *context, enum rdma_port_space p
 	return x;
 }
 
+void
+rc_busy(struct rc_id *x, bool on)
+{
+	pthread_mutex_lock(&x->lock);
+	if (on) {
+		x->busy++;
+	} else {
+		x->busy--;
+		pthread_cond_broadcast(&x->cond);
+	}
+	pthread_mutex_unlock(&x->lock);
+}
+
+void
+rc_wait_idle(struct rc_id *x)
+{
+	pthread_mutex_lock(&x->lock);
+	while (x->busy > 0)
+		pthread_cond_wait(&x->cond, &x->lock);
+	pthread_mutex_unlock(&x->lock);
+}
+
 static void
 id_free(struct rc_id *x)
 {
@@ -424,44 +446,39 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	if (id == NULL || addr == NULL)
 		return rc_err(EINVAL);
 	rc = addr_in(addr, &a);
-	if (rc == 0)
+	if (rc == 0) {
+		rc_busy(rc_id_of(id), true);
 		rc = do_bind(rc_id_of(id), &a);
+		rc_busy(rc_id_of(id), false);
+	}
 	return rc != 0 ? rc_err(rc) : 0;
 }
 
-RC_EXPORT int
-rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
-		  int timeout_ms)
+/* rdma_resolve_addr() on a busy id: 0 or errno. */
+static int
+resolve_addr(struct rc_id *x, const struct uroce_shm_cm_addr *src,
+	     const struct uroce_shm_cm_addr *dst, uint32_t timeout_ms)
 {
-	struct uroce_shm_cm_addr src, dst;
-	struct rc_id *x;
 	unsigned int k;
 	int i, rc;
 
-	if (id == NULL || dst_addr == NULL)
-		return rc_err(EINVAL);
-	x = rc_id_of(id);
-	if (addr_in(dst_addr, &dst) != 0 || addr_in(src_addr, &src) != 0)
-		return rc_err(EAFNOSUPPORT);
-	if (dst.family == 0)
-		return rc_err(EINVAL);
-	if (src.family != 0 && x->nb == 0) {
-		rc = do_bind(x, &src);
+	if (src->family != 0 && x->nb == 0) {
+		rc = do_bind(x, src);
 		if (rc != 0)
-			return rc_err(rc);
+			return rc;
 	}
 	/* Bound: resolve where it is bound; first to answer is the device. */
 	for (k = 0; k < x->nb; k++) {
-		rc = addr_call(x, k, UROCE_SHM_MSG_CM_RESOLVE_ADDR, (uint32_t)timeout_ms, NULL, &dst);
+		rc = addr_call(x, k, UROCE_SHM_MSG_CM_RESOLVE_ADDR, timeout_ms, NULL, dst);
 		if (rc == 0) {
 			keep_only(x, k);
-			return rc_complete(x);
+			return 0;
 		}
 		if (rc != EADDRNOTAVAIL)
-			return rc_err(rc);
+			return rc;
 	}
 	if (x->nb > 0)
-		return rc_err(EADDRNOTAVAIL);
+		return EADDRNOTAVAIL;
 	/* Unbound: the first device with an address for it. */
 	rc = EADDRNOTAVAIL;
 	for (i = 0; i < rc_ndevices(); i++) {
@@ -471,16 +488,37 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct socka
 			rc = r == ENODEV && rc == EADDRNOTAVAIL ? rc : r;
 			continue;
 		}
-		r = addr_call(x, 0, UROCE_SHM_MSG_CM_RESOLVE_ADDR, (uint32_t)timeout_ms, NULL, &dst);
+		r = addr_call(x, 0, UROCE_SHM_MSG_CM_RESOLVE_ADDR, timeout_ms, NULL, dst);
 		if (r == 0) {
 			rc_id_set_dev(x, rc_device(i));
-			return rc_complete(x);
+			return 0;
 		}
 		unbind_dev(x, 0);
 		if (r != EADDRNOTAVAIL)
-			return rc_err(r);
+			return r;
 	}
-	return rc_err(rc);
+	return rc;
+}
+
+RC_EXPORT int
+rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
+		  int timeout_ms)
+{
+	struct uroce_shm_cm_addr src, dst;
+	struct rc_id *x;
+	int rc;
+
+	if (id == NULL || dst_addr == NULL)
+		return rc_err(EINVAL);
+	x = rc_id_of(id);
+	if (addr_in(dst_addr, &dst) != 0 || addr_in(src_addr, &src) != 0)
+		return rc_err(EAFNOSUPPORT);
+	if (dst.family == 0)
+		return rc_err(EINVAL);
+	rc_busy(x, true);
+	rc = resolve_addr(x, &src, &dst, (uint32_t)timeout_ms);
+	rc_busy(x, false);
+	return rc != 0 ? rc_err(rc) : rc_complete(x);
 }
 
 RC_EXPORT int
@@ -494,7 +532,9 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	x = rc_id_of(id);
 	if (dev_of(x) == NULL)
 		return rc_err(EINVAL);
+	rc_busy(x, true);
 	rc = addr_call(x, 0, UROCE_SHM_MSG_CM_RESOLVE_ROUTE, (uint32_t)timeout_ms, NULL, NULL);
+	rc_busy(x, false);
 	return rc != 0 ? rc_err(rc) : rc_complete(x);
 }
 
@@ -614,14 +654,17 @@ rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	}
 	memset(&q, 0, sizeof(q));
 	rc = param_out(x, &q.param, conn_param, qpn, srq);
-	if (rc == 0)
-		rc = call_id(x, UROCE_SHM_MSG_CM_CONNECT, &q, sizeof(q), NULL, 0);
 	if (rc != 0)
 		return rc_err(rc);
-	free(x->connect);
-	x->connect = NULL;
-	x->connect_len = 0;
-	return rc_complete(x);
+	rc_busy(x, true);
+	rc = call_id(x, UROCE_SHM_MSG_CM_CONNECT, &q, sizeof(q), NULL, 0);
+	if (rc == 0) {
+		free(x->connect);
+		x->connect = NULL;
+		x->connect_len = 0;
+	}
+	rc_busy(x, false);
+	return rc != 0 ? rc_err(rc) : rc_complete(x);
 }
 
 RC_EXPORT int
@@ -662,8 +705,11 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 	}
 	memset(&q, 0, sizeof(q));
 	rc = param_out(x, &q.param, conn_param, qpn, srq);
-	if (rc == 0)
+	if (rc == 0) {
+		rc_busy(x, true);
 		rc = call_id(x, UROCE_SHM_MSG_CM_ACCEPT, &q, sizeof(q), NULL, 0);
+		rc_busy(x, false);
+	}
 	if (rc != 0) {
 		rc_modify_qp_err(x);
 		return rc_err(rc);

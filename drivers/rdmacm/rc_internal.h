@@ -100,6 +100,7 @@ struct rc_id {
 	bool connect_error;             /* the connect failed here: later REJ/DISCONNECTED dropped */
 	bool destroying;
 	unsigned int events_out;        /* handed out, not acknowledged */
+	unsigned int busy;              /* calls in flight whose events must wait (rc_busy) */
 	uint8_t initiator_depth;        /* of the connection (request, or what we asked) */
 	uint8_t responder_resources;
 	/* options kept for daemon ids made later */
@@ -155,6 +156,14 @@ struct rc_id *rc_id_alloc(struct rdma_event_channel *ch, void *context, enum rdm
 int rc_id_create(struct rdma_event_channel *ch, struct rdma_cm_id **idp, void *context,
 		 enum rdma_port_space ps, enum ibv_qp_type qpt);
 void rc_id_set_dev(struct rc_id *x, struct rc_dev *d);
+/*
+ * Around a request whose event may come back before the call has finished
+ * with the id (rdma_resolve_addr picks the id's device after the daemon's
+ * answer, while another thread may already read ADDR_RESOLVED and call
+ * rdma_resolve_route): an event for a busy id waits until it is not.
+ */
+void rc_busy(struct rc_id *x, bool on);
+void rc_wait_idle(struct rc_id *x);
 void rc_route_set(struct rc_id *x, const struct uroce_shm_cm_route *r);
 int rc_modify_qp_rtr(struct rc_id *x, uint8_t resp_res);
 int rc_modify_qp_rts(struct rc_id *x, uint8_t init_depth);
