@@ -244,6 +244,9 @@ snap_publish(struct uroced_core *c)
 	for (i = 0; i < b->n_workers && i < UROCE_DP_MAX_WORKERS; i++)
 		uroce_daemon_worker_stats(c->d, i, &b->workers[i]);
 	snap_gens(c, b, now);
+	b->n_cm = uroce_daemon_cm_counters(c->d, b->cm, UROCED_SNAP_CNT);
+	if (b->n_cm > UROCED_SNAP_CNT)
+		b->n_cm = UROCED_SNAP_CNT;
 	__atomic_store_n(&s->seq, s->seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy((uint8_t *)s + offsetof(struct uroced_snap, st),
@@ -454,10 +457,33 @@ tel_gen(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* /uroce/cm: QP1 (MADs in and out, unsupported classes) and the CM's counters. */
+static int
+tel_cm(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct uroced_snap s;
+	unsigned int i;
+
+	(void)cmd;
+	(void)params;
+	if (tel_core == NULL)
+		return -ENODEV;
+	snap_read(tel_core, &s);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < s.n_cm; i++)
+		rte_tel_data_add_dict_u64(d, uroce_daemon_cm_counter_name(i), s.cm[i]);
+	return 0;
+}
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
 	tel_core = c;
+	if (rte_telemetry_register_cmd("/uroce/cm", tel_cm,
+				       "QP1 and the connection manager: MADs, unsupported classes, "
+				       "REQ/REP/RTU/DREQ/... sent, received, retried, timed out; "
+				       "every 100 ms") != 0)
+		return -1;
 	if (rte_telemetry_register_cmd("/uroce/gen", tel_gen,
 				       "Load generators (uroce-ctl gen): state, counts, rates "
 				       "and cycles per message over the last second") != 0)
@@ -512,6 +538,9 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 	memset(&dc, 0, sizeof(dc));
 	dc.sock_path = cfg->socket_path;
 	dc.sock_mode = (mode_t)cfg->socket_mode;
+	dc.cm_response_timeout = (uint8_t)cfg->cm_response_timeout;
+	dc.cm_max_retries = (uint8_t)cfg->cm_max_retries;
+	dc.cm_packet_life_time = (uint8_t)cfg->cm_packet_life_time;
 	dc.n_workers = c->on_worker ? nw : 1;
 	dc.threaded = c->on_worker;
 	dc.worker_stats_fn = core_worker_stats;

@@ -57,6 +57,8 @@ struct uroced_snap {
 	unsigned int n_gens;
 	struct uroce_daemon_gen_info gens[UROCED_SNAP_GENS];
 	struct uroced_gen_rate gen_rate[UROCED_SNAP_GENS];
+	unsigned int n_cm;                  /* QP1 and the CM (uroce_daemon_cm_counters) */
+	uint64_t cm[UROCED_SNAP_CNT];
 };
 
 struct uroced_core;

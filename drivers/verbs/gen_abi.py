@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright(c) 2026 The uroce authors
-"""Generate the ABI of the drop-in libibverbs.so.1 from the installed one.
+"""Generate the ABI of a drop-in library (libibverbs.so.1, librdmacm.so.1) from the
+installed one.
 
 The drop-in must export every default-version symbol of the system's
 libibverbs.so.1 under the same version node, with the same node chain
@@ -112,8 +113,11 @@ def return_kind(name, header_text):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--lib", required=True, help="the installed libibverbs.so.1")
-    ap.add_argument("--header", required=True, help="<infiniband/verbs.h>")
+    ap.add_argument("--lib", required=True, help="the installed library (libibverbs.so.1 ...)")
+    ap.add_argument("--header", required=True, action="append",
+                    help="a public header declaring the entry points (repeatable)")
+    ap.add_argument("--private-prefix", default="IBVERBS_PRIVATE",
+                    help="version nodes whose stubs are not worth a warning")
     ap.add_argument("--map", required=True)
     ap.add_argument("--stubs", required=True)
     ap.add_argument("sources", nargs="+", help="the drop-in's C sources")
@@ -123,8 +127,11 @@ def main():
     syms = default_symbols(a.lib)
     if not nodes or not syms:
         sys.exit(f"gen_abi: no version nodes or symbols in {a.lib}")
-    with open(a.header, encoding="utf-8") as fh:
-        header = fh.read()
+    header = ""
+    for h in a.header:
+        with open(h, encoding="utf-8") as fh:
+            header += fh.read() + "\n"
+
     ours = defined_in_sources(a.sources)
 
     by_node = {n: [] for n, _ in nodes}
@@ -156,7 +163,7 @@ def main():
                 fh.write(f"STUB unsigned char {name}[{max(size, 1)}];\n")
                 continue
             rk, public = return_kind(name, header)
-            if public and not node.startswith("IBVERBS_PRIVATE"):
+            if public and not node.startswith(a.private_prefix):
                 public_stubs.append(name)
             if rk == "ptr":
                 fh.write(f"STUB void *{name}(void);\n"

@@ -32,6 +32,7 @@
 #include "uroce_shm.h"
 
 #include "control.h"
+#include "dcm.h"
 
 /* ------------------------------------------------------------------------ */
 /* Placement and doorbell slots                                              */
@@ -806,6 +807,11 @@ do_modify_qp(struct uroce_daemon *d, struct session *s, const void *body)
 	/* A path MTU above the port's active MTU could never be carried. */
 	if ((q->attr_mask & UROCE_QP_PATH_MTU) && a->path_mtu > d->active_mtu)
 		return -EINVAL;
+	/* IBA 10.2.5: a Q_Key with the high bit set is privileged (QP1's is
+	 * 0x80010000); with it an unprivileged client could forge CM MADs. As
+	 * Linux, only root may set one. */
+	if ((q->attr_mask & UROCE_QP_QKEY) && (a->qkey & UROCE_QKEY_PRIVILEGED) && s->uid != 0)
+		return -EPERM;
 	at.qp_state = (enum uroce_qp_state)a->qp_state;
 	at.cur_qp_state = (enum uroce_qp_state)a->cur_qp_state;
 	at.path_mtu = (enum uroce_mtu)a->path_mtu;
@@ -1084,13 +1090,19 @@ do_query_srq(struct uroce_daemon *d, struct session *s, const void *body, struct
 /* Device queries                                                            */
 /* ------------------------------------------------------------------------ */
 
+uint64_t
+daemon_node_guid(const struct uroce_daemon *d)
+{
+	return (uint64_t)d->gids[0][12] << 24 | (uint64_t)d->gids[0][13] << 16 |
+	       (uint64_t)d->gids[0][14] << 8 | d->gids[0][15];
+}
+
 static void
 do_query_device(struct uroce_daemon *d, struct reply *r)
 {
 	struct uroce_shm_msg_query_device_resp *p = r->body;
 
-	p->node_guid = (uint64_t)d->gids[0][12] << 24 | (uint64_t)d->gids[0][13] << 16 |
-		       (uint64_t)d->gids[0][14] << 8 | d->gids[0][15];
+	p->node_guid = daemon_node_guid(d);
 	p->sys_image_guid = p->node_guid;
 	p->max_mr_size = UINT64_MAX;
 	p->page_size_cap = 4096;

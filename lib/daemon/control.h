@@ -27,6 +27,8 @@ int control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, c
 		     int *fd, struct reply *r);
 /* Tear a session's objects down (it hung up, or the daemon stops). */
 void control_session_free(struct uroce_daemon *d, struct session *s);
+/* The device's node GUID (QUERY_DEVICE, and the CM's CA GUID). */
+uint64_t daemon_node_guid(const struct uroce_daemon *d);
 /* Tell a client about an event on one of its objects. */
 void session_event(struct uroce_daemon *d, struct session *s, uint32_t type, uint32_t handle);
 /* Unmap a segment once no zero-copy packet reads it. */

@@ -67,6 +67,8 @@ enum obj_type {
 struct session;
 struct dworker;
 struct dgen;
+struct dcm;      /* the connection manager (dcm.h) */
+struct dcm_sess;
 
 /* ------------------------------------------------------------------------ */
 /* Objects. "ctl:" fields are the control thread's; "wrk:" fields are the  */
@@ -194,6 +196,7 @@ struct session {
 	uint64_t *slot_bits[UROCE_DAEMON_MAX_WORKERS];
 	struct dgen *gens;              /* ctl: its load generators (gen.c) */
 	uint32_t last_gen_id;           /* ctl: the id given last */
+	struct dcm_sess *cm;            /* ctl: its rdma_cm ids and channels (cmctl.c) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -384,6 +387,7 @@ struct uroce_daemon {
 	uint64_t rej_window_s;
 	unsigned int rej_logged;
 	uint64_t rej_unlogged;
+	struct dcm *cm;                 /* QP1 and the CM (dcm.h) */
 };
 
 /* ------------------------------------------------------------------------ */

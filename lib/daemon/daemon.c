@@ -35,6 +35,7 @@
 #include "control.h"
 #include "gen_internal.h"
 #include "worker.h"
+#include "dcm.h"
 
 /* Work bounds of one control round. */
 #define MSGS_PER_POLL 16
@@ -211,7 +212,8 @@ drain_events(struct uroce_daemon *d)
 /* ------------------------------------------------------------------------ */
 
 /* Hand a valid request to its side: resources (control.c), introspection
- * (introspect.c) or a load generator (gen.c). Only HELLO comes before HELLO. */
+ * (introspect.c), a load generator (gen_control.c) or the connection
+ * manager (cmctl.c). Only HELLO comes before HELLO. */
 static int
 dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body, int *fd,
 	 struct reply *r)
@@ -225,6 +227,8 @@ dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *b
 		rc = gen_dispatch(d, s, type, body, r);
 	if (rc == -EOPNOTSUPP)
 		rc = control_dispatch(d, s, type, body, fd, r);
+	if (rc == -EOPNOTSUPP && type >= UROCE_SHM_MSG_CM_CHANNEL_OPEN && type <= UROCE_SHM_MSG_CM_QUERY)
+		rc = dcm_dispatch(d, s, type, body, fd, r);
 	return rc;
 }
 
@@ -338,6 +342,7 @@ session_free(struct uroce_daemon *d, struct session *s)
 		close(s->fd);
 		s->fd = -1;
 	}
+	dcm_session_free(d, s); /* its rdma_cm ids (their peers are told) and channels */
 	gen_session_free(d, s); /* its load generators: their QPs, CQs, MRs and memory */
 	control_session_free(d, s);
 	uroce_shm_segment_unmap(&s->db);
@@ -488,6 +493,12 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 		if (d->w[i] == NULL)
 			goto fail;
 	}
+	/* QP1 on worker 0 and the CM on this thread (no worker runs yet). */
+	err = dcm_create(d, conf);
+	if (err != 0) {
+		errno = -err;
+		goto fail;
+	}
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (d->epfd < 0)
 		goto fail;
@@ -525,6 +536,7 @@ fail:
 		close(d->lfd);
 	if (d->epfd >= 0)
 		close(d->epfd);
+	dcm_destroy(d);
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
@@ -551,6 +563,7 @@ uroce_daemon_destroy(struct uroce_daemon *d)
 	close(d->lfd);
 	close(d->epfd);
 	unlink(d->path);
+	dcm_destroy(d); /* QP1 before its worker's engine */
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
@@ -595,6 +608,7 @@ uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms)
 	}
 	work += reap_sessions(d);
 	work += drain_events(d);
+	work += dcm_control_poll(d); /* MADs from QP1, CM timers, event channels */
 	if (d->graveyard != NULL)
 		work += seg_graveyard_sweep(d);
 	return work;

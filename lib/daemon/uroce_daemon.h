@@ -151,6 +151,15 @@ struct uroce_daemon_conf {
 	 * doc/dataplane.md, "Zero-copy transmission".
 	 */
 	uint32_t zc_min;
+	/*
+	 * The connection manager (doc/rdmacm.md): the CM response timeout
+	 * (5-bit exponent) and the CM retries of the REQs and SIDR_REQs it
+	 * sends, and the paths' packet life time; 0 means rdma_cm's 20, 15
+	 * and 16. Smaller values make a silent peer fail sooner.
+	 */
+	uint8_t cm_response_timeout;
+	uint8_t cm_max_retries;
+	uint8_t cm_packet_life_time;
 };
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()), one field
@@ -333,6 +342,17 @@ int uroce_daemon_fd(const struct uroce_daemon *d);
  * thread. @return 0, or -EINVAL if NULL.
  */
 int uroce_daemon_stats(struct uroce_daemon *d, struct uroce_daemon_stats *st);
+
+/**
+ * Counters of QP1 and the connection manager: the GSI's (MADs in and out,
+ * unsupported classes answered or dropped, rdma_cm events), then the CM's
+ * (lib/cm/cm_counters.def), up to @p n values into @p vals. Control thread.
+ * @return the number of counters (names: uroce_daemon_cm_counter_name()).
+ */
+unsigned int uroce_daemon_cm_counters(struct uroce_daemon *d, uint64_t *vals, unsigned int n);
+
+/** Name of CM counter @p i ("gsi_rx_mads", "cm_req_sent", ...), or NULL. */
+const char *uroce_daemon_cm_counter_name(unsigned int i);
 
 #ifdef __cplusplus
 }

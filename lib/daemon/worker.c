@@ -40,6 +40,7 @@
 
 #include "gen_internal.h"
 #include "worker.h"
+#include "dcm.h"
 
 /* Work bounds of one round. */
 #define WQES_PER_SLOT 64
@@ -1132,6 +1133,7 @@ worker_poll(struct dworker *w)
 	/* Packets the device let go of: their WQEs may complete now. */
 	if (w->d->port != NULL && w->d->port->tx_zc_reap != NULL)
 		work += w->d->port->tx_zc_reap(w->port_ctx, zc_released, w);
+	work += dcm_worker_poll(w->d, w); /* QP1 (worker 0): receives, MADs to send */
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
 	return work;

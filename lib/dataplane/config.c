@@ -719,9 +719,16 @@ static const struct key_desc eal_keys[] = {
 	{"allow", eal_allow, "a PCI address such as 0000:01:00.0", true},
 };
 
+SET_UINT(daemon_cm_response_timeout, cm_response_timeout, 0, 31)
+SET_UINT(daemon_cm_max_retries, cm_max_retries, 0, 15)
+SET_UINT(daemon_cm_packet_life_time, cm_packet_life_time, 0, 30)
+
 static const struct key_desc daemon_keys[] = {
 	{"socket", daemon_socket, "an absolute path", false},
 	{"socket_mode", daemon_socket_mode, "an octal mode such as 0660", false},
+	{"cm_response_timeout", daemon_cm_response_timeout, "0..31 (0: 20)", false},
+	{"cm_max_retries", daemon_cm_max_retries, "0..15 (0: 15)", false},
+	{"cm_packet_life_time", daemon_cm_packet_life_time, "0..30 (0: 16)", false},
 };
 
 static const struct key_desc limits_keys[] = {

@@ -120,6 +120,10 @@ struct uroce_dp_config {
 	/* [daemon] */
 	char socket_path[108];
 	unsigned int socket_mode;
+	/** The connection manager's timing (doc/rdmacm.md); 0: rdma_cm's 20, 15, 16. */
+	unsigned int cm_response_timeout;
+	unsigned int cm_max_retries;
+	unsigned int cm_packet_life_time;
 	/* [limits] */
 	unsigned int max_qp;
 	unsigned int mbufs;          /**< mbufs per port and NUMA node */

@@ -211,6 +211,7 @@ uroce_shm_client_call(struct uroce_shm_client *c, uint16_t type, const void *req
 
 	if (fd_out != NULL)
 		*fd_out = -1;
+	c->replied = false;
 	if (c->fd < 0)
 		return -ENOTCONN;
 	seq = ++c->seq;
@@ -244,6 +245,7 @@ uroce_shm_client_call(struct uroce_shm_client *c, uint16_t type, const void *req
 		*fd_out = fd;
 	else if (fd >= 0)
 		close(fd);
+	c->replied = true;
 	return h->status;
 }
 

@@ -65,8 +65,10 @@ extern "C" {
  * rings the block of the worker that owns it, create_*_resp.db_block), the
  * owner worker in LIST_QPS (qp_info.worker), LIST_WORKERS. A 1.0 or 1.1
  * client gets one block, and its QPs and SRQs all go to worker 0.
- * 1.3: the lcore load generator (GEN_CREATE ... GEN_DESTROY). */
-#define UROCE_SHM_ABI_MINOR 3
+ * 1.3: the lcore load generator (GEN_CREATE ... GEN_DESTROY).
+ * 1.4: rdma_cm (CM_CHANNEL_OPEN ... CM_QUERY requests, CM_EVENT on event
+ * channels; doc/rdmacm.md). */
+#define UROCE_SHM_ABI_MINOR 4
 
 /**
  * Check a peer's ABI version against ours.

@@ -72,7 +72,27 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_GEN_START = 31,
 	UROCE_SHM_MSG_GEN_STATS = 32,
 	UROCE_SHM_MSG_GEN_DESTROY = 33,
-	UROCE_SHM_MSG_TYPE_MAX = 33,
+	/* ABI 1.4: rdma_cm (uroce_shm_cm.h, doc/shm-abi.md). */
+	UROCE_SHM_MSG_CM_CHANNEL_OPEN = 34,
+	UROCE_SHM_MSG_CM_CHANNEL_CLOSE = 35,
+	UROCE_SHM_MSG_CM_CREATE_ID = 36,
+	UROCE_SHM_MSG_CM_DESTROY_ID = 37,
+	UROCE_SHM_MSG_CM_MIGRATE_ID = 38,
+	UROCE_SHM_MSG_CM_SET_OPTION = 39,
+	UROCE_SHM_MSG_CM_BIND = 40,
+	UROCE_SHM_MSG_CM_RESOLVE_ADDR = 41,
+	UROCE_SHM_MSG_CM_RESOLVE_ROUTE = 42,
+	UROCE_SHM_MSG_CM_LISTEN = 43,
+	UROCE_SHM_MSG_CM_CONNECT = 44,
+	UROCE_SHM_MSG_CM_ACCEPT = 45,
+	UROCE_SHM_MSG_CM_REJECT = 46,
+	UROCE_SHM_MSG_CM_ESTABLISH = 47,
+	UROCE_SHM_MSG_CM_DISCONNECT = 48,
+	UROCE_SHM_MSG_CM_NOTIFY = 49,
+	UROCE_SHM_MSG_CM_INIT_QP_ATTR = 50,
+	UROCE_SHM_MSG_CM_QUERY = 51,
+	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
+	UROCE_SHM_MSG_TYPE_MAX = 52,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -577,6 +597,10 @@ struct uroce_shm_client {
 	void *arg;              /**< for on_event and still_alive */
 	uint32_t client_id;     /**< from HELLO */
 	uint16_t daemon_minor;  /**< the daemon's ABI minor, from HELLO */
+	/** The last call's result is the daemon's answer (its status, 0 or
+	 * -errno), not a failure of the exchange: a daemon may answer -ENOTCONN
+	 * or -EPROTONOSUPPORT about the request itself. */
+	bool replied;
 };
 
 /** How long a tool's call waits for its reply (uroce_shm_client_open()). */

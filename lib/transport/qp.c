@@ -266,12 +266,13 @@ qp_reset(struct uroce_eng_qp *qp)
 	resp_reset(qp);
 }
 
-struct uroce_eng_qp *
-uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr)
+/* A QP with the next free number, or with index @p fixed (< the first user QPN). */
+static struct uroce_eng_qp *
+qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, uint32_t fixed)
 {
 	struct uroce_eng *eng;
 	struct uroce_eng_qp *qp;
-	uint32_t i, idx = 0;
+	uint32_t i, idx = fixed;
 
 	/* The QP lives on its CQs' engine (worker); its SRQ must be there too. */
 	if (pd == NULL || attr == NULL || type_index(attr->qp_type) < 0 ||
@@ -285,7 +286,11 @@ uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr
 		return NULL;
 	}
 	eng = attr->send_cq->eng;
-	for (i = 0; i < UROCE_MAX_QP - UROCE_FIRST_USER_QPN; i++) {
+	if (fixed != 0 && eng->qps[fixed] != NULL) {
+		errno = EBUSY;
+		return NULL;
+	}
+	for (i = 0; fixed == 0 && i < UROCE_MAX_QP - UROCE_FIRST_USER_QPN; i++) {
 		uint32_t c = UROCE_FIRST_USER_QPN +
 			     (eng->qpn_next + i) % (UROCE_MAX_QP - UROCE_FIRST_USER_QPN);
 
@@ -332,7 +337,8 @@ uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr
 		qp->mtu = eng->ud_mtu;
 	qp_reset(qp);
 	eng->qps[idx] = qp;
-	eng->qpn_next = idx - UROCE_FIRST_USER_QPN + 1;
+	if (fixed == 0)
+		eng->qpn_next = idx - UROCE_FIRST_USER_QPN + 1;
 	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	attr->send_cq->refs++;
 	attr->recv_cq->refs++;
@@ -348,6 +354,23 @@ free_qp:
 nomem:
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct uroce_eng_qp *
+uroce_eng_qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr)
+{
+	return qp_create(pd, attr, 0);
+}
+
+struct uroce_eng_qp *
+uroce_eng_qp_create_gsi(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr)
+{
+	/* IBA 9.8.3 / 13.5.1: QP1 is the GSI's, a UD QP. */
+	if (attr == NULL || attr->qp_type != UROCE_QPT_UD) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return qp_create(pd, attr, UROCE_GSI_QP_INDEX);
 }
 
 int

@@ -648,6 +648,18 @@ struct uroce_eng_qp_attr {
 struct uroce_eng_qp *uroce_eng_qp_create(struct uroce_eng_pd *pd,
 					 const struct uroce_eng_qp_init_attr *attr);
 
+/** Index of QP1, the General Services Interface's (IBA 13.5.1). */
+#define UROCE_GSI_QP_INDEX 1
+
+/**
+ * Create this engine's QP1 (its QPN is qpn_base | 1), a UD QP for the
+ * daemon's General Services Interface; otherwise as uroce_eng_qp_create().
+ * @return the QP, or NULL with errno EINVAL (not UD, or as
+ *   uroce_eng_qp_create()), EBUSY (the engine has one), ENOMEM.
+ */
+struct uroce_eng_qp *uroce_eng_qp_create_gsi(struct uroce_eng_pd *pd,
+					     const struct uroce_eng_qp_init_attr *attr);
+
 /** Destroy a QP (outstanding WQEs are dropped without completions). @return 0 or -EINVAL. */
 int uroce_eng_qp_destroy(struct uroce_eng_qp *qp);
 

@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -132,6 +133,54 @@ anon_name_ok(const char *path)
 	       strncmp(path, "[stack", 6) == 0 || strncmp(path, "[anon:", 6) == 0;
 }
 
+/* Is [start, end) inside the writable PT_LOAD segment of a loaded object? */
+struct data_seg {
+	uintptr_t start;
+	uintptr_t end;
+	bool found;
+};
+
+static int
+data_seg_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct data_seg *d = arg;
+	uintptr_t page = (uintptr_t)page_size();
+	ElfW(Half) i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo, hi;
+
+		if (ph->p_type != PT_LOAD || (ph->p_flags & PF_W) == 0)
+			continue;
+		lo = (info->dlpi_addr + ph->p_vaddr) & ~(page - 1);
+		hi = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
+		if (d->start >= lo && d->end <= hi) {
+			d->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The file-backed part of a program's or library's data segment (.data and
+ * the first page of .bss share the segment's last file page): private
+ * writable memory like the heap, so it may be re-backed; rdma-core's
+ * examples register static arrays there. Other file mappings are not.
+ */
+static bool
+is_data_segment(const struct vma *v)
+{
+	struct data_seg d = {.start = v->start, .end = v->end};
+
+	if (v->perms[1] != 'w' || v->perms[3] != 'p' || v->inode == 0)
+		return false;
+	dl_iterate_phdr(data_seg_cb, &d);
+	return d.found;
+}
+
 /* Check one mapping against the walk; sets w->rc / w->done. */
 static void
 walk_vma(struct walk *w, const struct vma *v)
@@ -165,7 +214,8 @@ walk_vma(struct walk *w, const struct vma *v)
 	}
 	if (v->perms[0] != 'r') {
 		w->rc = -EACCES;
-	} else if (v->perms[3] != 'p' || v->inode != 0 || !anon_name_ok(v->path) ||
+	} else if (v->perms[3] != 'p' ||
+		   (v->inode != 0 ? !is_data_segment(v) : !anon_name_ok(v->path)) ||
 		   has_flag(v->flags, "ht") || has_flag(v->flags, "io") ||
 		   has_flag(v->flags, "pf") || has_flag(v->flags, "sh")) {
 		/* shared, a file, hugetlb, or a special mapping (vdso, device) */

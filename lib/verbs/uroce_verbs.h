@@ -655,6 +655,29 @@ int uroce_context_check(struct uroce_context *ctx);
 int uroce_query_gid_ex(struct uroce_context *ctx, uint8_t port, int index, uint8_t gid[16],
 		       uint32_t *gid_type);
 
+/*
+ * ---------------------------------------------------------------------------
+ * Control requests for libraries on liburoce (drivers/rdmacm)
+ * ---------------------------------------------------------------------------
+ */
+
+/**
+ * Send one request of the control protocol (lib/shm, e.g. the CM_* requests
+ * of ABI 1.4) on @p ctx's session and wait for its response, exactly as
+ * liburoce's own calls do (one at a time per context; events that arrive
+ * meanwhile are kept for uroce_get_async_event()).
+ * @param fd_in   a descriptor to pass with the request, or -1
+ * @param fd_out  set to the descriptor of the response, or -1 (may be NULL)
+ * @return the daemon's status (0 or -errno); -EINVAL (NULL context, or a
+ *   length that is not the type's), -ENOTCONN (daemon gone), -ETIMEDOUT,
+ *   -EPROTO (a malformed response).
+ */
+int uroce_ctl_call(struct uroce_context *ctx, uint16_t type, const void *req, size_t req_len,
+		   int fd_in, void *resp, size_t resp_len, int *fd_out);
+
+/** The ABI minor the daemon said it speaks at HELLO (1.4 has rdma_cm). */
+uint16_t uroce_daemon_abi_minor(const struct uroce_context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

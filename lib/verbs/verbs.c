@@ -253,7 +253,7 @@ rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int
 		goto out;
 	}
 	rc = uroce_shm_client_call(&c->ctl, type, req, req_len, fd_in, resp, resp_len, fd_out);
-	switch (rc) {
+	switch (c->ctl.replied ? 0 : rc) {
 	case -ETIMEDOUT:
 		uroce_log(UROCE_LOG_ERR, "liburoce: uroced has not answered %s for %d ms; "
 			  "it may be stopped or starved of CPU (the request may still take effect)",
@@ -283,6 +283,25 @@ verbs_rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_le
 	  void *resp, size_t resp_len, int *fd_out)
 {
 	return rpc(c, type, req, req_len, fd_in, resp, resp_len, fd_out);
+}
+
+int
+uroce_ctl_call(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int fd_in,
+	       void *resp, size_t resp_len, int *fd_out)
+{
+	int len = uroce_shm_msg_body_len(type, false);
+
+	if (fd_out != NULL)
+		*fd_out = -1;
+	if (c == NULL || len < 0 || (size_t)len != req_len)
+		return -EINVAL;
+	return rpc(c, type, req, req_len, fd_in, resp, resp_len, fd_out);
+}
+
+uint16_t
+uroce_daemon_abi_minor(const struct uroce_context *c)
+{
+	return c != NULL ? c->daemon_minor : 0;
 }
 
 static int

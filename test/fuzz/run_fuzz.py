@@ -18,6 +18,9 @@ tree (fuzz-artifacts/TARGET/). FORMAT says what a seed is for the target:
              requests whose handle words name earlier answers (0xFE marks)
   shm        the input format of fuzz_shm.c: each ring kind and size with
              client posts, daemon dequeues, index moves and doorbells
+  cm         the input format of fuzz_cm.c: every CM MAD of the pcaps in
+             SEED_DIR injected whole, and scripted connections (RC and UD:
+             listen, resolve, connect, accept, establish, disconnect, time)
 
 Set FUZZ_CORPUS=DIR to keep and reuse a corpus (doc/fuzzing.md), and
 FUZZ_JOBS / extra libFuzzer flags through FUZZ_ARGS for long runs.
@@ -191,8 +194,40 @@ def seeds_shm(_seed_dir):
             yield f"k{kind}-s{size_log}", hdr + ops
 
 
+# -------------------------------------------------------------------- cm ---
+CM_INJECT, CM_DELIVER, CM_TIME, CM_ID, CM_OP, CM_ANSWER, CM_PUMP, CM_RAW = range(8)
+OP_CONNECT, OP_ACCEPT, OP_REJECT, OP_ESTABLISH, OP_DISCONNECT = range(5)
+
+
+def cm_op(side, slot, what, arg=0x07010101):
+    return bytes([CM_OP, side, slot, what]) + struct.pack("<I", arg)
+
+
+def seeds_cm(seed_dir):
+    for name in sorted(os.listdir(seed_dir)):
+        if not name.endswith(".pcap"):
+            continue
+        mads = [ib[20:20 + 256] for ib in (ib_part(f) for f in
+                                           pcap_frames(os.path.join(seed_dir, name))) if ib]
+        for i, mad in enumerate(mads):
+            yield f"{name}-{i}", bytes([CM_INJECT, i & 1]) + struct.pack("<H", len(mad)) + mad
+    pump = bytes([CM_PUMP, 0])
+    for ps, tag in ((0, "rc"), (1, "ud")):
+        listen = bytes([CM_ID, 1, ps, 0x40])
+        resolve = bytes([CM_ID, 0, ps, 0x00])
+        conn = listen + resolve + cm_op(0, 0, OP_CONNECT) + pump
+        yield f"connect-{tag}", conn + cm_op(1, 1, OP_ACCEPT) + pump + \
+            cm_op(0, 0, OP_ESTABLISH) + pump + cm_op(0, 0, OP_DISCONNECT) + pump + \
+            cm_op(1, 1, OP_DISCONNECT) + pump + bytes([CM_TIME, 0]) + struct.pack("<H", 200)
+        yield f"reject-{tag}", conn + cm_op(1, 1, OP_REJECT) + pump
+        yield f"timeout-{tag}", listen + resolve + cm_op(0, 0, OP_CONNECT) + \
+            b"".join(bytes([CM_TIME, 0]) + struct.pack("<H", 300) for _ in range(6))
+        yield f"lossy-{tag}", conn + cm_op(1, 1, OP_ACCEPT) + bytes([CM_DELIVER, 1, 0xFE, 0]) + \
+            bytes([CM_TIME, 0]) + struct.pack("<H", 300) + pump + cm_op(0, 0, OP_ESTABLISH) + pump
+
+
 GENERATORS = {"frames": seeds_frames, "transport": seeds_transport, "ctl": seeds_ctl,
-              "shm": seeds_shm}
+              "shm": seeds_shm, "cm": seeds_cm}
 
 
 def main():

@@ -39,6 +39,10 @@
 
 #define PAGE 4096u
 
+/* Initialised, so in .data / .rodata (file-backed pages), not .bss. */
+static uint8_t data_pages[2 * PAGE] __attribute__((aligned(PAGE))) = {1};
+static const uint8_t rodata_page[PAGE] __attribute__((aligned(PAGE))) = {1};
+
 /* In a child: print what failed and exit 1 (never return into Criterion). */
 #define CHECK(cond, ...)                                                      \
 	do {                                                                  \
@@ -578,6 +582,23 @@ app_errors(struct app *a)
 	CHECK(uroce_reg_mr(pd, p, PAGE, ACC) == NULL && errno == EOPNOTSUPP, "file mapping");
 	munmap(p, PAGE);
 	fclose(tf);
+
+	/* A static array in the program's .data (its file-backed data segment,
+	 * where rdma-core's examples keep their buffers): supported; read-only
+	 * data (.rodata) is a file mapping → EOPNOTSUPP. */
+	fill(data_pages, sizeof(data_pages), 25);
+	CHECK(vma_of(data_pages, path, sizeof(path), flags, sizeof(flags)) && path[0] == '/',
+	      "data_pages not in a file mapping: '%s'", path);
+	mr = uroce_reg_mr(pd, data_pages, sizeof(data_pages), ACC);
+	CHECK(mr != NULL, "reg of .data: %s", strerror(errno));
+	CHECK(is_rebacked(data_pages) && same(data_pages, sizeof(data_pages), 25), ".data contents");
+	CHECK(uroce_dereg_mr(mr) == 0, "dereg");
+	CHECK(!is_rebacked(data_pages) && same(data_pages, sizeof(data_pages), 25),
+	      ".data after dereg");
+	errno = 0;
+	CHECK(uroce_reg_mr(pd, (void *)rodata_page, PAGE, UROCE_ACCESS_LOCAL_WRITE) == NULL &&
+		      errno == EOPNOTSUPP,
+	      ".rodata: %s", strerror(errno));
 
 	/* Read-only and mlock'd memory: supported, and both kept. */
 	p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -23,6 +23,8 @@
  * workers); UROCED_LITE_THREADS=1 runs it as uroced does, the control plane
  * on the main thread (epoll) and each worker on a thread of its own.
  *
+ * UROCED_LITE_DEBUG=1 logs at debug level on stderr (e.g. every CM MAD).
+ *
  * SIGINT or SIGTERM stops it cleanly. --help and --version answer and exit;
  * any other argument starting with '-' is refused (a socket path is never
  * taken from an option).
@@ -239,6 +241,8 @@ main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (env_num("UROCED_LITE_DEBUG", 0, 1) != 0)
+		uroce_log_set(NULL, UROCE_LOG_DEBUG);
 	if (argc == 4 && strcmp(argv[1], "--pair") == 0)
 		return run_pair(argv[2], argv[3]);
 	if (argc == 2 || argc == 3)

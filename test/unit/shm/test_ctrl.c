@@ -68,6 +68,16 @@ Test(ctrl, body_lengths_are_the_structs)
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_GEN_DESTROY, false), 8);
 	cr_expect_eq(uroce_shm_msg_fd_rule(UROCE_SHM_MSG_GEN_CREATE, true), UROCE_SHM_FD_NONE);
 	cr_expect_str_eq(uroce_shm_msg_type_name(UROCE_SHM_MSG_GEN_STATS), "GEN_STATS");
+	/* 1.4 rdma_cm: a channel comes as a descriptor; events only from the daemon. */
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_CHANNEL_OPEN, false), 8);
+	cr_expect_eq(uroce_shm_msg_fd_rule(UROCE_SHM_MSG_CM_CHANNEL_OPEN, false),
+		     UROCE_SHM_FD_REQUIRED);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_CONNECT, false), 216);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_BIND, true), 96);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_INIT_QP_ATTR, true), 64);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_EVENT, true), 344);
+	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_CM_EVENT, false), -EBADMSG);
+	cr_expect_str_eq(uroce_shm_msg_type_name(UROCE_SHM_MSG_CM_QUERY), "CM_QUERY");
 	cr_expect_eq(uroce_shm_msg_body_len(0, false), -EOPNOTSUPP);
 	cr_expect_eq(uroce_shm_msg_body_len(UROCE_SHM_MSG_TYPE_MAX + 1, true), -EOPNOTSUPP);
 	for (uint16_t t = 1; t <= UROCE_SHM_MSG_TYPE_MAX; t++) {
@@ -183,11 +193,12 @@ Test(ctrl, every_type_every_direction)
 			checked++;
 		}
 	}
-	/* Every type x 2 directions, minus ASYNC_EVENT from a client:
-	 * 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since 1.2
-	 * (LIST_WORKERS), 33 since 1.3 (the load generator's GEN_*). */
-	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 33);
-	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 1);
+	/* Every type x 2 directions, minus ASYNC_EVENT and CM_EVENT from a
+	 * client: 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since
+	 * 1.2 (LIST_WORKERS), 33 since 1.3 (the load generator's GEN_*), 52
+	 * since 1.4 (rdma_cm's CM_*). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 52);
+	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 2);
 }
 
 Test(ctrl, unknown_types)

@@ -13,8 +13,9 @@
  * published check values and a bit-at-a-time reference written here, and
  * ISA-L and the slice-by-8 fallback are checked against each other.
  *
- * The vector files are read with a small classic-pcap reader below (plain
- * stdio), so this test needs neither libpcap nor the parser of lib/wire.
+ * The vector files are read with the small classic-pcap reader of
+ * test/common/pcap_rd.h (plain stdio), so this test needs neither libpcap
+ * nor the parser of lib/wire.
  */
 
 #include <dirent.h>
@@ -25,6 +26,7 @@
 
 #include <criterion/criterion.h>
 
+#include "pcap_rd.h"
 #include "uroce_wire.h"
 #include "wire_internal.h"
 
@@ -85,45 +87,13 @@ fill_random(uint8_t *p, size_t n)
 		p[i] = (uint8_t)(rng() >> 56);
 }
 
-static uint32_t
-get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-	       ((uint32_t)p[3] << 24);
-}
-
-/* A minimal classic pcap reader (either byte order, µs or ns stamps). */
-struct pcap_rd {
-	FILE *f;
-	bool swap;
-	uint32_t linktype;
-};
-
-static uint32_t
-pcap_u32(const struct pcap_rd *r, const uint8_t *p)
-{
-	uint32_t v = get_le32(p);
-
-	return r->swap ? __builtin_bswap32(v) : v;
-}
-
+/* The vectors through test/common/pcap_rd.h, failing the test on a bad file. */
 static void
 pcap_open(struct pcap_rd *r, const char *path)
 {
-	uint8_t gh[24];
-	uint32_t magic;
+	int rc = pcap_rd_open(r, path);
 
-	r->f = fopen(path, "rb");
-	cr_assert_not_null(r->f, "open %s: %s", path, strerror(errno));
-	cr_assert_eq(fread(gh, 1, sizeof(gh), r->f), sizeof(gh), "%s: short pcap header", path);
-	magic = get_le32(gh);
-	if (magic == 0xA1B2C3D4u || magic == 0xA1B23C4Du)
-		r->swap = false;
-	else if (magic == 0xD4C3B2A1u || magic == 0x4D3CB2A1u)
-		r->swap = true;
-	else
-		cr_assert_fail("%s: not a classic pcap (magic 0x%08x)", path, magic);
-	r->linktype = pcap_u32(r, gh + 20);
+	cr_assert_eq(rc, 0, "open %s: %s", path, strerror(-rc));
 	cr_assert_eq(r->linktype, 1, "%s: link type %u, expected Ethernet", path, r->linktype);
 }
 
@@ -131,20 +101,10 @@ pcap_open(struct pcap_rd *r, const char *path)
 static bool
 pcap_next(struct pcap_rd *r, uint8_t *buf, uint32_t *len)
 {
-	uint8_t rh[16];
-	size_t got = fread(rh, 1, sizeof(rh), r->f);
-	uint32_t incl, orig;
+	int rc = pcap_rd_next(r, buf, FRAME_MAX, len);
 
-	if (got == 0)
-		return false;
-	CHECK(got == sizeof(rh), "truncated pcap record header");
-	incl = pcap_u32(r, rh + 8);
-	orig = pcap_u32(r, rh + 12);
-	CHECK(incl <= FRAME_MAX, "record of %u bytes", incl);
-	CHECK(incl == orig, "record snapped (%u of %u bytes): vectors must be whole", incl, orig);
-	CHECK(fread(buf, 1, incl, r->f) == incl, "truncated pcap record");
-	*len = incl;
-	return true;
+	CHECK(rc >= 0, "bad pcap record (%s): vectors must be whole", strerror(-rc));
+	return rc == 1;
 }
 
 /*
@@ -412,7 +372,7 @@ Test(icrc, rxe_golden_pcaps)
 				continue;
 			n++;
 			l3 = exact_copy(frame, &loc);
-			wire = get_le32(l3 + loc.l3_len);
+			wire = pcap_rd_le32(l3 + loc.l3_len);
 			crc = uroce_icrc_compute(l3, loc.l3_len, loc.fam);
 			CHECK(crc == wire, "%s RoCE frame %u: computed 0x%08x, wire 0x%08x", fn, n,
 			      crc, wire);
@@ -470,7 +430,7 @@ Test(icrc, rxe_ipv6_pcaps)
 			n++;
 			CHECK(loc.fam == UROCE_IP_V6, "%s frame %u: not IPv6", v6[i].file, n);
 			l3 = exact_copy(frame, &loc);
-			wire = get_le32(l3 + loc.l3_len);
+			wire = pcap_rd_le32(l3 + loc.l3_len);
 			crc = uroce_icrc_compute(l3, loc.l3_len, loc.fam);
 			CHECK(crc == wire, "%s RoCE frame %u: computed 0x%08x, wire 0x%08x",
 			      v6[i].file, n, crc, wire);
