@@ -149,6 +149,24 @@ core_deadline(void *ctx)
 	return uroce_daemon_worker_deadline(w->c->d, w->worker);
 }
 
+/* An idle worker sleeps on the status segment's futex word: a client's
+ * doorbell, the control thread or another worker's frames end the sleep. */
+static bool
+core_sleep(void *ctx, uint64_t us, bool (*more)(void *), void *more_ctx)
+{
+	struct uroced_wctx *w = ctx;
+
+	return uroce_daemon_worker_sleep(w->c->d, w->worker, us, more, more_ctx);
+}
+
+static void
+core_wake(void *ctx, unsigned int worker)
+{
+	struct uroced_core *c = ctx;
+
+	uroce_daemon_worker_wake(c->d, worker);
+}
+
 /* The dataplane's half of a worker's statistics (uroce-ctl workers). */
 static void
 core_worker_stats(void *ctx, unsigned int worker, struct uroce_daemon_worker_stats *st)
@@ -576,7 +594,11 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 			rc = uroce_dp_set_rx_handler(dp, i, core_rx, &c->w[i]);
 		if (rc == 0)
 			rc = uroce_dp_set_deadline_handler(dp, i, core_deadline, &c->w[i]);
+		if (rc == 0)
+			rc = uroce_dp_set_sleep_handler(dp, i, core_sleep, &c->w[i]);
 	}
+	if (rc == 0)
+		rc = uroce_dp_set_wake_handler(dp, core_wake, c);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot install the daemon core on the workers: %s",
 			 strerror(-rc));

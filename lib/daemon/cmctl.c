@@ -878,6 +878,14 @@ dcm_worker_poll(struct uroce_daemon *d, struct dworker *w)
 	return cm != NULL && w->idx == 0 ? gsi_worker_poll(cm->gsi) : 0;
 }
 
+bool
+dcm_worker_pending(struct uroce_daemon *d, struct dworker *w)
+{
+	struct dcm *cm = dcm_of(d);
+
+	return cm != NULL && w->idx == 0 && gsi_pending(cm->gsi);
+}
+
 static const char *const dcm_names[DCM_CNT_MAX] = {
 #define DCM_X(sym, name, desc) [DCM_CNT_##sym] = name,
 	DCM_GSI_COUNTERS(DCM_X)

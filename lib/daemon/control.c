@@ -1097,6 +1097,19 @@ daemon_node_guid(const struct uroce_daemon *d)
 	       (uint64_t)d->gids[0][14] << 8 | d->gids[0][15];
 }
 
+/* The status segment, read-only for the client (sealed FUTURE_WRITE). */
+static int
+do_get_status(struct uroce_daemon *d, struct reply *r)
+{
+	struct uroce_shm_msg_get_status_resp *p = r->body;
+
+	if (d->status == NULL)
+		return -EOPNOTSUPP;
+	p->size = UROCE_SHM_STATUS_SIZE;
+	r->fd = d->status_fd;
+	return 0;
+}
+
 static void
 do_query_device(struct uroce_daemon *d, struct reply *r)
 {
@@ -1253,6 +1266,8 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_query_srq(d, s, body, r);
 	case UROCE_SHM_MSG_QUERY_GID:
 		return do_query_gid(d, body, r);
+	case UROCE_SHM_MSG_GET_STATUS:
+		return do_get_status(d, r);
 	default:
 		return -EOPNOTSUPP;
 	}

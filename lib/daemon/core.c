@@ -8,9 +8,12 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core.h"
 
@@ -118,7 +121,9 @@ worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c)
 	}
 	seq = wk->req.seq + 1;
 	wk->req.cmd = c;
-	__atomic_store_n(&wk->req.seq, seq, __ATOMIC_RELEASE);
+	/* Seq_cst: before the load of the worker's sleeping word. */
+	__atomic_store_n(&wk->req.seq, seq, __ATOMIC_SEQ_CST);
+	worker_wake(wk);
 	while (__atomic_load_n(&wk->done.seq, __ATOMIC_ACQUIRE) != seq) {
 		if (++spins < 2000) {
 			__builtin_ia32_pause();
@@ -157,4 +162,65 @@ qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st)
 	c.u.qp.qp = qp;
 	c.u.qp.out = st;
 	return worker_call(d, (unsigned int)qp->worker, &c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The status segment                                                        */
+/* ------------------------------------------------------------------------ */
+
+void
+worker_wake(struct dworker *w)
+{
+	/* The work was published by a release store; the load of the sleeping
+	 * word must not pass it (store-load order needs a full fence). */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	uroce_shm_status_wake(w->d->status, w->idx);
+}
+
+int
+status_create(struct uroce_daemon *d)
+{
+	/* FUTURE_WRITE: no client can ever map it writable (a forged heartbeat
+	 * or sleeping word would mislead every other client); this mapping,
+	 * made before the seal, stays writable. */
+	const int seals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL;
+	struct uroce_shm_status *st;
+	int fd, err;
+
+	fd = memfd_create("uroce-status", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, UROCE_SHM_STATUS_SIZE) != 0)
+		goto fail;
+	st = mmap(NULL, UROCE_SHM_STATUS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (st == MAP_FAILED)
+		goto fail;
+	if (fcntl(fd, F_ADD_SEALS, seals) != 0) {
+		err = -errno;
+		munmap(st, UROCE_SHM_STATUS_SIZE);
+		close(fd);
+		return err;
+	}
+	st->magic = UROCE_SHM_STATUS_MAGIC;
+	st->n_workers = (uint16_t)d->n_workers;
+	st->heartbeat_period_ms = UROCE_DAEMON_HEARTBEAT_MS;
+	st->heartbeat_ms = uroce_shm_now_ms();
+	d->status = st;
+	d->status_fd = fd;
+	return 0;
+fail:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+void
+status_destroy(struct uroce_daemon *d)
+{
+	if (d->status != NULL)
+		munmap(d->status, UROCE_SHM_STATUS_SIZE);
+	if (d->status_fd >= 0)
+		close(d->status_fd);
+	d->status = NULL;
+	d->status_fd = -1;
 }

@@ -36,6 +36,9 @@
 #include "uroce_transport.h"
 
 #define DAEMON_CACHE_LINE 64
+/* The control thread advances the status segment's heartbeat at least this
+ * often (ms), as long as it is called (uroce_daemon_control_poll()). */
+#define UROCE_DAEMON_HEARTBEAT_MS 1000u
 
 /* PDs, CQs, AHs, SRQs in the whole daemon (device limits of QUERY_DEVICE). */
 #define DAEMON_MAX_PD UROCE_MAX_QP
@@ -360,6 +363,10 @@ struct dworker {
 };
 
 struct uroce_daemon {
+	/* the status segment (uroce_shm_status.h): heartbeat (ctl), futex
+	 * words (workers); clients map status_fd read-only */
+	struct uroce_shm_status *status;
+	int status_fd;
 	int lfd;
 	int epfd;                       /* listening socket and every session socket */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -403,6 +410,11 @@ void *obj_at(struct session *s, uint32_t i, uint8_t *type);
 int worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c);
 /* Wait until every worker has passed a quiescent point. */
 void daemon_barrier(struct uroce_daemon *d);
+/* Wake worker @p w if it sleeps (after giving it work). Any thread. */
+void worker_wake(struct dworker *w);
+/* The status segment: created before the workers, destroyed after them. */
+int status_create(struct uroce_daemon *d);
+void status_destroy(struct uroce_daemon *d);
 /* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
 int qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
 uint32_t pow2_at_least(uint32_t v);

@@ -461,6 +461,7 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 		return NULL;
 	d->lfd = -1;
 	d->epfd = -1;
+	d->status_fd = -1;
 	strcpy(d->path, conf->sock_path);
 	d->max_sessions = conf->max_sessions ? conf->max_sessions : 64;
 	d->threaded = conf->threaded;
@@ -485,6 +486,11 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 		memcpy(d->gids[0], conf->gid, 16);
 	}
 	d->active_mtu = conf->active_mtu ? conf->active_mtu : UROCE_MTU_4096;
+	err = status_create(d);
+	if (err != 0) {
+		errno = -err;
+		goto fail;
+	}
 	d->dev = uroce_eng_dev_create();
 	if (d->dev == NULL)
 		goto fail;
@@ -540,6 +546,7 @@ fail:
 	for (i = 0; i < d->n_workers; i++)
 		worker_destroy(d->w[i]);
 	uroce_eng_dev_destroy(d->dev);
+	status_destroy(d);
 	free(d);
 	errno = err;
 	return NULL;
@@ -579,7 +586,17 @@ uroce_daemon_destroy(struct uroce_daemon *d)
 			  "packets out at exit", __atomic_load_n(&g->zc_inflight, __ATOMIC_ACQUIRE));
 		uroce_shm_segment_unmap(&g->seg);
 	}
+	status_destroy(d);
 	free(d);
+}
+
+/* Tell clients this thread runs (uroce_shm_status.h). A relaxed store of a
+ * line no one else writes. */
+static void
+heartbeat(struct uroce_daemon *d)
+{
+	if (d->status != NULL)
+		__atomic_store_n(&d->status->heartbeat_ms, uroce_shm_now_ms(), __ATOMIC_RELAXED);
 }
 
 unsigned int
@@ -589,6 +606,7 @@ uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms)
 	unsigned int work = 0;
 	int n, i;
 
+	heartbeat(d);
 	work += drain_events(d);
 	n = epoll_wait(d->epfd, ev, EPOLL_BATCH, work > 0 ? 0 : timeout_ms);
 	for (i = 0; i < n; i++) {
@@ -629,6 +647,20 @@ uroce_daemon_poll(struct uroce_daemon *d)
 	for (i = 0; i < d->n_workers; i++)
 		work += worker_poll(d->w[i]);
 	return work;
+}
+
+bool
+uroce_daemon_worker_sleep(struct uroce_daemon *d, unsigned int worker, uint64_t us,
+			  bool (*more)(void *ctx), void *ctx)
+{
+	return worker < d->n_workers && worker_sleep(d->w[worker], us, more, ctx);
+}
+
+void
+uroce_daemon_worker_wake(struct uroce_daemon *d, unsigned int worker)
+{
+	if (worker < d->n_workers)
+		worker_wake(d->w[worker]);
 }
 
 void

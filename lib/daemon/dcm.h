@@ -61,6 +61,8 @@ struct dgsi *gsi_create(struct uroce_daemon *d, struct dworker *w);
 void gsi_destroy(struct dgsi *g);
 /* Worker 0's turn: repost receives, send queued MADs. @return work done. */
 unsigned int gsi_worker_poll(struct dgsi *g);
+/* MADs queued for the worker to send (its last look before it sleeps). */
+bool gsi_pending(struct dgsi *g);
 /*
  * Control thread: take up to @p max received MADs, each given to @p fn with
  * the address it came from (sgid ours, dgid the peer's). @return how many.
@@ -80,6 +82,8 @@ void dcm_destroy(struct uroce_daemon *d);
 unsigned int dcm_control_poll(struct uroce_daemon *d);
 /* Worker @p w's part (QP1 lives on worker 0). */
 unsigned int dcm_worker_poll(struct uroce_daemon *d, struct dworker *w);
+/* Work queued for the worker by the CM (its last look before it sleeps). */
+bool dcm_worker_pending(struct uroce_daemon *d, struct dworker *w);
 /* A CM_* request of the control protocol. @return 0 or -errno. */
 int dcm_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const void *body,
 		 int *fd, struct reply *r);

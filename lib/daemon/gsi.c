@@ -298,7 +298,14 @@ gsi_send(struct dgsi *g, const struct uroce_cm_addr *to, const uint8_t *mad)
 	rec->addr = *to;
 	memcpy(rec->mad, mad, UROCE_MAD_LEN);
 	ring_publish(&g->down);
+	worker_wake(g->w);
 	return 0;
+}
+
+bool
+gsi_pending(struct dgsi *g)
+{
+	return __atomic_load_n(&g->down.tail, __ATOMIC_SEQ_CST) != g->down.head;
 }
 
 void

@@ -222,6 +222,21 @@ unsigned int uroce_daemon_worker_poll(struct uroce_daemon *d, unsigned int worke
  */
 uint64_t uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worker);
 
+/**
+ * An idle worker's sleep (the shell's idle policy calls it after a round
+ * that found nothing): the worker announces it in the status segment, looks
+ * for work once more (doorbells, commands, frames of other workers, and
+ * whatever @p more says, e.g. the shell's own rings; NULL: none), and sleeps
+ * at most @p us unless there was some; a client's doorbell, the control
+ * thread or uroce_daemon_worker_wake() ends the sleep at once. Worker thread.
+ * @return true if it slept.
+ */
+bool uroce_daemon_worker_sleep(struct uroce_daemon *d, unsigned int worker, uint64_t us,
+			       bool (*more)(void *ctx), void *ctx);
+
+/** Wake @p worker if it sleeps, after giving it work of the shell's. Any thread. */
+void uroce_daemon_worker_wake(struct uroce_daemon *d, unsigned int worker);
+
 /** Number of workers. */
 unsigned int uroce_daemon_worker_count(const struct uroce_daemon *d);
 

@@ -706,7 +706,9 @@ loop_send(struct dworker *w, uint8_t *ib, uint32_t ib_len, const struct uroce_en
 	if (!pring_put(loop_of(d->w[to])->in[w->idx], f)) {
 		w->cnt.loop_bad++; /* the owner is that far behind: a loss, as on a wire */
 		loop_release(w, f);
+		return;
 	}
+	worker_wake(d->w[to]);
 }
 
 static void
@@ -1238,4 +1240,46 @@ worker_destroy(struct dworker *w)
 	free(w->loop_frames);
 	free(w->ws);
 	free(w);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Idle sleep                                                                */
+/* ------------------------------------------------------------------------ */
+
+/* Anything for this worker? Its last look after it announced a sleep: every
+ * load here is ordered after that store (seq_cst), and every waker publishes
+ * before it loads the sleeping word. */
+static bool
+worker_has_work(struct dworker *w)
+{
+	struct dloop *l = loop_of(w);
+	unsigned int i;
+
+	if (__atomic_load_n(&w->req.seq, __ATOMIC_SEQ_CST) != w->handled || w->loop_head != NULL)
+		return true;
+	for (i = 0; i < w->n_ws; i++)
+		if (uroce_shm_db_pending(&w->ws[i]->rd))
+			return true;
+	for (i = 0; i < w->d->n_workers; i++)
+		if (l->in[i] != NULL && __atomic_load_n(&l->in[i]->tail, __ATOMIC_SEQ_CST) !=
+						l->in[i]->head)
+			return true;
+	return dcm_worker_pending(w->d, w);
+}
+
+bool
+worker_sleep(struct dworker *w, uint64_t us, bool (*more)(void *ctx), void *ctx)
+{
+	struct uroce_shm_status *st = w->d->status;
+	bool slept = false;
+
+	if (st == NULL)
+		return false;
+	uroce_shm_status_sleep_begin(st, w->idx);
+	if (!worker_has_work(w) && (more == NULL || !more(ctx))) {
+		uroce_shm_status_sleep(st, w->idx, us);
+		slept = true;
+	}
+	uroce_shm_status_awake(st, w->idx);
+	return slept;
 }

@@ -25,5 +25,8 @@ unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int m
 /* Take the worker's next record (a refused request or a failed requester)
  * into @p out. Control thread. @return false if none. */
 bool worker_reject(struct dworker *w, struct dreject *out);
+/* Sleep at most @p us unless work is there (doorbells, mailbox, frames from
+ * other workers, MADs to send, or @p more says so). @return true if it slept. */
+bool worker_sleep(struct dworker *w, uint64_t us, bool (*more)(void *ctx), void *ctx);
 
 #endif /* DAEMON_WORKER_H */

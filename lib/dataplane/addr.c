@@ -408,7 +408,9 @@ ctl_send(struct uroce_dp *dp, struct dp_port *p, struct rte_mbuf *m)
 	if (dp->n_workers == 0 || rte_ring_enqueue(p->ctl_tx, m) != 0) {
 		p->cnt[dp->n_workers].tx_dropped++;
 		rte_pktmbuf_free(m);
+		return;
 	}
+	dp_wake(dp, 0);
 }
 
 static void

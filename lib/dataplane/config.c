@@ -46,6 +46,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_reachable_ms = 30000;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
+	cfg->idle_sleep_max_us = 1000;
 	cfg->idle_spin_us = 20;
 	cfg->zc_min = 0; /* off: no gain measured on the copying PMDs it may run on (doc/benchmarks.md) */
 }
@@ -378,6 +379,7 @@ SET_UINT(lim_neigh_tries, neigh_tries, 1, 100)
 SET_UINT(lim_neigh_reachable_ms, neigh_reachable_ms, 100, 3600000)
 SET_UINT(lim_neigh_max, neigh_max, 4, 65536)
 SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
+SET_UINT(lim_idle_sleep_max_us, idle_sleep_max_us, 0, 100000)
 SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
 SET_UINT(lim_zc_min, zc_min, 0, 65535)
 
@@ -742,6 +744,7 @@ static const struct key_desc limits_keys[] = {
 	{"neigh_reachable_ms", lim_neigh_reachable_ms, "100..3600000", false},
 	{"neigh_max", lim_neigh_max, "4..65536", false},
 	{"idle_sleep_us", lim_idle_sleep_us, "0..100000", false},
+	{"idle_sleep_max_us", lim_idle_sleep_max_us, "0..100000", false},
 	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
 	{"tx_zero_copy_min", lim_zc_min, "0..65535", false},
 };

@@ -288,6 +288,9 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	dp->cfg = *cfg;
+	/* The escalation never shortens the first sleep. */
+	if (dp->cfg.idle_sleep_max_us < dp->cfg.idle_sleep_us)
+		dp->cfg.idle_sleep_max_us = dp->cfg.idle_sleep_us;
 	dp->tsc_hz = rte_get_tsc_hz();
 	dp->us_mult = (uint64_t)(((unsigned __int128)1000000 << 32) / dp->tsc_hz);
 	dp->idle_spin_tsc = (uint64_t)cfg->idle_spin_us * dp->tsc_hz / 1000000;
@@ -367,6 +370,40 @@ uroce_dp_set_deadline_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp
 	dp->workers[worker].deadline_fn = fn;
 	dp->workers[worker].deadline_ctx = ctx;
 	return 0;
+}
+
+int
+uroce_dp_set_sleep_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_sleep_fn fn,
+			   void *ctx)
+{
+	if (worker >= dp->n_workers)
+		return -EINVAL;
+	if (dp->running)
+		return -EBUSY;
+	dp->workers[worker].sleep_fn = fn;
+	dp->workers[worker].sleep_ctx = ctx;
+	return 0;
+}
+
+int
+uroce_dp_set_wake_handler(struct uroce_dp *dp, uroce_dp_wake_fn fn, void *ctx)
+{
+	if (dp->running)
+		return -EBUSY;
+	dp->wake_fn = fn;
+	dp->wake_ctx = ctx;
+	return 0;
+}
+
+void
+dp_wake(struct uroce_dp *dp, unsigned int worker)
+{
+	if (dp->wake_fn == NULL)
+		return;
+	/* The frames went in with a release store: the waker's load of the
+	 * worker's sleeping word must not pass it. */
+	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
+	dp->wake_fn(dp->wake_ctx, worker);
 }
 
 uint64_t

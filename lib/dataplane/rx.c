@@ -16,8 +16,10 @@
  * one bulk free per burst.
  *
  * Idle policy: a loop that did work is followed at once by the next. A
- * worker that found nothing keeps spinning for idle_spin_us, then sleeps at
- * most idle_sleep_us at a time, never past its transport's next deadline.
+ * worker that found nothing keeps spinning for idle_spin_us, then sleeps,
+ * from idle_sleep_us doubling to idle_sleep_max_us, never past its
+ * transport's next deadline; a doorbell, a command or frames handed over
+ * wake it (idle() below).
  * Each loop's TSC cycles count as busy or idle (sleeps included).
  */
 
@@ -255,6 +257,8 @@ handoff_flush(struct dp_worker *w)
 		n = rte_ring_enqueue_burst(dp->workers[o].handoff, (void **)w->out[o], w->n_out[o],
 					   NULL);
 		w->st.handoff_out += n;
+		if (n != 0)
+			dp_wake(dp, o);
 		for (k = 0; k < w->n_out[o]; k++) {
 			struct rte_mbuf *m = w->out[o][k];
 
@@ -347,19 +351,41 @@ drop:
 	free_later(w, m);
 }
 
+/* What the dataplane has for worker @p ctx besides its RX queues: frames
+ * handed over by other workers, and (worker 0) the control thread's. Asked
+ * after the worker announced a sleep. */
+static bool
+rings_pending(void *ctx)
+{
+	struct dp_worker *w = ctx;
+	struct uroce_dp *dp = w->dp;
+	unsigned int i;
+
+	if (w->handoff != NULL && rte_ring_count(w->handoff) != 0)
+		return true;
+	if (w->idx == 0)
+		for (i = 0; i < dp->n_ports; i++)
+			if (rte_ring_count(dp->ports[i].ctl_tx) != 0)
+				return true;
+	return false;
+}
+
 /*
  * The idle policy, after a loop that found nothing. @p idle_since is the TSC
  * of the first empty loop of this idle stretch. Spin (a pause) for
- * idle_spin_us; then sleep at most idle_sleep_us, and not past the
- * transport's next deadline (a timer due never waits for a sleep).
+ * idle_spin_us; then sleep, idle_sleep_us first and twice as long after
+ * each sleep that brought nothing, up to idle_sleep_max_us, and never past
+ * the transport's next deadline (a timer due never waits for a sleep). A
+ * sleep through the sleep handler ends at once on a doorbell, a command or
+ * frames handed over; frames on the RX queues wait for the sleep's end.
  */
 static void
 idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 {
 	struct uroce_dp *dp = w->dp;
-	uint64_t sleep_us = dp->cfg.idle_sleep_us, deadline;
+	uint64_t sleep_us = w->sleep_next_us, deadline;
 
-	if (sleep_us == 0 || now_tsc - idle_since < dp->idle_spin_tsc) {
+	if (dp->cfg.idle_sleep_us == 0 || now_tsc - idle_since < dp->idle_spin_tsc) {
 		rte_pause();
 		return;
 	}
@@ -372,8 +398,14 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 		if (deadline - w->now_us < sleep_us)
 			sleep_us = deadline - w->now_us;
 	}
+	if (w->sleep_fn != NULL) {
+		if (!w->sleep_fn(w->sleep_ctx, sleep_us, rings_pending, w))
+			return;
+	} else {
+		rte_delay_us_sleep((unsigned int)sleep_us);
+	}
 	w->st.sleeps++;
-	rte_delay_us_sleep((unsigned int)sleep_us);
+	w->sleep_next_us = UROCE_MIN(w->sleep_next_us * 2, (uint64_t)dp->cfg.idle_sleep_max_us);
 }
 
 int
@@ -394,6 +426,7 @@ dp_worker_main(void *arg)
 	 * stretch every back-off. */
 	if (dp->cfg.idle_sleep_us != 0)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	w->sleep_next_us = dp->cfg.idle_sleep_us;
 	t0 = rte_rdtsc();
 	while (!dp->quit) {
 		w->now_us = dp_tsc_to_us(dp, t0);
@@ -441,6 +474,7 @@ dp_worker_main(void *arg)
 				idle(w, rte_rdtsc(), idle_since);
 		} else {
 			idle_since = 0;
+			w->sleep_next_us = dp->cfg.idle_sleep_us;
 		}
 		t1 = rte_rdtsc();
 		if (work != 0)

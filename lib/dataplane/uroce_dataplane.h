@@ -136,8 +136,12 @@ struct uroce_dp_config {
 	 * last told us its MAC (and fails after neigh_tries unanswered requests). */
 	unsigned int neigh_reachable_ms;
 	unsigned int neigh_max;      /**< neighbour table entries per port */
-	/** Longest sleep of an idle worker (0: it never sleeps, busy polling). */
+	/** First sleep of an idle worker (0: it never sleeps, busy polling);
+	 * each further empty round doubles it, up to idle_sleep_max_us. */
 	unsigned int idle_sleep_us;
+	/** Longest sleep of an idle worker: how late a frame on its RX queue
+	 * can be seen (a doorbell or a command wakes it at once). */
+	unsigned int idle_sleep_max_us;
 	/** How long an idle worker keeps spinning before it sleeps. */
 	unsigned int idle_spin_us;
 	/**
@@ -295,14 +299,35 @@ typedef uint64_t (*uroce_dp_deadline_fn)(void *ctx);
 /**
  * The idle policy's view of worker @p worker's transport, before
  * uroce_dp_start(). A worker with work queued never sleeps. One that found
- * nothing keeps spinning for [limits] idle_spin_us, then sleeps at most
- * idle_sleep_us at a time (0: it never sleeps) and never past this
- * deadline.
+ * nothing keeps spinning for [limits] idle_spin_us, then sleeps, from
+ * idle_sleep_us doubling up to idle_sleep_max_us (idle_sleep_us 0: it never
+ * sleeps), and never past this deadline.
  *
  * @return 0, or -EINVAL for a bad worker, -EBUSY if running.
  */
 int uroce_dp_set_deadline_handler(struct uroce_dp *dp, unsigned int worker,
 				  uroce_dp_deadline_fn fn, void *ctx);
+
+/**
+ * How an idle worker sleeps: @p fn sleeps at most @p us unless work came
+ * (it asks @p more, the dataplane's own rings, after it announced the
+ * sleep) and returns whether it slept. uroced's daemon core sleeps on the
+ * status segment's futex word, which a client's doorbell ends. Without one,
+ * the worker sleeps in rte_delay_us_sleep(). Before uroce_dp_start().
+ *
+ * @return 0, or -EINVAL for a bad worker, -EBUSY if running.
+ */
+typedef bool (*uroce_dp_sleep_fn)(void *ctx, uint64_t us, bool (*more)(void *), void *more_ctx);
+int uroce_dp_set_sleep_handler(struct uroce_dp *dp, unsigned int worker, uroce_dp_sleep_fn fn,
+			       void *ctx);
+
+/**
+ * How to wake worker @p worker after the dataplane gave it frames (another
+ * worker's hand-off, the control thread's ARP/ND frames). Before
+ * uroce_dp_start(). @return 0, or -EBUSY if running.
+ */
+typedef void (*uroce_dp_wake_fn)(void *ctx, unsigned int worker);
+int uroce_dp_set_wake_handler(struct uroce_dp *dp, uroce_dp_wake_fn fn, void *ctx);
 
 /** Worker @p worker's clock in µs, read once per loop from the TSC. On that worker. */
 uint64_t uroce_dp_worker_now_us(const struct uroce_dp *dp, unsigned int worker);

@@ -129,6 +129,9 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 				    UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_CM_EVENT] = {"CM_EVENT", NO_MSG, S(cm_event), UROCE_SHM_FD_NONE,
 				    UROCE_SHM_FD_NONE},
+	/* ABI 1.5 */
+	[UROCE_SHM_MSG_GET_STATUS] = {"GET_STATUS", 0, S(get_status_resp), UROCE_SHM_FD_NONE,
+				      UROCE_SHM_FD_REQUIRED},
 };
 
 #undef H

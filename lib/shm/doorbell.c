@@ -37,14 +37,24 @@ uroce_shm_db_ring(struct uroce_shm_db_block *db, uint32_t slot)
 	/* words[w]: client ORs, worker exchanges. Release: the SQ producer index
 	 * stored before this is visible to the worker whose exchange reads this
 	 * bit. Acquire: if we read the worker's 0, our summary OR below is
-	 * ordered after the worker's summary exchange. */
+	 * ordered after the worker's summary exchange. Seq_cst (the same locked
+	 * instruction on x86): the caller's load of the worker's sleeping word
+	 * that follows (uroce_shm_status_wake()) is ordered after it. */
 	old = atomic_fetch_or_explicit(SHM_A64(&db->words[w]), 1ull << (slot & 63),
-				       memory_order_acq_rel);
+				       memory_order_seq_cst);
 	if (old != 0)
 		return; /* whoever made the word non-zero sets the summary bit */
 	/* summary: client ORs, worker exchanges. acq_rel as above: release
 	 * orders the word bit before the summary bit. */
-	atomic_fetch_or_explicit(SHM_A64(&db->summary), 1ull << w, memory_order_acq_rel);
+	atomic_fetch_or_explicit(SHM_A64(&db->summary), 1ull << w, memory_order_seq_cst);
+}
+
+bool
+uroce_shm_db_pending(const struct uroce_shm_db_reader *rd)
+{
+	/* Seq_cst: after the worker's store of its sleeping word. */
+	return rd->pending_summary != 0 ||
+	       atomic_load_explicit(SHM_A64(&rd->db->summary), memory_order_seq_cst) != 0;
 }
 
 void

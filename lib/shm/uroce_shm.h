@@ -13,6 +13,7 @@
  *   uroce_shm_introspect.h  sessions, QPs, counters, workers (uroce-ctl)
  *   uroce_shm_gen.h         the lcore load generator
  *   uroce_shm_cm.h          the connection manager (rdma_cm)
+ *   uroce_shm_status.h      the daemon's heartbeat and sleeping workers
  *   uroce_shm_wqe.h         the daemon's reader of work queues (private)
  *
  * doc/shm-abi.md describes the layout, the ownership of every index and the
@@ -28,6 +29,7 @@
 #include "uroce_shm_introspect.h"
 #include "uroce_shm_gen.h"
 #include "uroce_shm_cm.h"
+#include "uroce_shm_status.h"
 #include "uroce_shm_wqe.h"
 
 #endif /* UROCE_SHM_H */

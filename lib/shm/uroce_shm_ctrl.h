@@ -92,7 +92,9 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_CM_INIT_QP_ATTR = 50,
 	UROCE_SHM_MSG_CM_QUERY = 51,
 	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
-	UROCE_SHM_MSG_TYPE_MAX = 52,
+	/* ABI 1.5: the status segment (uroce_shm_status.h) */
+	UROCE_SHM_MSG_GET_STATUS = 53,
+	UROCE_SHM_MSG_TYPE_MAX = 53,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */

@@ -405,6 +405,9 @@ void uroce_shm_db_reader_init(struct uroce_shm_db_reader *rd, struct uroce_shm_d
  */
 int uroce_shm_db_next(struct uroce_shm_db_reader *rd);
 
+/** True if a slot is rung or pending (the worker's last look before it sleeps). */
+bool uroce_shm_db_pending(const struct uroce_shm_db_reader *rd);
+
 /** Put a slot back in the private pending set (work left after a budget). */
 void uroce_shm_db_requeue(struct uroce_shm_db_reader *rd, uint32_t slot);
 

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,6 +26,8 @@
 #include <unistd.h>
 
 #include "uroce_common.h"
+#include "uroce_shm_ctrl.h"
+#include "uroce_shm_status.h"
 #include "uroce_verbs.h"
 #include "uroce_wqe.h"
 
@@ -34,6 +37,12 @@
 #define RPC_TIMEOUT_S 10
 /* poll_cq checks the socket once per this many empty polls. */
 #define LIVENESS_EVERY 256
+/* uroce_get_cq_event() looks at the daemon's heartbeat this often (ms). */
+#define EVENT_SLICE_MS 1000
+/* UROCE_DAEMON_TIMEOUT_MS: default and range. */
+#define DAEMON_TIMEOUT_MS 15000u
+#define DAEMON_TIMEOUT_MIN_MS 100u
+#define DAEMON_TIMEOUT_MAX_MS 86400000u
 /* Async events kept until uroce_get_async_event() takes them (power of two). */
 #define EVQ_SIZE 256
 
@@ -71,6 +80,12 @@ struct uroce_context {
 	uint32_t max_inline;
 	uint32_t max_sge;
 	uint16_t daemon_minor;
+	/* the daemon's status segment (ABI 1.5; NULL before): its heartbeat and
+	 * its workers' sleeping words */
+	const struct uroce_shm_status *status;
+	uint64_t daemon_timeout_ms;     /* UROCE_DAEMON_TIMEOUT_MS */
+	bool stall_reported;            /* the current stall was logged */
+	unsigned int rpc_waits;         /* seconds the current call waited (no status) */
 	/* Async events, under lock: a FIFO filled by whoever reads the socket
 	 * (a control call waiting for its reply, or uroce_get_async_event()). */
 	struct uroce_shm_msg_async_event evq[EVQ_SIZE];
@@ -96,14 +111,41 @@ struct uroce_cq {
 	struct uroce_shm_ring ring; /* consumer, trusted */
 };
 
+/* A QP's or SRQ's doorbell: its slot in the block of the worker that owns
+ * it, and that worker's futex word in the daemon's status segment. */
+struct db_ref {
+	struct uroce_shm_db_block *block;
+	uint32_t slot;
+	uint32_t worker;
+	const struct uroce_shm_status *status; /* NULL: a daemon before ABI 1.5 */
+};
+
+static void
+db_ref_init(struct db_ref *d, const struct uroce_context *c, uint32_t block, uint32_t slot)
+{
+	d->block = &c->dbb[block];
+	d->slot = slot;
+	d->worker = block; /* one block per worker, in worker order (ABI 1.2) */
+	d->status = c->status;
+}
+
+/* Ring, and wake the worker if it sleeps (idle_sleep_us): its sleep ends at
+ * once instead of at its longest. The locked OR of the ring orders the
+ * load of the sleeping word. */
+static inline void
+db_ring(const struct db_ref *d)
+{
+	uroce_shm_db_ring(d->block, d->slot);
+	uroce_shm_status_wake(d->status, d->worker);
+}
+
 struct uroce_qp_priv {
 	pthread_mutex_t sq_lock;
 	pthread_mutex_t rq_lock;
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring sq; /* producer */
 	struct uroce_shm_ring rq; /* producer */
-	struct uroce_shm_db_block *db; /* the block of the worker that owns the QP */
-	uint32_t db_slot;
+	struct db_ref db;         /* the QP's doorbell, in its worker's block */
 	unsigned int unacked;     /* async events taken, not acknowledged */
 };
 
@@ -111,8 +153,7 @@ struct uroce_srq_priv {
 	pthread_mutex_t lock;
 	struct uroce_shm_segment seg;
 	struct uroce_shm_ring ring; /* producer */
-	struct uroce_shm_db_block *db; /* the block of the worker that owns the SRQ */
-	uint32_t db_slot;
+	struct db_ref db;         /* the SRQ's doorbell, in its worker's block */
 	uint32_t max_wr;
 	uint32_t max_sge;
 	unsigned int unacked;     /* async events taken, not acknowledged */
@@ -252,12 +293,13 @@ rpc(struct uroce_context *c, uint16_t type, const void *req, size_t req_len, int
 		rc = -ENOTCONN;
 		goto out;
 	}
+	c->rpc_waits = 0;
 	rc = uroce_shm_client_call(&c->ctl, type, req, req_len, fd_in, resp, resp_len, fd_out);
 	switch (c->ctl.replied ? 0 : rc) {
 	case -ETIMEDOUT:
-		uroce_log(UROCE_LOG_ERR, "liburoce: uroced has not answered %s for %d ms; "
-			  "it may be stopped or starved of CPU (the request may still take effect)",
-			  uroce_shm_msg_type_name(type), c->ctl.timeout_ms);
+		uroce_log(UROCE_LOG_ERR, "liburoce: uroced has not answered %s; it may be "
+			  "stopped or starved of CPU (the request may still take effect)",
+			  uroce_shm_msg_type_name(type));
 		break;
 	case -EPROTONOSUPPORT:
 		uroce_log(UROCE_LOG_ERR, "liburoce: uroced speaks another shm ABI major than "
@@ -364,6 +406,62 @@ destroy_registered(struct uroce_context *c, void *obj, const unsigned int *unack
 /* Device                                                                    */
 /* ------------------------------------------------------------------------ */
 
+/* UROCE_DAEMON_TIMEOUT_MS, or the default. @return 0 or -EINVAL (logged). */
+static int
+daemon_timeout_env(uint64_t *ms)
+{
+	const char *e = getenv("UROCE_DAEMON_TIMEOUT_MS");
+	unsigned long long v;
+	char *end;
+
+	*ms = DAEMON_TIMEOUT_MS;
+	if (e == NULL || *e == '\0')
+		return 0;
+	errno = 0;
+	v = strtoull(e, &end, 10);
+	if (errno != 0 || *end != '\0' || v < DAEMON_TIMEOUT_MIN_MS || v > DAEMON_TIMEOUT_MAX_MS) {
+		uroce_log(UROCE_LOG_ERR, "liburoce: UROCE_DAEMON_TIMEOUT_MS='%s': expected "
+			  "milliseconds, %u..%u", e, DAEMON_TIMEOUT_MIN_MS, DAEMON_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	*ms = v;
+	return 0;
+}
+
+/* Map the daemon's status segment (ABI 1.5): heartbeat and sleeping workers.
+ * An older daemon has none: no wake-ups (its workers do not sleep on the
+ * futex) and no stall detection. @return 0 or -errno. */
+static int
+status_map(struct uroce_context *c)
+{
+	struct uroce_shm_msg_get_status_resp r;
+	int rc, fd = -1;
+
+	if (c->daemon_minor < 5)
+		return 0;
+	rc = rpc(c, UROCE_SHM_MSG_GET_STATUS, NULL, 0, -1, &r, sizeof(r), &fd);
+	if (rc != 0)
+		return rc;
+	c->status = uroce_shm_status_map(fd, r.size);
+	rc = c->status == NULL ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+static bool daemon_stalled(struct uroce_context *c);
+
+/* The control socket's still_alive: while the daemon's heartbeat moves, a
+ * slow answer is worth waiting for; without a status segment, RPC_TIMEOUT_S. */
+static bool
+rpc_still_alive(void *arg)
+{
+	struct uroce_context *c = arg;
+
+	if (c->status != NULL)
+		return !daemon_stalled(c);
+	return ++c->rpc_waits < RPC_TIMEOUT_S;
+}
+
 struct uroce_context *
 uroce_open_device(const char *sock_path)
 {
@@ -379,10 +477,15 @@ uroce_open_device(const char *sock_path)
 	c->db.fd = -1;
 	c->evfd = -1;
 	c->async_fd = -1;
-	/* A daemon that stops answering turns into ETIMEDOUT, never a hang. */
-	c->ctl.timeout_ms = RPC_TIMEOUT_S * 1000;
+	/* A daemon that stops answering turns into ETIMEDOUT, never a hang:
+	 * the call looks every second whether it still makes progress. */
+	c->ctl.timeout_ms = 1000;
 	c->ctl.on_event = rpc_event;
+	c->ctl.still_alive = rpc_still_alive;
 	c->ctl.arg = c;
+	rc = daemon_timeout_env(&c->daemon_timeout_ms);
+	if (rc != 0)
+		goto fail_rc;
 	rc = uroce_shm_client_connect(&c->ctl, sock_path);
 	if (rc != 0) {
 		uroce_log(UROCE_LOG_ERR, "liburoce: cannot connect to uroced at %s: %s (%s)",
@@ -414,6 +517,9 @@ uroce_open_device(const char *sock_path)
 	c->max_inline = hr.max_inline;
 	c->max_sge = hr.max_sge;
 	c->daemon_minor = hr.abi_minor;
+	rc = status_map(c);
+	if (rc != 0)
+		goto fail_db;
 	/* The async fd: readable when the socket is (an event, or the daemon's
 	 * departure) or when events are queued (evfd). */
 	c->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -438,6 +544,7 @@ uroce_open_device(const char *sock_path)
 	}
 	return c;
 fail_db:
+	uroce_shm_status_unmap(c->status);
 	uroce_shm_segment_unmap(&c->db);
 	if (c->evfd >= 0)
 		close(c->evfd);
@@ -964,6 +1071,36 @@ daemon_gone(struct uroce_context *c)
 }
 
 /*
+ * True if the daemon has made no progress for UROCE_DAEMON_TIMEOUT_MS (its
+ * heartbeat stands still: stopped, or starved of CPU). Not fatal: it may
+ * resume. Logged once per stall.
+ */
+static bool
+daemon_stalled(struct uroce_context *c)
+{
+	if (c->status == NULL || uroce_shm_status_alive(c->status, c->daemon_timeout_ms)) {
+		c->stall_reported = false;
+		return false;
+	}
+	if (!c->stall_reported)
+		uroce_log(UROCE_LOG_ERR, "liburoce: uroced has made no progress for more than "
+			  "%" PRIu64 " ms (stopped, or starved of CPU); giving up waiting "
+			  "(UROCE_DAEMON_TIMEOUT_MS sets the bound)", c->daemon_timeout_ms);
+	c->stall_reported = true;
+	return true;
+}
+
+/* What an empty poll of a CQ of @p c reports every LIVENESS_EVERY polls:
+ * 0, -ENOTCONN (the daemon is gone) or -ETIMEDOUT (it stands still). */
+static int
+daemon_check(struct uroce_context *c)
+{
+	if (daemon_gone(c))
+		return -ENOTCONN;
+	return daemon_stalled(c) ? -ETIMEDOUT : 0;
+}
+
+/*
  * Read every message waiting on the socket into the event queue, without
  * blocking (under c->lock, so never in the middle of a control exchange).
  * Outside an exchange only ASYNC_EVENTs may arrive: anything else is a
@@ -1018,8 +1155,8 @@ uroce_poll_cq(struct uroce_cq *cq, int num, struct uroce_wc *wc)
 		return (int)n;
 	if (uroce_shm_ring_is_corrupt(&cq->ring))
 		return -EIO;
-	if (num > 0 && ++cq->empty_polls % LIVENESS_EVERY == 0 && daemon_gone(cq->context))
-		return -ENOTCONN;
+	if (num > 0 && ++cq->empty_polls % LIVENESS_EVERY == 0)
+		return daemon_check(cq->context);
 	return 0;
 }
 
@@ -1058,14 +1195,26 @@ uroce_get_cq_event(struct uroce_cq *cq, int timeout_ms)
 	p[1].fd = cq->context->ctl.fd;
 	p[1].events = POLLIN;
 	for (;;) {
+		int slice = timeout_ms;
+
 		if (cq->context->fatal)
 			return -ENOTCONN;
+		/* Wait in slices, to notice a daemon that stands still. */
+		if (cq->context->status != NULL && (slice < 0 || slice > EVENT_SLICE_MS))
+			slice = EVENT_SLICE_MS;
 		p[0].revents = p[1].revents = 0;
-		rc = poll(p, 2, timeout_ms);
+		rc = poll(p, 2, slice);
 		if (rc < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
+		}
+		if (rc == 0 && slice != timeout_ms) {
+			if (daemon_stalled(cq->context))
+				return -ETIMEDOUT;
+			if (timeout_ms > 0)
+				timeout_ms -= slice;
+			continue;
 		}
 		if (rc == 0)
 			return 0;
@@ -1162,8 +1311,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 		goto fail_seg;
 	pthread_mutex_init(&pv->sq_lock, NULL);
 	pthread_mutex_init(&pv->rq_lock, NULL);
-	pv->db = &c->dbb[r.db_block];
-	pv->db_slot = r.db_slot;
+	db_ref_init(&pv->db, c, r.db_block, r.db_slot);
 	qp->context = c;
 	qp->pd = pd;
 	qp->send_cq = init->send_cq;
@@ -1382,7 +1530,7 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
 		posted++;
 	}
 	if (posted > 0)
-		uroce_shm_db_ring(pv->db, pv->db_slot);
+		db_ring(&pv->db);
 	pthread_mutex_unlock(&pv->sq_lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
@@ -1392,12 +1540,12 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
 /*
  * Post a list of receive WRs to the receive ring @p ring (a QP's RQ or an
  * SRQ), each checked against @p max_sge, under @p lock; ring doorbell
- * @p db_slot once if any was posted. @return 0, -EINVAL (bad num_sge or
+ * @p db once if any was posted. @return 0, -EINVAL (bad num_sge or
  * sg_list) or -ENOMEM (ring full); *bad_wr names the first WR not posted.
  */
 static int
-post_recv_ring(struct uroce_shm_db_block *db, struct uroce_shm_ring *ring, pthread_mutex_t *lock,
-	       uint32_t db_slot, uint32_t max_sge, struct uroce_recv_wr *wr,
+post_recv_ring(const struct db_ref *db, struct uroce_shm_ring *ring, pthread_mutex_t *lock,
+	       uint32_t max_sge, struct uroce_recv_wr *wr,
 	       struct uroce_recv_wr **bad_wr)
 {
 	uint32_t posted = 0;
@@ -1430,7 +1578,7 @@ post_recv_ring(struct uroce_shm_db_block *db, struct uroce_shm_ring *ring, pthre
 		posted++;
 	}
 	if (posted > 0)
-		uroce_shm_db_ring(db, db_slot);
+		db_ring(db);
 	pthread_mutex_unlock(lock);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = wr;
@@ -1450,7 +1598,7 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 			*bad_wr = wr;
 		return rc;
 	}
-	return post_recv_ring(qp->priv->db, &qp->priv->rq, &qp->priv->rq_lock, qp->priv->db_slot,
+	return post_recv_ring(&qp->priv->db, &qp->priv->rq, &qp->priv->rq_lock,
 			      qp->cap.max_recv_sge, wr, bad_wr);
 }
 
@@ -1506,8 +1654,7 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	if (rc != 0)
 		goto fail_seg;
 	pthread_mutex_init(&pv->lock, NULL);
-	pv->db = &c->dbb[r.db_block];
-	pv->db_slot = r.db_slot;
+	db_ref_init(&pv->db, c, r.db_block, r.db_slot);
 	pv->max_wr = r.max_wr;
 	pv->max_sge = r.max_sge;
 	srq->context = c;
@@ -1598,8 +1745,8 @@ uroce_post_srq_recv(struct uroce_srq *srq, struct uroce_recv_wr *wr,
 			*bad_wr = wr;
 		return rc;
 	}
-	return post_recv_ring(srq->priv->db, &srq->priv->ring, &srq->priv->lock,
-			      srq->priv->db_slot, srq->priv->max_sge, wr, bad_wr);
+	return post_recv_ring(&srq->priv->db, &srq->priv->ring, &srq->priv->lock,
+			      srq->priv->max_sge, wr, bad_wr);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1758,7 +1905,7 @@ uroce_sq_end(struct uroce_qp *qp, uint32_t n)
 	if (n > 0) {
 		/* One release store publishes the whole batch, then one doorbell. */
 		uroce_shm_ring_prod_commit(&pv->sq, n);
-		uroce_shm_db_ring(pv->db, pv->db_slot);
+		db_ring(&pv->db);
 	}
 	pthread_mutex_unlock(&pv->sq_lock);
 }
@@ -1802,7 +1949,7 @@ uroce_rq_end(struct uroce_qp *qp, uint32_t n)
 
 	if (n > 0) {
 		uroce_shm_ring_prod_commit(&pv->rq, n);
-		uroce_shm_db_ring(pv->db, pv->db_slot);
+		db_ring(&pv->db);
 	}
 	pthread_mutex_unlock(&pv->rq_lock);
 }
@@ -1831,7 +1978,7 @@ uroce_srq_end(struct uroce_srq *srq, uint32_t n)
 
 	if (n > 0) {
 		uroce_shm_ring_prod_commit(&pv->ring, n);
-		uroce_shm_db_ring(pv->db, pv->db_slot);
+		db_ring(&pv->db);
 	}
 	pthread_mutex_unlock(&pv->lock);
 }
@@ -1867,8 +2014,8 @@ uroce_cq_end(struct uroce_cq *cq, uint32_t n)
 		return 0;
 	if (uroce_shm_ring_is_corrupt(&cq->ring))
 		return -EIO;
-	if (++cq->empty_polls % LIVENESS_EVERY == 0 && daemon_gone(cq->context))
-		return -ENOTCONN;
+	if (++cq->empty_polls % LIVENESS_EVERY == 0)
+		return daemon_check(cq->context);
 	return 0;
 }
 
