@@ -748,6 +748,18 @@ post_recvs(struct perf *pf, struct perf_qp *pq, uint64_t q)
 }
 
 
+/* A poll of this side's CQ failed with @p n (< 0): say whose fault it is. */
+static void
+poll_failed(struct perf *pf, int n)
+{
+	if (n == -ENOTCONN)
+		fatal("this side's uroce daemon (%s) went away", pf->sock_used);
+	if (n == -ETIMEDOUT)
+		fatal("this side's uroce daemon (%s) has made no progress for UROCE_DAEMON_TIMEOUT_MS "
+		      "(stopped, or starved of CPU); not the peer's doing", pf->sock_used);
+	fatal("poll_cq: %s", strerror(-n));
+}
+
 /*
  * Take up to POLL_BATCH completions. With -e an empty CQ is slept on, the
  * way perftest -e does it: arm, poll once more (a completion that came
@@ -777,10 +789,8 @@ cq_poll(struct perf *pf, struct uroce_wc *wc)
 		fatal("poll: %s", strerror(errno));
 	/* Consume the event; a timeout also looks at the daemon's socket. */
 	rc = uroce_get_cq_event(pf->cq, 0);
-	if (rc == -ENOTCONN)
-		fatal("this side's uroce daemon (%s) went away", pf->sock_used);
 	if (rc < 0)
-		fatal("get_cq_event: %s", strerror(-rc));
+		poll_failed(pf, rc);
 	return uroce_poll_cq(pf->cq, POLL_BATCH, wc);
 }
 
@@ -790,10 +800,8 @@ poll_some(struct perf *pf, struct uroce_wc *wc)
 {
 	int i, n = cq_poll(pf, wc);
 
-	if (n == -ENOTCONN)
-		fatal("this side's uroce daemon (%s) went away", pf->sock_used);
 	if (n < 0)
-		fatal("poll_cq: %s", strerror(-n));
+		poll_failed(pf, n);
 	for (i = 0; i < n; i++) {
 		char what[96];
 
@@ -1022,10 +1030,8 @@ bw_server_send(struct perf *pf, uint64_t size, uint64_t *hdr)
 		}
 		pf->spins++;
 		n = cq_poll(pf, wc);
-		if (n == -ENOTCONN)
-			fatal("the uroce daemon went away");
 		if (n < 0)
-			fatal("poll_cq: %s", strerror(-n));
+			poll_failed(pf, n);
 		if (n == 0 && done)
 			check_peer(pf); /* the client waits for RESULT: EOF means it died */
 		for (i = 0; i < n; i++) {

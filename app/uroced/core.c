@@ -239,7 +239,27 @@ snap_gens(struct uroced_core *c, struct uroced_snap *s, uint64_t now)
 	c->n_gen_prev = n;
 }
 
-/* On the control thread, every UROCED_SNAP_US. */
+/* Did any worker do work since the last call? Read from the dataplane's
+ * counters, without a call to the workers. */
+static bool
+workers_busy_changed(struct uroced_core *c)
+{
+	struct uroce_dp_worker_stats ws;
+	uint64_t busy = 0, hz;
+	unsigned int i;
+	bool changed;
+
+	if (!c->on_worker)
+		return true;
+	for (i = 0; i < uroce_daemon_worker_count(c->d); i++)
+		if (uroce_dp_worker_stats(c->dp, i, &ws, &hz) == 0)
+			busy += ws.busy_cycles;
+	changed = busy != c->snap_busy;
+	c->snap_busy = busy;
+	return changed;
+}
+
+/* On the control thread, every UROCED_SNAP_US (UROCED_SNAP_IDLE_US idle). */
 static void
 snap_publish(struct uroced_core *c)
 {
@@ -250,7 +270,7 @@ snap_publish(struct uroced_core *c)
 
 	if (now < c->next_snap_us)
 		return;
-	c->next_snap_us = now + UROCED_SNAP_US;
+	c->next_snap_us = now + (workers_busy_changed(c) ? UROCED_SNAP_US : UROCED_SNAP_IDLE_US);
 	/* Gathered aside: it takes calls to every worker, which may be slow to
 	 * come round, and a reader must never wait on that, only on the copy. */
 	uroce_daemon_stats(c->d, &b->st);
@@ -496,29 +516,38 @@ tel_cm(const char *cmd, const char *params, struct rte_tel_data *d)
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
+	/* EAL refuses a help text of RTE_TEL_MAX_STRING_LEN bytes or more, and
+	 * then every command after it would be missing: checked at compile time. */
+#define TEL_CMD(path, fn, help) {path, fn, help + 0 * sizeof(struct { int unused; \
+	_Static_assert(sizeof(help) < RTE_TEL_MAX_STRING_LEN, path ": help text too long"); })}
+	static const struct {
+		const char *path;
+		telemetry_cb fn;
+		const char *help;
+	} cmds[] = {
+		TEL_CMD("/uroce/cm", tel_cm, "QP1 and the connection manager: MADs and CM messages "
+			"sent, received, retried, timed out"),
+		TEL_CMD("/uroce/gen", tel_gen, "Load generators (uroce-ctl gen): state, counts, rates "
+			"and cycles per message over the last second"),
+		TEL_CMD("/uroce/workers", tel_workers, "Per worker: QPs, busy and idle cycles, "
+			"packets, messages, hand-offs, cycles per packet and per WQE"),
+		TEL_CMD("/uroce/qps", tel_qps, "QP numbers (the lowest 32)"),
+		TEL_CMD("/uroce/qp/stats", tel_qp_stats, "One QP's state, PSNs and transport "
+			"counters. Parameter: QP number"),
+		TEL_CMD("/uroce/daemon/stats", tel_daemon_stats, "Daemon resources (sessions, QPs, "
+			"...) and transport counters (out_of_sequence, ...)"),
+	};
+#undef TEL_CMD
+	unsigned int i;
+
 	tel_core = c;
-	if (rte_telemetry_register_cmd("/uroce/cm", tel_cm,
-				       "QP1 and the connection manager: MADs, unsupported classes, "
-				       "REQ/REP/RTU/DREQ/... sent, received, retried, timed out; "
-				       "every 100 ms") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/gen", tel_gen,
-				       "Load generators (uroce-ctl gen): state, counts, rates "
-				       "and cycles per message over the last second") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/workers", tel_workers,
-				       "Per worker: QPs, busy and idle cycles, packets, messages, "
-				       "hand-offs, cycles per packet and per WQE; every 100 ms") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/qps", tel_qps,
-				       "QP numbers (the lowest 32), refreshed every 100 ms") != 0 ||
-	    rte_telemetry_register_cmd("/uroce/qp/stats", tel_qp_stats,
-				       "One QP's state, PSNs and transport counters. "
-				       "Parameter: QP number") != 0)
-		return -1;
-	return rte_telemetry_register_cmd("/uroce/daemon/stats", tel_daemon_stats,
-					  "Daemon resources (sessions, QPs, ...) and transport "
-					  "counters (out_of_sequence, ...), every 100 ms");
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (rte_telemetry_register_cmd(cmds[i].path, cmds[i].fn, cmds[i].help) != 0) {
+			fprintf(stderr, "uroced: telemetry command %s not registered\n",
+				cmds[i].path);
+			return -1;
+		}
+	return 0;
 }
 
 /* A worker's turn each loop. */

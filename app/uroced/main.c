@@ -32,6 +32,9 @@
 
 #define PROG "uroced"
 #define EAL_ARGV_MAX 96
+/* Longest wait of the idle control thread (ms): the delay of a first ARP
+ * request or neighbour timer after idle, against 1000 wake-ups a second. */
+#define CTL_IDLE_MAX_MS 100
 
 static volatile sig_atomic_t quit_signal;
 
@@ -334,7 +337,7 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	bool check = false, pdump_ok = false, core_ok = false, dp_started = false;
 	unsigned int flushed;
-	int eal_argc, rc;
+	int eal_argc, rc, ctl_wait_ms = 1;
 	pid_t holder = 0;
 
 	cli_init(PROG, usage);
@@ -418,10 +421,15 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	while (quit_signal == 0) {
-		/* Neighbour timers want a turn at least every millisecond; the
-		 * control plane waits in epoll meanwhile (a signal interrupts it). */
+		/* Neighbour timers and the workers' resolution requests get a
+		 * turn every millisecond while there is work, every
+		 * CTL_IDLE_MAX_MS at most once idle; the control plane waits in
+		 * epoll meanwhile (a client's request or a signal ends it). */
 		uroce_dp_poll(dp);
-		uroced_core_main_poll(&core, 1);
+		if (uroced_core_main_poll(&core, ctl_wait_ms) != 0)
+			ctl_wait_ms = 1;
+		else if (ctl_wait_ms < CTL_IDLE_MAX_MS)
+			ctl_wait_ms *= 2;
 	}
 	printf(PROG ": signal %d: stopping\n", (int)quit_signal);
 	fflush(stdout);

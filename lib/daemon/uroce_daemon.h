@@ -52,6 +52,10 @@ struct uroce_daemon;
 /** Workers a daemon may have. */
 #define UROCE_DAEMON_MAX_WORKERS 16
 
+/** How long an idle worker with no QP sleeps (µs): the delay of an ARP or
+ * ND answer or a CM MAD after idle (uroce_daemon_worker_sleep()). */
+#define UROCE_DAEMON_DEEP_SLEEP_US 100000u
+
 /** The worker that owns QP number @p qpn (its engine's QPN base). */
 static inline unsigned int
 uroce_daemon_qpn_worker(uint32_t qpn)
@@ -228,8 +232,9 @@ uint64_t uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worke
  * for work once more (doorbells, commands, frames of other workers, and
  * whatever @p more says, e.g. the shell's own rings; NULL: none), and sleeps
  * at most @p us unless there was some; a client's doorbell, the control
- * thread or uroce_daemon_worker_wake() ends the sleep at once. Worker thread.
- * @return true if it slept.
+ * thread or uroce_daemon_worker_wake() ends the sleep at once. A worker with
+ * no QP sleeps UROCE_DAEMON_DEEP_SLEEP_US instead of a long @p us. Worker
+ * thread. @return true if it slept.
  */
 bool uroce_daemon_worker_sleep(struct uroce_daemon *d, unsigned int worker, uint64_t us,
 			       bool (*more)(void *ctx), void *ctx);

@@ -42,6 +42,9 @@
 #include "worker.h"
 #include "dcm.h"
 
+/* Sleeps from which worker_sleep() looks whether the worker has any QP. */
+#define DEEP_SLEEP_AFTER_US 1000u
+
 /* Work bounds of one round. */
 #define WQES_PER_SLOT 64
 #define SLOTS_PER_ROUND 256
@@ -1124,7 +1127,10 @@ worker_poll(struct dworker *w)
 	w->cnt.polls++;
 	if (w->d->port == NULL || w->d->port->now_us == NULL)
 		w->now_us = clock_us();
-	work += mailbox(w);
+	/* A command is not traffic: it does not count as work, so that an idle
+	 * worker's sleeps keep growing through the control thread's periodic
+	 * queries (it is woken for each, and sleeps again after). */
+	mailbox(w);
 	if (w->d->n_workers > 1)
 		loop_reclaim(w);
 	for (i = 0; i < w->n_ws; i++)
@@ -1275,6 +1281,12 @@ worker_sleep(struct dworker *w, uint64_t us, bool (*more)(void *ctx), void *ctx)
 
 	if (st == NULL)
 		return false;
+	/* A worker with no QP has nothing whose latency matters: what can come
+	 * is ARP, ND, CM MADs (timeouts of seconds) or packets for QPs it does
+	 * not have; a client's first doorbell wakes it at once. Counted only
+	 * once the sleeps are long (a scan of the QP table). */
+	if (us >= DEEP_SLEEP_AFTER_US && w->gens == NULL && qps_placed(w) == 0)
+		us = UROCE_DAEMON_DEEP_SLEEP_US;
 	uroce_shm_status_sleep_begin(st, w->idx);
 	if (!worker_has_work(w) && (more == NULL || !more(ctx))) {
 		uroce_shm_status_sleep(st, w->idx, us);

@@ -46,7 +46,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->neigh_reachable_ms = 30000;
 	cfg->neigh_max = 256;
 	cfg->idle_sleep_us = 0;
-	cfg->idle_sleep_max_us = 1000;
+	cfg->idle_sleep_max_us = 10000;
 	cfg->idle_spin_us = 20;
 	cfg->zc_min = 0; /* off: no gain measured on the copying PMDs it may run on (doc/benchmarks.md) */
 }
