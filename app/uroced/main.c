@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -32,9 +33,19 @@
 
 #define PROG "uroced"
 #define EAL_ARGV_MAX 96
-/* Longest wait of the idle control thread (ms): the delay of a first ARP
- * request or neighbour timer after idle, against 1000 wake-ups a second. */
+/* Longest wait of the idle control thread (ms): how late a neighbour timer
+ * may run after idle, against 1000 wake-ups a second. */
 #define CTL_IDLE_MAX_MS 100
+
+/* CLOCK_MONOTONIC in ms: the control loop's idle time. */
+static uint64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 static volatile sig_atomic_t quit_signal;
 
@@ -338,6 +349,7 @@ main(int argc, char **argv)
 	bool check = false, pdump_ok = false, core_ok = false, dp_started = false;
 	unsigned int flushed;
 	int eal_argc, rc, ctl_wait_ms = 1;
+	uint64_t idle_since, idle_ms;
 	pid_t holder = 0;
 
 	cli_init(PROG, usage);
@@ -420,16 +432,22 @@ main(int argc, char **argv)
 	       cfg.in_memory ? "(in-memory)" : cfg.file_prefix);
 	fflush(stdout);
 
+	if (core.d != NULL && uroce_daemon_watch_fd(core.d, uroce_dp_ctl_fd(dp)) != 0)
+		fprintf(stderr, PROG ": warning: the control loop will not wake on the "
+			"workers' neighbour news (it looks every millisecond)\n");
+	idle_since = mono_ms();
 	while (quit_signal == 0) {
-		/* Neighbour timers and the workers' resolution requests get a
-		 * turn every millisecond while there is work, every
-		 * CTL_IDLE_MAX_MS at most once idle; the control plane waits in
-		 * epoll meanwhile (a client's request or a signal ends it). */
+		/* Neighbour timers get a turn every millisecond while there is
+		 * work; idle, the control plane waits in epoll for an eighth of
+		 * the time it has been idle, CTL_IDLE_MAX_MS at most: a
+		 * client's request, a worker's neighbour news or a signal ends
+		 * the wait. */
 		uroce_dp_poll(dp);
 		if (uroced_core_main_poll(&core, ctl_wait_ms) != 0)
-			ctl_wait_ms = 1;
-		else if (ctl_wait_ms < CTL_IDLE_MAX_MS)
-			ctl_wait_ms *= 2;
+			idle_since = mono_ms();
+		idle_ms = (mono_ms() - idle_since) / 8;
+		ctl_wait_ms = idle_ms < 1 ? 1 : idle_ms > CTL_IDLE_MAX_MS ? CTL_IDLE_MAX_MS :
+									   (int)idle_ms;
 	}
 	printf(PROG ": signal %d: stopping\n", (int)quit_signal);
 	fflush(stdout);

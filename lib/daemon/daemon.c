@@ -44,6 +44,7 @@
 
 /* epoll data of the listening socket; sessions carry their pointer. */
 #define EP_LISTEN ((uint64_t)0)
+#define EP_WATCH ((uint64_t)1)
 
 
 /* ------------------------------------------------------------------------ */
@@ -612,6 +613,10 @@ uroce_daemon_control_poll(struct uroce_daemon *d, int timeout_ms)
 	for (i = 0; i < n; i++) {
 		struct session *s = ev[i].data.ptr;
 
+		if (ev[i].data.u64 == EP_WATCH) {
+			work++; /* the caller's news: it reads the descriptor itself */
+			continue;
+		}
 		if (ev[i].data.u64 == EP_LISTEN) {
 			accept_clients(d);
 			work++;
@@ -647,6 +652,14 @@ uroce_daemon_poll(struct uroce_daemon *d)
 	for (i = 0; i < d->n_workers; i++)
 		work += worker_poll(d->w[i]);
 	return work;
+}
+
+int
+uroce_daemon_watch_fd(struct uroce_daemon *d, int fd)
+{
+	struct epoll_event ee = {.events = EPOLLIN, .data.u64 = EP_WATCH};
+
+	return epoll_ctl(d->epfd, EPOLL_CTL_ADD, fd, &ee) == 0 ? 0 : -errno;
 }
 
 bool

@@ -227,6 +227,14 @@ unsigned int uroce_daemon_worker_poll(struct uroce_daemon *d, unsigned int worke
 uint64_t uroce_daemon_worker_deadline(struct uroce_daemon *d, unsigned int worker);
 
 /**
+ * Make uroce_daemon_control_poll() return when @p fd is readable (as work
+ * done), e.g. uroce_dp_ctl_fd(): news of the shell's for its control loop,
+ * which the caller then reads. The level stays: the caller must drain it.
+ * @return 0 or -errno.
+ */
+int uroce_daemon_watch_fd(struct uroce_daemon *d, int fd);
+
+/**
  * An idle worker's sleep (the shell's idle policy calls it after a round
  * that found nothing): the worker announces it in the status segment, looks
  * for work once more (doorbells, commands, frames of other workers, and

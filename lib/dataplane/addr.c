@@ -264,12 +264,16 @@ dp_neigh_resolve(struct uroce_dp *dp, uint16_t port, const uint8_t ip[16], uint8
 		return -EAGAIN;
 	case DP_NEIGH_FAILED:
 		/* Reported to this caller; the control thread starts over. */
-		if (may_ask)
+		if (may_ask) {
 			dp_neigh_post(ask, DP_NEV_RESOLVE, port, ip, NULL, cnt);
+			dp_ctl_wake(dp);
+		}
 		return -EHOSTUNREACH;
 	default: /* no entry: the control thread makes one and asks the wire */
-		if (may_ask)
+		if (may_ask) {
 			dp_neigh_post(ask, DP_NEV_RESOLVE, port, ip, NULL, cnt);
+			dp_ctl_wake(dp);
+		}
 		return __atomic_load_n(&p->nt.full, __ATOMIC_RELAXED) ? -ENOSPC : -EAGAIN;
 	}
 }
@@ -508,6 +512,7 @@ neigh_news(struct dp_worker *w, struct dp_port *p, enum dp_nev_type type, const 
 		return;
 	dp_neigh_post(w->dp->nev[w->idx], type, (uint16_t)(p - w->dp->ports), ip, mac,
 		      &p->cnt[w->idx]);
+	dp_ctl_wake(w->dp);
 }
 
 void

@@ -286,7 +286,6 @@ struct dp_worker {
 	void *deadline_ctx;
 	uroce_dp_sleep_fn sleep_fn;        /**< how it sleeps (NULL: rte_delay_us_sleep) */
 	void *sleep_ctx;
-	uint64_t sleep_next_us;            /**< the idle policy's next sleep (escalates) */
 	struct rte_ring *handoff;          /**< RoCEv2 frames for this worker's QPs from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
 	struct uroce_dp_worker_stats st;   /**< written by the worker, read whole by others */
@@ -317,6 +316,7 @@ struct uroce_dp {
 	uint64_t us_mult;
 	uint64_t idle_spin_tsc;            /**< idle_spin_us in TSC cycles */
 	uroce_dp_wake_fn wake_fn;          /**< wakes a sleeping worker (NULL: none) */
+	int ctl_wake_fd;                   /**< eventfd: news for the control thread */
 	void *wake_ctx;
 	uroce_dp_owner_fn owner_fn;        /**< which worker owns a destination QPN */
 	void *owner_ctx;
@@ -367,6 +367,9 @@ void dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16],
 /* rx.c */
 /* Wake worker @p worker after giving it frames (port.c). */
 void dp_wake(struct uroce_dp *dp, unsigned int worker);
+/* Wake the control thread (uroce_dp_ctl_fd()): a resolution to start, an
+ * answer to learn. Any thread. */
+void dp_ctl_wake(struct uroce_dp *dp);
 int dp_worker_main(void *arg);
 /* Queue a frame for TX on the worker's queue of @p p (dropped, counted, if full). */
 void dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m);

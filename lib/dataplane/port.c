@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_bus.h>
 #include <rte_cycles.h>
@@ -288,6 +290,12 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		return NULL;
 	}
 	dp->cfg = *cfg;
+	dp->ctl_wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (dp->ctl_wake_fd < 0) {
+		dp_err(err, errlen, errno, "eventfd");
+		rte_free(dp);
+		return NULL;
+	}
 	/* The escalation never shortens the first sleep. */
 	if (dp->cfg.idle_sleep_max_us < dp->cfg.idle_sleep_us)
 		dp->cfg.idle_sleep_max_us = dp->cfg.idle_sleep_us;
@@ -542,7 +550,27 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 void
 uroce_dp_poll(struct uroce_dp *dp)
 {
+	uint64_t v;
+
+	if (read(dp->ctl_wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		v = 0; /* nothing else to do: the tick below looks anyway */
 	dp_neigh_tick(dp, rte_rdtsc());
+}
+
+int
+uroce_dp_ctl_fd(const struct uroce_dp *dp)
+{
+	return dp->ctl_wake_fd;
+}
+
+void
+dp_ctl_wake(struct uroce_dp *dp)
+{
+	uint64_t one = 1;
+
+	/* A full counter means a wake is pending already. */
+	if (write(dp->ctl_wake_fd, &one, sizeof(one)) < 0)
+		return;
 }
 
 void
@@ -609,6 +637,7 @@ uroce_dp_destroy(struct uroce_dp *dp)
 	/* After the ports closed: a PMD frees what it held at close. */
 	for (i = 0; i < dp->n_workers; i++)
 		rte_free(dp->workers[i].zc);
+	close(dp->ctl_wake_fd);
 	rte_free(dp);
 }
 

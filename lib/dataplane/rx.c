@@ -16,10 +16,10 @@
  * one bulk free per burst.
  *
  * Idle policy: a loop that did work is followed at once by the next. A
- * worker that found nothing keeps spinning for idle_spin_us, then sleeps,
- * from idle_sleep_us doubling to idle_sleep_max_us, never past its
- * transport's next deadline; a doorbell, a command or frames handed over
- * wake it (idle() below).
+ * worker that found nothing keeps spinning for idle_spin_us, then sleeps an
+ * eighth of its idle time (idle_sleep_us to idle_sleep_max_us), never past
+ * its transport's next deadline; a doorbell, a command or frames handed
+ * over wake it (idle() below).
  * Each loop's TSC cycles count as busy or idle (sleeps included).
  */
 
@@ -373,22 +373,28 @@ rings_pending(void *ctx)
 /*
  * The idle policy, after a loop that found nothing. @p idle_since is the TSC
  * of the first empty loop of this idle stretch. Spin (a pause) for
- * idle_spin_us; then sleep, idle_sleep_us first and twice as long after
- * each sleep that brought nothing, up to idle_sleep_max_us, and never past
- * the transport's next deadline (a timer due never waits for a sleep). A
- * sleep through the sleep handler ends at once on a doorbell, a command or
- * frames handed over; frames on the RX queues wait for the sleep's end.
+ * idle_spin_us; then sleep for an eighth of the time the worker has been
+ * idle, at least idle_sleep_us and at most idle_sleep_max_us, and never past
+ * the transport's next deadline (a timer due never waits for a sleep). So a
+ * frame that arrives after a gap waits at most an eighth of the gap more
+ * (and idle_sleep_us): request-response traffic keeps its pace, while a
+ * worker idle for long wakes idle_sleep_max_us apart. A sleep through the
+ * sleep handler ends at once on a doorbell, a command or frames handed
+ * over; frames on the RX queues wait for the sleep's end.
  */
 static void
 idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 {
 	struct uroce_dp *dp = w->dp;
-	uint64_t sleep_us = w->sleep_next_us, deadline;
+	uint64_t sleep_us, deadline;
 
 	if (dp->cfg.idle_sleep_us == 0 || now_tsc - idle_since < dp->idle_spin_tsc) {
 		rte_pause();
 		return;
 	}
+	sleep_us = dp_tsc_to_us(dp, now_tsc - idle_since) / 8;
+	sleep_us = RTE_MAX(sleep_us, (uint64_t)dp->cfg.idle_sleep_us);
+	sleep_us = RTE_MIN(sleep_us, (uint64_t)dp->cfg.idle_sleep_max_us);
 	if (w->deadline_fn != NULL) {
 		deadline = w->deadline_fn(w->deadline_ctx);
 		if (deadline <= w->now_us) {
@@ -405,7 +411,6 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 		rte_delay_us_sleep((unsigned int)sleep_us);
 	}
 	w->st.sleeps++;
-	w->sleep_next_us = UROCE_MIN(w->sleep_next_us * 2, (uint64_t)dp->cfg.idle_sleep_max_us);
 }
 
 int
@@ -426,7 +431,6 @@ dp_worker_main(void *arg)
 	 * stretch every back-off. */
 	if (dp->cfg.idle_sleep_us != 0)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	w->sleep_next_us = dp->cfg.idle_sleep_us;
 	t0 = rte_rdtsc();
 	while (!dp->quit) {
 		w->now_us = dp_tsc_to_us(dp, t0);
@@ -474,7 +478,6 @@ dp_worker_main(void *arg)
 				idle(w, rte_rdtsc(), idle_since);
 		} else {
 			idle_since = 0;
-			w->sleep_next_us = dp->cfg.idle_sleep_us;
 		}
 		t1 = rte_rdtsc();
 		if (work != 0)

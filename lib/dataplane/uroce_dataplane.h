@@ -136,8 +136,9 @@ struct uroce_dp_config {
 	 * last told us its MAC (and fails after neigh_tries unanswered requests). */
 	unsigned int neigh_reachable_ms;
 	unsigned int neigh_max;      /**< neighbour table entries per port */
-	/** First sleep of an idle worker (0: it never sleeps, busy polling);
-	 * each further empty round doubles it, up to idle_sleep_max_us. */
+	/** Shortest sleep of an idle worker (0: it never sleeps, busy
+	 * polling); it sleeps an eighth of its idle time, up to
+	 * idle_sleep_max_us. */
 	unsigned int idle_sleep_us;
 	/** Longest sleep of an idle worker: how late a frame on its RX queue
 	 * can be seen (a doorbell or a command wakes it at once). */
@@ -299,9 +300,9 @@ typedef uint64_t (*uroce_dp_deadline_fn)(void *ctx);
 /**
  * The idle policy's view of worker @p worker's transport, before
  * uroce_dp_start(). A worker with work queued never sleeps. One that found
- * nothing keeps spinning for [limits] idle_spin_us, then sleeps, from
- * idle_sleep_us doubling up to idle_sleep_max_us (idle_sleep_us 0: it never
- * sleeps), and never past this deadline.
+ * nothing keeps spinning for [limits] idle_spin_us, then sleeps an eighth
+ * of its idle time, from idle_sleep_us up to idle_sleep_max_us
+ * (idle_sleep_us 0: it never sleeps), and never past this deadline.
  *
  * @return 0, or -EINVAL for a bad worker, -EBUSY if running.
  */
@@ -429,10 +430,18 @@ int uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen);
 /**
  * Control-thread housekeeping: what the workers learnt about neighbours
  * (they pass it here through rings), then neighbour retries and timeouts.
- * Call it from the main lcore every millisecond or so; it is the only
- * writer of the neighbour tables.
+ * Call it from the main lcore every millisecond or so while there is work;
+ * an idle control loop may wait longer if it watches uroce_dp_ctl_fd(). It
+ * is the only writer of the neighbour tables.
  */
 void uroce_dp_poll(struct uroce_dp *dp);
+
+/**
+ * A descriptor that becomes readable when a worker has news for the
+ * control thread (a neighbour to resolve, an ARP or ND answer): a control
+ * loop that sleeps in poll/epoll watches it; uroce_dp_poll() drains it.
+ */
+int uroce_dp_ctl_fd(const struct uroce_dp *dp);
 
 /** Ask the workers to stop, wait for them, then stop the ports. Idempotent. */
 void uroce_dp_stop(struct uroce_dp *dp);

@@ -6,8 +6,9 @@
 # suite must pass while the host is busy with other work. This script makes
 # that work and takes it away again:
 #   - UROCE_LOAD_DAEMONS (5) idle uroced: no port, no client, --no-huge,
-#     idle_sleep_us = UROCE_LOAD_IDLE_US (10, the policy the tests and the
-#     demo used, whose idle workers wake up every few microseconds), each
+#     idle_sleep_us = idle_sleep_max_us = UROCE_LOAD_IDLE_US (10: the old
+#     policy the tests and the demo used, whose idle workers wake up every
+#     few microseconds; today's daemons sleep longer when idle), each
 #     with its own socket and EAL file prefix, their workers alternating
 #     between CPU 1 and CPU 0;
 #   - one busy loop pinned to each CPU (UROCE_LOAD_SPINNERS: how many CPUs,
@@ -87,6 +88,7 @@ file_prefix = uroce-load-$n
 socket = $DIR/d$n.sock
 [limits]
 idle_sleep_us = $IDLE_US
+idle_sleep_max_us = $IDLE_US
 EOF
 }
 
