@@ -405,6 +405,21 @@ $extra
 EOF
 }
 
+# memif_pair [A_EXTRA [B_EXTRA]]: daemons A (memif server) and B (client) of
+# memif_conf, idle_sleep_us = 10, started and their link up (else finish);
+# sets PID_A, PID_B, A_SOCK, B_SOCK. Needs MEMIF, PA and PB.
+memif_pair() {
+	A_SOCK="$WORK/a.sock"
+	B_SOCK="$WORK/b.sock"
+	memif_conf a 10 "${1:-}"
+	memif_conf b 10 "${2:-}"
+	start_uroced a - -c "$WORK/a.conf" || finish
+	PID_A=$LAST_PID
+	start_uroced b - -c "$WORK/b.conf" || finish
+	PID_B=$LAST_PID
+	wait_link "$PB" || finish
+}
+
 # gen_runs PREFIX PID: the daemon of PREFIX shows (/uroce/gen) an initiator
 # running that has completed messages, and uroce-ctl gen PID still runs.
 gen_runs() {

@@ -33,16 +33,8 @@ MEMIF="$WORK/memif.sock"
 PA="uroce-stall-a-$$"
 PB="uroce-stall-b-$$"
 PREFIXES+=("$PA" "$PB")
-A_SOCK="$WORK/a.sock"
-B_SOCK="$WORK/b.sock"
 
-memif_conf a 10
-memif_conf b 10
-start_uroced a - -c "$WORK/a.conf" || finish
-PID_A=$LAST_PID
-start_uroced b - -c "$WORK/b.conf" || finish
-PID_B=$LAST_PID
-wait_link "$PB" || true
+memif_pair
 
 # cpu_ticks PID: user + system clock ticks of every thread of PID.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }

@@ -67,16 +67,8 @@ MEMIF="$WORK/memif.sock"
 PA="uroce-dv-a-$$"
 PB="uroce-dv-b-$$"
 PREFIXES+=("$PA" "$PB")
-A_SOCK="$WORK/a.sock"
-B_SOCK="$WORK/b.sock"
 
-memif_conf a 10
-memif_conf b 10
-start_uroced a - -c "$WORK/a.conf" || finish
-PID_A=$LAST_PID
-start_uroced b - -c "$WORK/b.conf" || finish
-PID_B=$LAST_PID
-wait_link "$PB" || finish
+memif_pair
 
 # The device node UCX looks for (see the header); removed by the EXIT trap.
 DEVNODE_MADE=()
