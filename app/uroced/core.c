@@ -298,6 +298,19 @@ snap_read(const struct uroced_core *c, struct uroced_snap *out);
 
 static struct uroced_core *tel_core; /* telemetry callbacks take no context */
 
+/* The snapshot a telemetry command reads (telemetry runs one command at a
+ * time, so one copy serves all), or NULL before the core started. */
+static const struct uroced_snap *
+tel_snap(void)
+{
+	static struct uroced_snap s;
+
+	if (tel_core == NULL)
+		return NULL;
+	snap_read(tel_core, &s);
+	return &s;
+}
+
 static const char *const qp_type_names[] = {[2] = "RC", [3] = "UC", [4] = "UD"};
 static const char *const qp_state_names[] = {"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR"};
 
@@ -305,17 +318,16 @@ static const char *const qp_state_names[] = {"RESET", "INIT", "RTR", "RTS", "SQD
 static int
 tel_qps(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct uroced_snap s; /* telemetry runs one command at a time */
+	const struct uroced_snap *sp = tel_snap();
 	unsigned int i;
 
 	(void)cmd;
 	(void)params;
-	if (tel_core == NULL)
+	if (sp == NULL)
 		return -ENODEV;
-	snap_read(tel_core, &s);
 	rte_tel_data_start_array(d, RTE_TEL_U64_VAL);
-	for (i = 0; i < s.n_qps; i++)
-		rte_tel_data_add_array_u64(d, s.qps[i].qpn);
+	for (i = 0; i < sp->n_qps; i++)
+		rte_tel_data_add_array_u64(d, sp->qps[i].qpn);
 	return 0;
 }
 
@@ -380,22 +392,21 @@ snap_read(const struct uroced_core *c, struct uroced_snap *out)
 static int
 tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct uroced_snap s;
+	const struct uroced_snap *sp = tel_snap();
 	unsigned int i;
 
 	(void)cmd;
 	(void)params;
-	if (tel_core == NULL)
+	if (sp == NULL)
 		return -ENODEV;
-	snap_read(tel_core, &s);
 	rte_tel_data_start_dict(d);
 #define UROCE_DAEMON_STAT(name, type, kept_by, desc) \
-	rte_tel_data_add_dict_u64(d, #name, s.st.name);
+	rte_tel_data_add_dict_u64(d, #name, sp->st.name);
 #include "daemon_stats.def"
 #undef UROCE_DAEMON_STAT
-	for (i = 0; i < s.n_cnt; i++)
+	for (i = 0; i < sp->n_cnt; i++)
 		rte_tel_data_add_dict_u64(d, uroce_eng_counter_name((enum uroce_counter)i),
-					  s.cnt[i]);
+					  sp->cnt[i]);
 	return 0;
 }
 
@@ -403,18 +414,17 @@ tel_daemon_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct uroced_snap s;
+	const struct uroced_snap *sp = tel_snap();
 	struct rte_tel_data *w;
 	unsigned int i;
 
 	(void)cmd;
 	(void)params;
-	if (tel_core == NULL)
+	if (sp == NULL)
 		return -ENODEV;
-	snap_read(tel_core, &s);
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < s.n_workers && i < UROCE_DP_MAX_WORKERS; i++) {
-		const struct uroce_daemon_worker_stats *e = &s.workers[i];
+	for (i = 0; i < sp->n_workers && i < UROCE_DP_MAX_WORKERS; i++) {
+		const struct uroce_daemon_worker_stats *e = &sp->workers[i];
 		uint64_t pkts = e->rx_packets + e->tx_packets;
 		char name[16];
 
@@ -450,19 +460,18 @@ tel_gen(const char *cmd, const char *params, struct rte_tel_data *d)
 	static const char *const roles[] = {"?", "initiator", "target"};
 	static const char *const states[] = {"created", "ready", "running", "draining", "done",
 					     "failed"};
-	static struct uroced_snap s;
+	const struct uroced_snap *sp = tel_snap();
 	struct rte_tel_data *g;
 	unsigned int i;
 
 	(void)cmd;
 	(void)params;
-	if (tel_core == NULL)
+	if (sp == NULL)
 		return -ENODEV;
-	snap_read(tel_core, &s);
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < s.n_gens && i < UROCED_SNAP_GENS; i++) {
-		const struct uroce_daemon_gen_info *e = &s.gens[i];
-		const struct uroced_gen_rate *r = &s.gen_rate[i];
+	for (i = 0; i < sp->n_gens && i < UROCED_SNAP_GENS; i++) {
+		const struct uroce_daemon_gen_info *e = &sp->gens[i];
+		const struct uroced_gen_rate *r = &sp->gen_rate[i];
 		char name[32];
 
 		g = rte_tel_data_alloc();
@@ -499,17 +508,16 @@ tel_gen(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_cm(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct uroced_snap s;
+	const struct uroced_snap *sp = tel_snap();
 	unsigned int i;
 
 	(void)cmd;
 	(void)params;
-	if (tel_core == NULL)
+	if (sp == NULL)
 		return -ENODEV;
-	snap_read(tel_core, &s);
 	rte_tel_data_start_dict(d);
-	for (i = 0; i < s.n_cm; i++)
-		rte_tel_data_add_dict_u64(d, uroce_daemon_cm_counter_name(i), s.cm[i]);
+	for (i = 0; i < sp->n_cm; i++)
+		rte_tel_data_add_dict_u64(d, uroce_daemon_cm_counter_name(i), sp->cm[i]);
 	return 0;
 }
 
