@@ -244,33 +244,35 @@ roce_deliver(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	w->out[o][w->n_out[o]++] = m;
 }
 
-/* Hand this burst's frames to their owners, one ring burst per owner. */
+/* Hand this burst's frames to their owners, one ring burst per owner. A
+ * frame in the ring is its owner's: it may be processed and freed (and the
+ * mbuf reused) before this loop goes on, so the counters are taken before
+ * the enqueue, from what this worker still owns. */
 static void
 handoff_flush(struct dp_worker *w)
 {
 	struct uroce_dp *dp = w->dp;
+	uint16_t port[DP_MAX_BURST];
 	unsigned int o, n, k;
 
 	for (o = 0; o < dp->n_workers; o++) {
 		if (w->n_out[o] == 0)
 			continue;
+		for (k = 0; k < w->n_out[o]; k++)
+			port[k] = w->out[o][k]->port;
 		n = rte_ring_enqueue_burst(dp->workers[o].handoff, (void **)w->out[o], w->n_out[o],
 					   NULL);
 		w->st.handoff_out += n;
-		if (n != 0)
-			dp_wake(dp, o);
-		for (k = 0; k < w->n_out[o]; k++) {
-			struct rte_mbuf *m = w->out[o][k];
-
-			if (k < n) {
-				dp->ports[m->port].cnt[w->idx].rx_handoff++;
-				continue;
-			}
-			dp->ports[m->port].cnt[w->idx].rx_handoff_full++;
+		for (k = 0; k < n; k++)
+			dp->ports[port[k]].cnt[w->idx].rx_handoff++;
+		for (; k < w->n_out[o]; k++) {
+			dp->ports[port[k]].cnt[w->idx].rx_handoff_full++;
 			w->st.handoff_full++;
-			free_later(w, m);
+			free_later(w, w->out[o][k]);
 		}
 		w->n_out[o] = 0;
+		if (n != 0)
+			dp_wake(dp, o);
 	}
 }
 
