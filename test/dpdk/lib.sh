@@ -174,6 +174,7 @@ start_uroced() {
 	PIDS+=("$LAST_PID")
 	wait_until_s "$READY_S" ready_or_gone "$WORK/$name.log" "$LAST_PID"
 	if grep -q '^uroced: ready' "$WORK/$name.log"; then
+		UP[$name]=$LAST_PID
 		[ $((SECONDS - t0)) -lt 10 ] || log "$name took $((SECONDS - t0)) s to become ready"
 		return 0
 	fi
@@ -186,6 +187,22 @@ start_uroced() {
 	return 1
 }
 
+# The daemons started and not stopped on purpose: name -> PID.
+declare -A UP=()
+
+# daemons_alive: every daemon in UP still runs; else say which died, with
+# its log's tail, and end the script (what follows would only time out).
+daemons_alive() {
+	local n
+	for n in "${!UP[@]}"; do
+		kill -0 "${UP[$n]}" 2>/dev/null && continue
+		fail "uroced $n (pid ${UP[$n]}) died; log tail:"
+		tail -5 "$WORK/$n.log" | sed 's/^/    /'
+		unset "UP[$n]"
+		finish
+	done
+}
+
 ready_or_gone() { # ready_or_gone LOG PID
 	grep -q '^uroced: ready' "$1" || ! kill -0 "$2" 2>/dev/null
 }
@@ -196,6 +213,7 @@ ready_or_gone() { # ready_or_gone LOG PID
 STOP_S=${UROCE_STOP_S:-$(bound 30)}
 stop_uroced() {
 	local pid="$1" name="$2" rc
+	unset "UP[$name]"
 	kill -TERM "$pid"
 	if ! wait_until_s "$STOP_S" gone "$pid"; then
 		fail "$name did not stop within $STOP_S s of SIGTERM"
@@ -490,6 +508,7 @@ require_clients() {
 perf_pair() {
 	local name="$1" ssock="$2" csock="$3" port="$4" spid rc_s
 	shift 4
+	daemons_alive
 	timeout "$(bound 180)" "$UROCE_PERF" "$@" -u 18 --socket "$ssock" -p "$port" >"$WORK/$name.srv" 2>&1 &
 	spid=$!
 	wait_listen "$port" "$spid"
@@ -511,6 +530,7 @@ perf_pair() {
 run_example() {
 	local name="$1" rc
 	shift
+	daemons_alive
 	timeout "$(bound 180)" "$EXAMPLES/$name" "$@" >"$WORK/ex-$name.log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 0 ]; then

@@ -158,6 +158,7 @@ run_rounds() { # run_rounds N
 		fi
 		[ "$how" = TERM ] && n_term=$((n_term + 1)) || n_kill=$((n_kill + 1))
 		t0=$SECONDS
+		unset "UP[b]" # stopped on purpose
 		kill "-$how" "$PID_B"
 		wait_until 60 gone "$gp"
 		if kill -0 "$gp" 2>/dev/null; then

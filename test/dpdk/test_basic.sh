@@ -78,6 +78,7 @@ echo "$out" | grep -qxF "WARN  socket $SOCK: stale socket file (nobody listens);
 	pass "--check warns about the stale socket" || fail "--check on a stale socket: $out"
 if start_uroced d2 - "${EAL[@]}" --file-prefix "$P" --socket "$SOCK"; then
 	pid2=$LAST_PID
+	unset "UP[d2]" # stopped on purpose
 	kill -INT "$pid2"
 	wait_until "$STOP_S" gone "$pid2" || kill -KILL "$pid2"
 	wait "$pid2"
