@@ -342,8 +342,11 @@ fill_device_attr(struct dv_context *ctx, struct ibv_device_attr *a)
 	a->max_qp_init_rd_atom = (int)u->max_qp_init_rd_atom;
 	a->max_res_rd_atom = (int)(u->max_qp_rd_atom * u->max_qp);
 	/* The values are libibverbs' own; a daemon before GLOB said 1 (HCA). */
-	a->atomic_cap = u->atomic_cap == UROCE_ATOMIC_GLOB ? IBV_ATOMIC_GLOB :
-			u->atomic_cap != UROCE_ATOMIC_NONE ? IBV_ATOMIC_HCA : IBV_ATOMIC_NONE;
+	/* IBV_ATOMIC_HCA even though uroce's atomics are GLOB (also atomic for
+	 * the CPU): verbs programs test for HCA exactly, as ConnectX and rxe
+	 * report it (UCX's rc_verbs refuses fetch-add otherwise), and HCA
+	 * promises less than uroce keeps. doc/conformance.md. */
+	a->atomic_cap = u->atomic_cap != UROCE_ATOMIC_NONE ? IBV_ATOMIC_HCA : IBV_ATOMIC_NONE;
 	a->max_srq = (int)u->max_srq;
 	a->max_srq_wr = (int)(u->max_srq_wr != 0 ? u->max_srq_wr : u->max_qp_wr);
 	a->max_srq_sge = (int)(u->max_srq_sge != 0 ? u->max_srq_sge : u->max_sge);

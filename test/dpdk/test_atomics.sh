@@ -10,7 +10,7 @@
 # an incrementing compare-and-swap loop to its peer's memory, first all on
 # one word (while the program's own CPU adds to it too), then on the four
 # neighbouring words of one cache line.
-#   Expect: ibv_query_device() reports IBV_ATOMIC_GLOB; every completion
+#   Expect: ibv_query_device() reports IBV_ATOMIC_HCA (as ConnectX and rxe); every completion
 #           succeeds; every word ends at exactly its number of increments;
 #           the originals returned are all distinct (verbs_atomics exits 0).
 #   Expect: both workers executed atomics (uroce-ctl workers: each received
