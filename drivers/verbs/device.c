@@ -341,7 +341,6 @@ fill_device_attr(struct dv_context *ctx, struct ibv_device_attr *a)
 	a->max_qp_rd_atom = (int)u->max_qp_rd_atom;
 	a->max_qp_init_rd_atom = (int)u->max_qp_init_rd_atom;
 	a->max_res_rd_atom = (int)(u->max_qp_rd_atom * u->max_qp);
-	/* The values are libibverbs' own; a daemon before GLOB said 1 (HCA). */
 	/* IBV_ATOMIC_HCA even though uroce's atomics are GLOB (also atomic for
 	 * the CPU): verbs programs test for HCA exactly, as ConnectX and rxe
 	 * report it (UCX's rc_verbs refuses fetch-add otherwise), and HCA
