@@ -475,32 +475,36 @@ tel_cm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* DPDK refuses a help text of RTE_TEL_MAX_STRING_LEN characters or more (one
+ * did, and every command after it went unregistered): checked when built. */
+#define TEL_REG(rc, cmd, fn, help) \
+	do { \
+		_Static_assert(sizeof(help) <= RTE_TEL_MAX_STRING_LEN, "help of " cmd); \
+		(rc) |= rte_telemetry_register_cmd(cmd, fn, help); \
+	} while (0)
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
+	int rc = 0;
+
 	tel_core = c;
-	if (rte_telemetry_register_cmd("/uroce/cm", tel_cm,
-				       "QP1 and the connection manager: MADs, unsupported classes, "
-				       "REQ/REP/RTU/DREQ/... sent, received, retried, timed out; "
-				       "every 100 ms") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/gen", tel_gen,
-				       "Load generators (uroce-ctl gen): state, counts, rates "
-				       "and cycles per message over the last second") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/workers", tel_workers,
-				       "Per worker: QPs, busy and idle cycles, packets, messages, "
-				       "hand-offs, cycles per packet and per WQE; every 100 ms") != 0)
-		return -1;
-	if (rte_telemetry_register_cmd("/uroce/qps", tel_qps,
-				       "QP numbers (the lowest 32), refreshed every 100 ms") != 0 ||
-	    rte_telemetry_register_cmd("/uroce/qp/stats", tel_qp_stats,
-				       "One QP's state, PSNs and transport counters. "
-				       "Parameter: QP number") != 0)
-		return -1;
-	return rte_telemetry_register_cmd("/uroce/daemon/stats", tel_daemon_stats,
-					  "Daemon resources (sessions, QPs, ...) and transport "
-					  "counters (out_of_sequence, ...), every 100 ms");
+	TEL_REG(rc, "/uroce/cm", tel_cm,
+		"QP1 and the connection manager: MADs in and out, REQ/REP/RTU/DREQ/... sent, "
+		"received, retried, timed out; every 100 ms");
+	TEL_REG(rc, "/uroce/gen", tel_gen,
+		"Load generators (uroce-ctl gen): state, counts, rates "
+		"and cycles per message over the last second");
+	TEL_REG(rc, "/uroce/workers", tel_workers,
+		"Per worker: QPs, busy and idle cycles, packets, messages, "
+		"hand-offs, cycles per packet and per WQE; every 100 ms");
+	TEL_REG(rc, "/uroce/qps", tel_qps, "QP numbers (the lowest 32), refreshed every 100 ms");
+	TEL_REG(rc, "/uroce/qp/stats", tel_qp_stats,
+		"One QP's state, PSNs and transport counters. Parameter: QP number");
+	TEL_REG(rc, "/uroce/daemon/stats", tel_daemon_stats,
+		"Daemon resources (sessions, QPs, ...) and transport "
+		"counters (out_of_sequence, ...), every 100 ms");
+	return rc != 0 ? -1 : 0;
 }
 
 /* A worker's turn each loop. */
