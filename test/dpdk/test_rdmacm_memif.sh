@@ -26,12 +26,7 @@
 # A missing tool (rdmacm-utils, perftest, qperf) skips only its checks.
 . "$(dirname "$0")/lib.sh"
 
-require_root
-require_uroced
-require_cmd dpdk-telemetry.py dpdk-dev
-require_cmd timeout coreutils
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
-	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
+require_dropin
 [ "${HAVE_RDMACM_DROPIN:-0}" = 1 ] ||
 	skip "drivers/rdmacm is not built (librdmacm-dev missing)"
 require_cmd rping rdmacm-utils
@@ -50,11 +45,7 @@ memif_conf a 10
 memif_conf b 10
 # B's CM: REQs time out after about 0.6 s, 3 retries.
 sed -i 's/^\[limits\]/cm_response_timeout = 14\ncm_max_retries = 3\n[limits]/' "$WORK/b.conf"
-start_uroced a - -c "$WORK/a.conf" || finish
-PID_A=$LAST_PID
-start_uroced b - -c "$WORK/b.conf" || finish
-PID_B=$LAST_PID
-wait_link "$PB" || finish
+start_memif_pair
 
 QNS="ur-cm-q-$$"
 TMO=$(bound 90)

@@ -46,12 +46,7 @@ basic | perftest | qperf | ucx | mpi) ;;
 *) echo "usage: $0 basic|perftest|qperf|ucx|mpi" >&2; exit 2 ;;
 esac
 
-require_root
-require_uroced
-require_cmd dpdk-telemetry.py dpdk-dev
-require_cmd timeout coreutils
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
-	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
+require_dropin
 case "$GROUP" in
 basic) require_cmd ibv_devinfo ibverbs-utils; require_cmd ibv_rc_pingpong ibverbs-utils ;;
 perftest) require_cmd ib_write_bw perftest ;;
@@ -72,11 +67,7 @@ B_SOCK="$WORK/b.sock"
 
 memif_conf a 10
 memif_conf b 10
-start_uroced a - -c "$WORK/a.conf" || finish
-PID_A=$LAST_PID
-start_uroced b - -c "$WORK/b.conf" || finish
-PID_B=$LAST_PID
-wait_link "$PB" || finish
+start_memif_pair
 
 # The device node UCX looks for (see the header); removed by the EXIT trap.
 DEVNODE_MADE=()
