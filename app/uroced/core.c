@@ -521,41 +521,38 @@ tel_cm(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* DPDK refuses a help text of RTE_TEL_MAX_STRING_LEN characters or more (one
+ * did, and every command after it went unregistered): checked when built. */
+#define TEL_REG(rc, cmd, fn, help) \
+	do { \
+		_Static_assert(sizeof(help) <= RTE_TEL_MAX_STRING_LEN, "help of " cmd); \
+		(rc) |= rte_telemetry_register_cmd(cmd, fn, help); \
+	} while (0)
+
 int
 uroced_core_telemetry_register(struct uroced_core *c)
 {
-	/* EAL refuses a help text of RTE_TEL_MAX_STRING_LEN bytes or more, and
-	 * then every command after it would be missing: checked at compile time. */
-#define TEL_CMD(path, fn, help) {path, fn, help + 0 * sizeof(struct { int unused; \
-	_Static_assert(sizeof(help) < RTE_TEL_MAX_STRING_LEN, path ": help text too long"); })}
-	static const struct {
-		const char *path;
-		telemetry_cb fn;
-		const char *help;
-	} cmds[] = {
-		TEL_CMD("/uroce/cm", tel_cm, "QP1 and the connection manager: MADs and CM messages "
-			"sent, received, retried, timed out"),
-		TEL_CMD("/uroce/gen", tel_gen, "Load generators (uroce-ctl gen): state, counts, rates "
-			"and cycles per message over the last second"),
-		TEL_CMD("/uroce/workers", tel_workers, "Per worker: QPs, busy and idle cycles, "
-			"packets, messages, hand-offs, cycles per packet and per WQE"),
-		TEL_CMD("/uroce/qps", tel_qps, "QP numbers (the lowest 32)"),
-		TEL_CMD("/uroce/qp/stats", tel_qp_stats, "One QP's state, PSNs and transport "
-			"counters. Parameter: QP number"),
-		TEL_CMD("/uroce/daemon/stats", tel_daemon_stats, "Daemon resources (sessions, QPs, "
-			"...) and transport counters (out_of_sequence, ...)"),
-	};
-#undef TEL_CMD
-	unsigned int i;
+	int rc = 0;
 
+	/* The snapshots behind these are refreshed every 100 ms while the
+	 * workers work, every second while they are idle. */
 	tel_core = c;
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (rte_telemetry_register_cmd(cmds[i].path, cmds[i].fn, cmds[i].help) != 0) {
-			fprintf(stderr, "uroced: telemetry command %s not registered\n",
-				cmds[i].path);
-			return -1;
-		}
-	return 0;
+	TEL_REG(rc, "/uroce/cm", tel_cm,
+		"QP1 and the connection manager: MADs and CM messages sent, received, "
+		"retried, timed out");
+	TEL_REG(rc, "/uroce/gen", tel_gen,
+		"Load generators (uroce-ctl gen): state, counts, rates "
+		"and cycles per message over the last second");
+	TEL_REG(rc, "/uroce/workers", tel_workers,
+		"Per worker: QPs, busy and idle cycles, packets, messages, "
+		"hand-offs, cycles per packet and per WQE");
+	TEL_REG(rc, "/uroce/qps", tel_qps, "QP numbers (the lowest 32)");
+	TEL_REG(rc, "/uroce/qp/stats", tel_qp_stats,
+		"One QP's state, PSNs and transport counters. Parameter: QP number");
+	TEL_REG(rc, "/uroce/daemon/stats", tel_daemon_stats,
+		"Daemon resources (sessions, QPs, ...) and transport "
+		"counters (out_of_sequence, ...)");
+	return rc != 0 ? -1 : 0;
 }
 
 /* A worker's turn each loop. */

@@ -106,7 +106,10 @@ rc_id_create(struct rdma_event_channel *ch, struct rdma_cm_id **idp, void *conte
 {
 	struct rc_id *x;
 
-	if (idp == NULL)
+	/* As the kernel's rdma_ucm: an unknown port space is EINVAL here, not
+	 * an odd error later (udaddy's -p takes a port space, not a port). */
+	if (idp == NULL || (ps != RDMA_PS_TCP && ps != RDMA_PS_UDP && ps != RDMA_PS_IB &&
+			    ps != RDMA_PS_IPOIB))
 		return rc_err(EINVAL);
 	if (rc_init() != 0 || rc_ndevices() == 0)
 		return rc_err(ENODEV);

@@ -36,7 +36,9 @@
 
 #include "verbs_internal.h"
 
-#define SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+/* No F_SEAL_GROW: a region grows at its end (region_grow). The daemon needs
+ * only the shrink seal: it maps what the file holds when the segment comes. */
+#define SEALS (F_SEAL_SHRINK | F_SEAL_SEAL)
 
 /* One mapping (VMA) of the original range: what to restore on it. */
 struct piece {
@@ -46,18 +48,24 @@ struct piece {
 	bool locked;
 };
 
-/* One context's use of a region. */
+/*
+ * One context's use of a region: one daemon segment of the region's first
+ * seg_len bytes. A context has one hold per size the region had when it
+ * needed one; an MR goes to the smallest hold that covers it.
+ */
 struct hold {
 	struct hold *next;
 	struct uroce_context *c;
 	uint32_t seg_handle;
 	uint32_t mrs;
+	size_t seg_len;
 };
 
 struct region {
 	struct region *next;
 	uintptr_t addr;
 	size_t len;
+	size_t file_len; /* >= len: a failed growth leaves the file longer */
 	int fd;
 	dev_t dev;
 	ino_t ino;
@@ -359,12 +367,12 @@ copy_pages(void *dst, const void *src, size_t len)
 
 /* Put back each original mapping's protection and mlock. */
 static void
-apply_pieces(const struct region *r)
+apply_pieces(const struct piece *pieces, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < r->n_pieces; i++) {
-		const struct piece *p = &r->pieces[i];
+	for (i = 0; i < n; i++) {
+		const struct piece *p = &pieces[i];
 
 		if (p->prot != (PROT_READ | PROT_WRITE) &&
 		    mprotect((void *)p->start, p->end - p->start, p->prot) != 0)
@@ -387,6 +395,7 @@ reback(struct region *r)
 	r->fd = memfd_create("uroce-reg", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (r->fd < 0)
 		return -errno;
+	r->file_len = r->len;
 	if (ftruncate(r->fd, (off_t)r->len) != 0 || fcntl(r->fd, F_ADD_SEALS, SEALS) != 0 ||
 	    fstat(r->fd, &st) != 0) {
 		rc = -errno;
@@ -412,7 +421,7 @@ reback(struct region *r)
 			  (void *)r->addr, r->len, strerror(-rc));
 		goto fail;
 	}
-	apply_pieces(r);
+	apply_pieces(r->pieces, r->n_pieces);
 	/* A child of fork() must not share these pages with the parent (they
 	 * are MAP_SHARED now): leave them out of it, as rdma-core does for
 	 * registered memory with ibv_fork_init(). */
@@ -448,7 +457,7 @@ restore(struct region *r)
 		munmap(tmp, r->len);
 		goto keep_shared;
 	}
-	apply_pieces(r);
+	apply_pieces(r->pieces, r->n_pieces);
 	return;
 keep_shared:
 	/* Still valid memory with the right contents, only shared. */
@@ -472,15 +481,21 @@ region_overlapping(uintptr_t a, size_t len)
 	return NULL;
 }
 
+/*
+ * The smallest hold of @p c whose segment covers the region's first @p end
+ * bytes. Holds of a context are made only when none covers, each with the
+ * region's size then, which only grows: so the hold an MR was given is the
+ * one found again for it at release.
+ */
 static struct hold *
-hold_find(struct region *r, const struct uroce_context *c)
+hold_find(struct region *r, const struct uroce_context *c, size_t end)
 {
-	struct hold *h;
+	struct hold *h, *best = NULL;
 
 	for (h = r->holds; h != NULL; h = h->next)
-		if (h->c == c)
-			return h;
-	return NULL;
+		if (h->c == c && h->seg_len >= end && (best == NULL || h->seg_len < best->seg_len))
+			best = h;
+	return best;
 }
 
 static int
@@ -512,6 +527,68 @@ region_create(uintptr_t a, size_t len, struct region **out)
 	}
 	*out = r;
 	return 0;
+}
+
+/*
+ * Grow region @p r at its end up to @p end (page aligned), in place like
+ * reback(): the memfd gets longer, the new pages' contents go into it and
+ * it is mapped over them at their offset. The old pages and every segment
+ * and MR on them stay as they are. A buffer that starts in a re-backed
+ * page and ends after it (small malloc'ed buffers registered one by one,
+ * each re-backed with its enclosing pages) needs this.
+ */
+static int
+region_grow(struct region *r, uintptr_t end)
+{
+	uintptr_t start = r->addr + r->len;
+	struct walk w = {.mode = WALK_PRIVATE, .start = start, .end = end};
+	size_t add = end - start;
+	struct piece *pieces;
+	void *tmp, *p;
+	int rc;
+
+	rc = walk_range(&w);
+	if (rc != 0)
+		goto out;
+	pieces = realloc(r->pieces, (r->n_pieces + w.n_pieces) * sizeof(*pieces));
+	if (pieces == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	r->pieces = pieces;
+	/* The shrink seal forbids going back: a file already long enough from
+	 * a failed growth is used as it is. */
+	if (r->len + add > r->file_len) {
+		if (ftruncate(r->fd, (off_t)(r->len + add)) != 0) {
+			rc = -errno;
+			goto out;
+		}
+		r->file_len = r->len + add;
+	}
+	tmp = mmap(NULL, add, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, (off_t)r->len);
+	if (tmp == MAP_FAILED) {
+		rc = -errno;
+		goto out;
+	}
+	copy_pages(tmp, (const void *)start, add);
+	munmap(tmp, add);
+	p = mmap((void *)start, add, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, r->fd,
+		 (off_t)r->len);
+	if (p == MAP_FAILED) {
+		rc = -errno;
+		uroce_log(UROCE_LOG_ERR, "liburoce: re-backing %p+%zu failed: %s", (void *)start,
+			  add, strerror(-rc));
+		goto out;
+	}
+	apply_pieces(w.pieces, w.n_pieces);
+	if (madvise(p, add, MADV_DONTFORK) != 0)
+		uroce_log(UROCE_LOG_WARNING, "liburoce: MADV_DONTFORK: %s", strerror(errno));
+	memcpy(&r->pieces[r->n_pieces], w.pieces, w.n_pieces * sizeof(*w.pieces));
+	r->n_pieces += w.n_pieces;
+	r->len += add;
+out:
+	free(w.pieces);
+	return rc;
 }
 
 /* Unlink (if linked), make private again, free. */
@@ -577,17 +654,29 @@ rbk_acquire(struct uroce_context *c, void *addr, size_t length, uint32_t *seg_ha
 	pthread_mutex_lock(&rbk_lock);
 	r = region_overlapping(a, length);
 	if (r != NULL) {
+		uintptr_t r_end = r->addr + r->len;
 		struct walk w = {.mode = WALK_OURS, .start = a, .end = a + length, .ours = r};
 
-		/* Inside a re-backed range: reuse it, any alignment. Partly
-		 * outside: refused (the old MRs would keep the old pages). */
-		if (a < r->addr || a + length > r->addr + r->len) {
+		/* Inside a re-backed range: reuse it, any alignment. Starting in
+		 * one and going on past its end: it grows, if the new end is page
+		 * aligned and no other re-backed range is in the way. Starting
+		 * before one: refused (a new memfd over it would leave the old
+		 * MRs on the old pages, and a memfd cannot grow at its start). */
+		if (a < r->addr || (a + length > r_end && ((a + length) % page != 0 ||
+							   region_overlapping(r_end, a + length -
+									      r_end) != NULL))) {
 			rc = -EINVAL;
 			goto out;
 		}
+		w.end = a + length < r_end ? a + length : r_end;
 		rc = walk_range(&w);
 		if (rc != 0)
 			goto out; /* -EBUSY: unmapped or replaced under live MRs */
+		if (a + length > r_end) {
+			rc = region_grow(r, a + length);
+			if (rc != 0)
+				goto out;
+		}
 	} else {
 		if (a % page != 0 || length % page != 0) {
 			rc = -EINVAL;
@@ -600,7 +689,7 @@ rbk_acquire(struct uroce_context *c, void *addr, size_t length, uint32_t *seg_ha
 		regions = r;
 		created = true;
 	}
-	h = hold_find(r, c);
+	h = hold_find(r, c, a + length - r->addr);
 	if (h == NULL) {
 		h = calloc(1, sizeof(*h));
 		if (h == NULL) {
@@ -617,6 +706,7 @@ rbk_acquire(struct uroce_context *c, void *addr, size_t length, uint32_t *seg_ha
 		}
 		h->c = c;
 		h->seg_handle = resp.seg_handle;
+		h->seg_len = r->len;
 		h->next = r->holds;
 		r->holds = h;
 	}
@@ -642,8 +732,8 @@ rbk_release(struct uroce_context *c, const void *addr, size_t length)
 
 	pthread_mutex_lock(&rbk_lock);
 	r = length > UINTPTR_MAX - a ? NULL : region_overlapping(a, length);
-	if (r != NULL)
-		h = hold_find(r, c);
+	if (r != NULL && a >= r->addr)
+		h = hold_find(r, c, a + length - r->addr);
 	if (h == NULL || h->mrs == 0) {
 		pthread_mutex_unlock(&rbk_lock);
 		return -ENOENT;
@@ -663,9 +753,13 @@ rbk_context_closed(struct uroce_context *c)
 	pthread_mutex_lock(&rbk_lock);
 	for (r = regions; r != NULL; r = next) {
 		next = r->next;
-		h = hold_find(r, c);
-		if (h != NULL)
-			hold_drop(r, h, false);
+		while ((h = hold_find(r, c, 0)) != NULL) {
+			bool last = r->holds == h && h->next == NULL;
+
+			hold_drop(r, h, false); /* frees the region with its last hold */
+			if (last)
+				break;
+		}
 	}
 	pthread_mutex_unlock(&rbk_lock);
 }

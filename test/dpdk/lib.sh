@@ -87,6 +87,26 @@ require_cmd() {
 # check once that EAL starts that way here (no-huge needs no special kernel).
 # Only a FAIL from --check skips: one that does not finish in READY_S (a
 # loaded host) is a failure, not a missing prerequisite.
+# require_dropin: what a test of programs run through uroce-run needs.
+require_dropin() {
+	require_root
+	require_uroced
+	require_cmd dpdk-telemetry.py dpdk-dev
+	require_cmd timeout coreutils
+	[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
+		skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
+}
+
+# start_memif_pair: uroced a and b from $WORK/a.conf and b.conf (memif_conf),
+# until B's link is up; sets PID_A and PID_B; a failure ends the test.
+start_memif_pair() {
+	start_uroced a - -c "$WORK/a.conf" || finish
+	PID_A=$LAST_PID
+	start_uroced b - -c "$WORK/b.conf" || finish
+	PID_B=$LAST_PID
+	wait_link "$PB" || finish
+}
+
 require_eal() {
 	local out rc
 	PREFIXES+=("uroce-probe-$$")
@@ -431,11 +451,7 @@ memif_pair() {
 	B_SOCK="$WORK/b.sock"
 	memif_conf a 10 "${1:-}"
 	memif_conf b 10 "${2:-}"
-	start_uroced a - -c "$WORK/a.conf" || finish
-	PID_A=$LAST_PID
-	start_uroced b - -c "$WORK/b.conf" || finish
-	PID_B=$LAST_PID
-	wait_link "$PB" || finish
+	start_memif_pair
 }
 
 # gen_runs PREFIX PID: the daemon of PREFIX shows (/uroce/gen) an initiator

@@ -19,12 +19,7 @@
 # Knobs: ATOMICS_FADD, ATOMICS_CAS, ATOMICS_CPU (per QP / CPU adds).
 . "$(dirname "$0")/lib.sh"
 
-require_root
-require_uroced
-require_cmd dpdk-telemetry.py dpdk-dev
-require_cmd timeout coreutils
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
-	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
+require_dropin
 [ -n "${VERBS_ATOMICS:-}" ] && [ -x "$VERBS_ATOMICS" ] || skip "VERBS_ATOMICS is not set"
 [ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set (uroce-ctl not built)"
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs (two workers executing at the same time)"

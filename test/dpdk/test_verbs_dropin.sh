@@ -46,12 +46,7 @@ basic | perftest | qperf | ucx | mpi) ;;
 *) echo "usage: $0 basic|perftest|qperf|ucx|mpi" >&2; exit 2 ;;
 esac
 
-require_root
-require_uroced
-require_cmd dpdk-telemetry.py dpdk-dev
-require_cmd timeout coreutils
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
-	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
+require_dropin
 case "$GROUP" in
 basic) require_cmd ibv_devinfo ibverbs-utils; require_cmd ibv_rc_pingpong ibverbs-utils ;;
 perftest) require_cmd ib_write_bw perftest ;;

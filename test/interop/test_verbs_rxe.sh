@@ -31,6 +31,16 @@
 # CE (fault_ce), so uroce's notification point sends CNPs, which rxe drops.
 #   Expect: after the drop cases, np_cnp_sent > 0 and np_ecn_marked_roce_packets
 #           > 0, and every case above still passes with rxe.
+# With the argument `cm` (test_rdmacm_rxe) the cases are perftest -R instead:
+# ib_write_bw -R and ib_send_bw -R, the connection set up by rdma_cm (CM
+# MADs on QP1, drivers/rdmacm on uroce's side, the kernel's rdma_cm and
+# ib_cm in the VM), no drops, uroce as the server (RXE_CM_DIRS="client
+# server" adds uroce as the client: under TCG the VM's perftest server is
+# often not listening yet for perftest's second connection, which rxe
+# rejects with reason 8, so that direction is not run by default).
+#   Expect: both sides exit 0; the capture (CM MADs and data) decodes in
+#           tshark as InfiniBand with nothing malformed, every ICRC good;
+#           uroce's CM sent and received CM MADs (/uroce/cm).
 # MTU 4096 is not run: DPDK 22.11's af_packet PMD takes no jumbo frames, so
 # uroce's port here carries 1024-byte paths only.
 # Needs root, qemu-system-x86, tshark/dumpcap, the peer scripts and network
@@ -38,6 +48,13 @@
 # them: exit 77 with the reason. ROCE_PEER_DIR overrides where the peer
 # scripts are; ROCE_PEER_CACHE where the image is kept.
 . "$(dirname "$0")/../dpdk/lib.sh"
+
+GROUP="${1:-verbs}"
+case "$GROUP" in
+verbs) ;;
+cm) TAG=test_rdmacm_rxe ;;
+*) echo "usage: $0 [verbs|cm]" >&2; exit 2 ;;
+esac
 
 require_root
 require_uroced
@@ -49,6 +66,8 @@ require_cmd dumpcap tshark
 	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
 [ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set (uroce-ctl not built)"
 require_cmd ib_write_bw perftest
+[ "$GROUP" = verbs ] || [ "${HAVE_RDMACM_DROPIN:-0}" = 1 ] ||
+	skip "drivers/rdmacm is not built (librdmacm-dev missing)"
 PEER=${ROCE_PEER_DIR:-$(dirname "$0")/../../../shared/peer}
 [ -x "$PEER/run-peer.sh" ] && [ -x "$PEER/build-image.sh" ] ||
 	skip "no rxe peer scripts at $PEER (set ROCE_PEER_DIR)"
@@ -128,10 +147,17 @@ case_cmd() {
 	write-lat) echo "ib_write_lat -s $SIZE" ;;
 	read-lat) echo "ib_read_lat -s $SIZE" ;;
 	send-lat) echo "ib_send_lat -s $SIZE" ;;
+	write-cm) echo "ib_write_bw -R -s $SIZE" ;;
+	send-cm) echo "ib_send_bw -R -s $SIZE" ;;
 	esac
 }
-CASES=(write read send atomic write-lat read-lat send-lat write-drop read-drop)
-PEER_TESTS="write:$SIZE,read:$SIZE,send:$SIZE,atomic,write-lat:$SIZE,read-lat:$SIZE,send-lat:$SIZE,write:$SIZE,read:$SIZE"
+if [ "$GROUP" = cm ]; then
+	CASES=(write-cm send-cm)
+	PEER_TESTS="write-cm:$SIZE,send-cm:$SIZE"
+else
+	CASES=(write read send atomic write-lat read-lat send-lat write-drop read-drop)
+	PEER_TESTS="write:$SIZE,read:$SIZE,send:$SIZE,atomic,write-lat:$SIZE,read-lat:$SIZE,send-lat:$SIZE,write:$SIZE,read:$SIZE"
+fi
 
 # Payload-guessing sub-dissectors call benchmark payloads malformed; off.
 TSHARK_OFF=()
@@ -262,7 +288,10 @@ one_case() {
 	fi
 }
 
-for dir in client server; do
+DIRS="client server"
+[ "$GROUP" = cm ] && DIRS=${RXE_CM_DIRS:-server}
+for dir in $DIRS; do
+	CASE_FAILS=$FAILS
 	restart_uroced
 	FAULTY=0
 	PEER_OUT="$WORK/peer-$dir"
@@ -285,7 +314,16 @@ for dir in client server; do
 	for i in "${!CASES[@]}"; do
 		one_case $dir "$i" "${CASES[$i]}"
 	done
+	# A failed case leaves the VM waiting for its other side: stop it.
+	[ "$FAILS" = "$CASE_FAILS" ] || kill "$PEER_PID" 2>/dev/null
 	wait "$PEER_PID" 2>/dev/null
+	if [ "$GROUP" = cm ]; then
+		tx=$(tel_num "$PA" /uroce/cm cm_tx_mads)
+		rx=$(tel_num "$PA" /uroce/cm cm_rx_mads)
+		[ "${tx:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] &&
+			pass "uroce $dir: its CM sent $tx and received $rx CM MADs with rxe" ||
+			fail "uroce $dir: CM MADs sent ${tx:-?}, received ${rx:-?}"
+	fi
 done
 stop_uroced "$PID_A" a
 finish

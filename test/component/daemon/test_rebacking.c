@@ -517,6 +517,64 @@ app_double(struct app *a)
 	munmap(buf, len);
 }
 
+/*
+ * A range that starts in a re-backed range and ends after it grows that
+ * range in place (small malloc'ed buffers registered one by one with their
+ * enclosing pages meet this): the old MR keeps working on the same pages,
+ * the context gets a second, longer segment, and everything goes at the end.
+ */
+static void
+app_grow(struct app *a)
+{
+	const size_t len = 6 * PAGE;
+	struct counts c0 = daemon_counts(a), c;
+	struct uroce_mr *m1, *m2, *m3;
+	uint8_t *buf;
+
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(buf != MAP_FAILED, "mmap");
+	fill(buf, len, 40);
+	m1 = uroce_reg_mr(a->e.pd, buf, 2 * PAGE, ACC);
+	CHECK(m1 != NULL, "reg m1: %s", strerror(errno));
+	CHECK(!is_rebacked(buf + 2 * PAGE), "page 2 re-backed with m1");
+	/* Expect: pages 1..3 registered: the range grows by pages 2 and 3. */
+	m2 = uroce_reg_mr(a->e.pd, buf + PAGE, 3 * PAGE, ACC);
+	CHECK(m2 != NULL, "reg m2 (growth): %s", strerror(errno));
+	CHECK(is_rebacked(buf + 3 * PAGE) && !is_rebacked(buf + 4 * PAGE), "grown to 4 pages");
+	CHECK(same(buf, len, 40), "contents after growth");
+	c = daemon_counts(a);
+	CHECK(c.segments == c0.segments + 2 && c.mrs == c0.mrs + 2, "two segments: %u %u",
+	      c.segments, c.mrs);
+	/* Expect: inside the first 2 pages → the first segment again. */
+	m3 = uroce_reg_mr(a->e.pd, buf + 100, 200, ACC);
+	CHECK(m3 != NULL, "reg m3: %s", strerror(errno));
+	c = daemon_counts(a);
+	CHECK(c.segments == c0.segments + 2, "m3 took a segment: %u", c.segments);
+	/* Expect: the old MR and the new one write the pages the app reads. */
+	CHECK(remote_write(a, buf, m1->rkey, PAGE, 41) == UROCE_WC_SUCCESS, "write via m1");
+	CHECK(remote_write(a, buf + 3 * PAGE, m2->rkey, PAGE, 42) == UROCE_WC_SUCCESS,
+	      "write via m2");
+	CHECK(same(buf, PAGE, 41) && same(buf + 3 * PAGE, PAGE, 42), "writes via m1, m2");
+	CHECK(uroce_dereg_mr(m1) == 0, "dereg m1");
+	c = daemon_counts(a);
+	CHECK(c.segments == c0.segments + 2 && c.mrs == c0.mrs + 2, "m3 keeps segment 1: %u %u",
+	      c.segments, c.mrs);
+	CHECK(uroce_dereg_mr(m3) == 0, "dereg m3");
+	c = daemon_counts(a);
+	CHECK(c.segments == c0.segments + 1, "segment 1 kept without MRs: %u", c.segments);
+	CHECK(remote_write(a, buf + 2 * PAGE, m2->rkey, PAGE, 43) == UROCE_WC_SUCCESS,
+	      "write via m2 alone");
+	CHECK(uroce_dereg_mr(m2) == 0, "dereg m2");
+	CHECK(!is_rebacked(buf) && !is_rebacked(buf + 3 * PAGE), "still shared after the last MR");
+	CHECK(same(buf, PAGE, 41) && same(buf + 2 * PAGE, PAGE, 43) &&
+		      same(buf + 3 * PAGE, PAGE, 42),
+	      "kept after dereg");
+	c = daemon_counts(a);
+	CHECK(c.segments == c0.segments && c.mrs == c0.mrs, "after all: %u %u", c.segments,
+	      c.mrs);
+	munmap(buf, len);
+}
+
 /* Refusals; none may leave a segment behind or change the memory. */
 static void
 app_errors(struct app *a)
@@ -540,12 +598,17 @@ app_errors(struct app *a)
 	errno = 0;
 	CHECK(uroce_reg_mr(pd, buf, 0, ACC) == NULL && errno == EINVAL, "length 0");
 	CHECK(!is_rebacked(buf) && same(buf, 4 * PAGE, 20), "touched by a refusal");
-	/* Expect: partly overlapping a re-backed range → EINVAL. */
-	mr = uroce_reg_mr(pd, buf, 2 * PAGE, ACC);
+	/* Expect: starting before a re-backed range and reaching into it, or
+	 * going on past its end to an end that is not page aligned → EINVAL. */
+	mr = uroce_reg_mr(pd, buf + PAGE, 2 * PAGE, ACC);
 	CHECK(mr != NULL, "reg: %s", strerror(errno));
 	errno = 0;
-	CHECK(uroce_reg_mr(pd, buf + PAGE, 2 * PAGE, ACC) == NULL && errno == EINVAL,
-	      "partial overlap");
+	CHECK(uroce_reg_mr(pd, buf, 2 * PAGE, ACC) == NULL && errno == EINVAL,
+	      "overlap at the start");
+	errno = 0;
+	CHECK(uroce_reg_mr(pd, buf + 2 * PAGE, PAGE + 8, ACC) == NULL && errno == EINVAL,
+	      "unaligned growth");
+	CHECK(!is_rebacked(buf) && !is_rebacked(buf + 3 * PAGE), "a refusal re-backed a page");
 	CHECK(uroce_dereg_mr(mr) == 0 && same(buf, 4 * PAGE, 20), "dereg");
 	free(buf);
 
@@ -690,6 +753,8 @@ app_main(const char *mode, int wfd, int ctl)
 		app_stack(&a);
 	else if (strcmp(mode, "double") == 0)
 		app_double(&a);
+	else if (strcmp(mode, "grow") == 0)
+		app_grow(&a);
 	else if (strcmp(mode, "errors") == 0)
 		app_errors(&a);
 	else if (strcmp(mode, "kill") == 0)
@@ -828,6 +893,11 @@ Test(rebacking, thread_and_main_stack_buffers, .timeout = 60)
 Test(rebacking, overlapping_registrations_share_one_segment, .timeout = 60)
 {
 	run_mode("double", true);
+}
+
+Test(rebacking, a_range_past_the_end_grows_the_rebacked_memory, .timeout = 60)
+{
+	run_mode("grow", true);
 }
 
 Test(rebacking, unsupported_ranges_are_refused_cleanly, .timeout = 60)

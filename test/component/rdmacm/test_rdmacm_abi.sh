@@ -16,7 +16,10 @@
 #           udaddy (UD, SIDR) with 2, rdma_server/rdma_client (rdma_create_ep,
 #           synchronous ids, static buffers), ib_write_bw -R, ib_send_lat -R,
 #           ib_read_bw -R: both sides exit 0 (perftest prints its table).
-#   Expect: 64 ucmatose connections at once, both sides exit 0.
+#   Expect: rdma_create_id with an unknown port space fails EINVAL (udaddy
+#           -p 7174: its -p is the port space).
+#   Expect: 64 ucmatose connections at once, both sides exit 0 (each
+#           registers a 100-byte malloc'ed buffer: re-backed pages grow).
 #   Expect: ucmatose to a port nobody listens on: RDMA_CM_EVENT_REJECTED,
 #           error 8 (invalid service ID), exit status 8.
 #   Expect: rstream (rsockets, not implemented): "rsocket failed: Address
@@ -130,10 +133,13 @@ if [ "$HAVE_UTILS" = 1 ]; then
 	pair ucmatose "$B" "$A" ucmatose -p $PORT -c 4 -C 10 -- \
 		ucmatose -s 198.18.0.2 -p $PORT -c 4 -C 10 &&
 		pass "ucmatose, 4 connections x 10 messages: $(grep -c 'disconnecting' "$WORK/ucmatose.cli") disconnect round(s)"
-	next
-	pair udaddy "$B" "$A" udaddy -p $PORT -c 2 -C 10 -- \
-		udaddy -s 198.18.0.2 -p $PORT -c 2 -C 10 &&
+	# udaddy has no port option (its -p is the port space): port 7174.
+	pair udaddy "$B" "$A" udaddy -c 2 -C 10 -- udaddy -s 198.18.0.2 -c 2 -C 10 &&
 		pass "udaddy (UD over SIDR), 2 endpoints x 10 messages"
+	out=$(UROCE_SOCKET="$B" timeout 20 "$UROCE_RUN" udaddy -p 7174 2>&1)
+	echo "$out" | grep -q "listen request failed: Invalid argument" &&
+		pass "udaddy -p 7174 (not a port space): rdma_create_id fails EINVAL" ||
+		fail "udaddy with a bad port space: $out"
 	next
 	pair rdma_cs "$B" "$A" rdma_server -p $PORT -- rdma_client -s 198.18.0.2 -p $PORT &&
 		grep -q "rdma_client: end 0" "$WORK/rdma_cs.cli" &&
