@@ -129,6 +129,9 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 				    UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_CM_EVENT] = {"CM_EVENT", NO_MSG, S(cm_event), UROCE_SHM_FD_NONE,
 				    UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_ALLOC_MW] = {"ALLOC_MW", S(alloc_mw_req), S(alloc_mw_resp), UROCE_SHM_FD_NONE,
+				    UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_DEALLOC_MW] = {"DEALLOC_MW", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 };
 
 #undef H

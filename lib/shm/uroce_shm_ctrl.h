@@ -92,7 +92,10 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_CM_INIT_QP_ATTR = 50,
 	UROCE_SHM_MSG_CM_QUERY = 51,
 	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
-	UROCE_SHM_MSG_TYPE_MAX = 52,
+	/* ABI 1.5: memory windows (doc/shm-abi.md). */
+	UROCE_SHM_MSG_ALLOC_MW = 53,
+	UROCE_SHM_MSG_DEALLOC_MW = 54,
+	UROCE_SHM_MSG_TYPE_MAX = 54,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -190,6 +193,20 @@ struct uroce_shm_msg_reg_mr_resp {
 	uint32_t reserved;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_reg_mr_resp, 16);
+
+/** ALLOC_MW request (ABI 1.5). */
+struct uroce_shm_msg_alloc_mw_req {
+	uint32_t pd_handle;
+	uint32_t type;      /**< enum uroce_mw_type */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_mw_req, 8);
+
+/** ALLOC_MW response: the window's handle and its first rkey. */
+struct uroce_shm_msg_alloc_mw_resp {
+	uint32_t mw_handle;
+	uint32_t rkey;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_mw_resp, 8);
 
 /** CQ flag: the request carries an eventfd for blocking completions. */
 #define UROCE_SHM_CQ_F_EVENTFD (1u << 0)
