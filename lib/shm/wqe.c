@@ -81,6 +81,9 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 		wr->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
 		wr->rkey = SHM_READ(sw->wr.rdma.rkey);
 	}
+	/* A bind or invalidation carries no data (IBA 10.6.7.3). */
+	if ((props & UROCE_WRP_LOCAL) && ((flags & UROCE_SEND_INLINE) || nsge != 0))
+		return UROCE_WC_LOC_QP_OP_ERR;
 	if (flags & UROCE_SEND_INLINE) {
 		uint32_t len = SHM_READ(sw->inline_len);
 
