@@ -133,28 +133,15 @@ uroce_eng_mw_alloc(struct uroce_eng_pd *pd, int type)
 	return mw;
 }
 
-/* The published MR of @p key on @p dev, or NULL (mr_lookup() without an engine). */
-static struct uroce_eng_mr *
-dev_mr_lookup(struct uroce_eng_dev *dev, uint32_t key)
-{
-	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mr;
-
-	if (idx == 0 || idx >= UROCE_MAX_MR)
-		return NULL;
-	mr = __atomic_load_n(&dev->mrs[idx], __ATOMIC_ACQUIRE);
-	return mr != NULL && mr->type == 0 && mr->key == key ? mr : NULL;
-}
-
 /* Count a window bound to (@p d 1) or let go of (-1) the MR of @p key, which
  * may already be gone: the count only makes deregistration refuse
  * (uroce_eng_mr_busy()), a window never reaches memory through it. */
 static void
 mr_binds_add(struct uroce_eng_dev *dev, uint32_t key, int d)
 {
-	struct uroce_eng_mr *mr = dev_mr_lookup(dev, key);
+	struct uroce_eng_mr *mr = key_obj(dev, key);
 
-	if (mr != NULL)
+	if (mr != NULL && mr->type == 0 && mr->key == key)
 		__atomic_fetch_add(&mr->mw_binds, (uint32_t)d, __ATOMIC_RELAXED);
 }
 
@@ -392,12 +379,8 @@ mw_write_end(struct uroce_eng_mr *mw, uint32_t seq, const struct mw_view *v)
 static struct uroce_eng_mr *
 mw_slot(struct uroce_eng *eng, uint32_t key)
 {
-	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mw;
+	struct uroce_eng_mr *mw = key_obj(eng->dev, key);
 
-	if (idx == 0 || idx >= UROCE_MAX_MR)
-		return NULL;
-	mw = __atomic_load_n(&eng->dev->mrs[idx], __ATOMIC_ACQUIRE);
 	return mw != NULL && mw->type != 0 ? mw : NULL;
 }
 

@@ -62,7 +62,7 @@ struct uroce_eng_pd {
  * invalidation, done by whichever worker runs the QP that posted it, while
  * every worker may resolve the key: the binding is under a sequence lock
  * (mw_seq odd while a writer changes it; writers take it with a CAS), and
- * readers copy it out (mw_resolve()). A window names its MR by key, never by
+ * readers copy it out (rkey_lookup()). A window names its MR by key, never by
  * pointer, so an MR that goes away leaves the window dead, not dangling.
  */
 struct uroce_eng_mr {
@@ -390,17 +390,25 @@ void eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj);
 void eng_unlink_qp(struct uroce_eng_qp *qp);
 
 /* mr.c */
-/* The MR of @p key (published by the control thread; see uroce_eng_dev). */
+/* The object published at @p key's index, whatever its variant (see
+ * uroce_eng_dev), or NULL. */
 static inline struct uroce_eng_mr *
-mr_lookup(struct uroce_eng *eng, uint32_t key)
+key_obj(struct uroce_eng_dev *dev, uint32_t key)
 {
 	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mr;
 
 	if (unlikely(idx == 0 || idx >= UROCE_MAX_MR))
 		return NULL;
-	mr = __atomic_load_n(&eng->dev->mrs[idx], __ATOMIC_ACQUIRE);
-	/* A window's key is no L_Key, nor an MR's R_Key (mw_resolve()). */
+	return __atomic_load_n(&dev->mrs[idx], __ATOMIC_ACQUIRE);
+}
+
+/* The MR of @p key, or NULL (none, another variant, or a window: a
+ * window's key is no L_Key, and rkey_lookup() resolves it as an R_Key). */
+static inline struct uroce_eng_mr *
+mr_lookup(struct uroce_eng *eng, uint32_t key)
+{
+	struct uroce_eng_mr *mr = key_obj(eng->dev, key);
+
 	if (unlikely(mr == NULL || mr->type != 0 || mr->key != key))
 		return NULL;
 	return mr;
