@@ -83,7 +83,7 @@ struct uroce_shm_send_wqe {
 			uint64_t addr;
 			uint64_t length;
 			uint32_t mr_lkey;
-			uint32_t access;  /**< UROCE_ACCESS_REMOTE_* only */
+			uint32_t access;  /**< UROCE_ACCESS_REMOTE_* (LOCAL_WRITE ignored) */
 			uint32_t rkey;
 			uint32_t reserved;
 		} bind;

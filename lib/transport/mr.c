@@ -429,14 +429,15 @@ mw_bind(struct uroce_eng_qp *qp, struct uroce_eng_mr *mw, const struct uroce_wr_
 	const int remote = UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_WRITE |
 			   UROCE_ACCESS_REMOTE_ATOMIC;
 	uint64_t len = wr->compare_add, va = wr->remote_addr;
-	int access = (int)wr->swap;
+	int access = (int)wr->swap & remote;
 	struct uroce_eng_mr *mr = NULL;
 	struct mw_view v;
 	uint32_t seq, old;
 
-	/* Only remote rights; zero-based windows are not offered (o10-36.2.2
-	 * for type 1; uroce has no zero-based memory at all). */
-	if ((wr->swap & ~(uint64_t)remote) != 0)
+	/* Remote rights; LOCAL_WRITE means nothing for a window and is ignored
+	 * (verbs consumers pass it, rxe takes it). Zero-based windows are not
+	 * offered (o10-36.2.2 for type 1; uroce has no zero-based memory). */
+	if ((wr->swap & ~(uint64_t)(remote | UROCE_ACCESS_LOCAL_WRITE)) != 0)
 		return UROCE_WC_MW_BIND_ERR;
 	if (len > 0) {
 		mr = mr_lookup(qp->eng, wr->imm);

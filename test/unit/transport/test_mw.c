@@ -268,7 +268,8 @@ Test(mw, bind_and_invalidate_rules)
 				       UROCE_ACCESS_MW_BIND),
 	      bind(&t, t.p.s[R].qp, mw, 1, mr_ro, 0, 64, UROCE_ACCESS_REMOTE_WRITE)),
 	     UROCE_WC_MW_BIND_ERR);
-	/* Only remote rights; no zero-based or unknown flag. */
+	/* Remote rights (LOCAL_WRITE ignored, tested below); no zero-based or
+	 * unknown flag. */
 	CASE(bind(&t, t.p.s[R].qp, mw, 1, t.mr, 0, 64, RW | (1 << 5)), UROCE_WC_MW_BIND_ERR);
 	/* C10-72: a window of another PD. */
 	CASE((pd2 = uroce_eng_pd_alloc(simwire_engine(t.p.sw, R)),
@@ -359,6 +360,10 @@ Test(mw, type1_unbind_with_zero_length)
 	mw = uroce_eng_mw_alloc(t.p.s[R].pd, UROCE_MW_TYPE_1);
 	cr_assert_eq(bind(&t, t.p.s[R].qp, mw, 1, t.mr, 0, 64, RW), UROCE_WC_SUCCESS);
 	k1 = uroce_eng_mr_rkey(mw);
+	/* Expect: LOCAL_WRITE in a window's rights is ignored (verbs consumers
+	 * pass it, rxe takes it). */
+	cr_assert_eq(bind(&t, t.p.s[R].qp, mw, 5, t.mr, 0, 64, RW | UROCE_ACCESS_LOCAL_WRITE),
+		     UROCE_WC_SUCCESS);
 	/* Expect: a type 1 window may be bound again while bound. */
 	cr_assert_eq(bind(&t, t.p.s[R].qp, mw, 2, t.mr, 64, 64, RW), UROCE_WC_SUCCESS);
 	cr_expect_eq(write8(&t, 0, uroce_eng_mr_rkey(mw), 64, &nak), UROCE_AETH_ACK);
