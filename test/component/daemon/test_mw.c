@@ -283,6 +283,7 @@ Test(mw, local_inv_key_refused)
 	cr_assert_eq(wait_wc(t.cqb).status, UROCE_WC_SUCCESS);
 	wc = rdma(UROCE_WR_RDMA_WRITE, mw->rkey, 0, 0, 8);
 	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "%s", uroce_wc_status_name(wc.status));
+	cr_expect_eq(uroce_dealloc_mw(mw), 0);
 }
 
 Test(mw, bad_requests)
