@@ -347,6 +347,37 @@ Test(mw, type2_bound_to_its_qp_type1_to_its_pd)
 	proto_fini(&t.p);
 }
 
+/* A window of another PD (another consumer's), bound through a QP of that
+ * PD, is a remote access error on this QP (C9-88), like any foreign key. */
+Test(mw, window_of_another_pd_refused)
+{
+	struct sim_qp_opts o = { .psn0 = 0 };
+	struct uroce_eng_mr *mr2, *mw;
+	struct uroce_eng_qp *q0, *q2;
+	struct sim_side s2;
+	struct mwt t;
+	uint8_t nak;
+
+	mwt_init(&t, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_MW_BIND);
+	s2 = t.p.s[R];
+	s2.pd = uroce_eng_pd_alloc(simwire_engine(t.p.sw, R));
+	cr_assert_not_null(s2.pd);
+	mr2 = uroce_eng_mr_reg(s2.pd, t.p.buf[R], IOVA(R), PBUF,
+			       UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_MW_BIND);
+	mw = uroce_eng_mw_alloc(s2.pd, UROCE_MW_TYPE_1);
+	q0 = sim_qp_create(&t.p.s[0], UROCE_QPT_RC, 16);
+	q2 = sim_qp_create(&s2, UROCE_QPT_RC, 16);
+	cr_assert(mr2 != NULL && mw != NULL && q0 != NULL && q2 != NULL);
+	cr_assert_eq(sim_connect(t.p.sw, q0, q2, &o), 0);
+	cr_assert_eq(bind(&t, q2, mw, 1, mr2, 0, 64, RW), UROCE_WC_SUCCESS);
+	simwire_cap_clear(t.p.sw, R);
+	/* Expect: its key on the first QP (the other PD): NAK remote access. */
+	cr_expect_eq(write8(&t, 0, uroce_eng_mr_rkey(mw), 0, &nak), UROCE_AETH_NAK);
+	cr_expect_eq(nak, UROCE_NAK_REMOTE_ACCESS_ERR);
+	cr_expect_eq(t.p.buf[R][0], 0, "nothing written");
+	proto_fini(&t.p);
+}
+
 /* Type 1: rebinding with length 0 unbinds (verbs ibv_bind_mw): the key it
  * had is refused from then on. */
 Test(mw, type1_unbind_with_zero_length)
