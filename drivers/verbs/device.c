@@ -282,6 +282,9 @@ ibv_open_device(struct ibv_device *device)
 	c->ops.poll_cq = dv_poll_cq;
 	c->ops.req_notify_cq = dv_req_notify_cq;
 	c->ops.post_send = dv_post_send;
+	c->ops.alloc_mw = dv_alloc_mw;
+	c->ops.dealloc_mw = dv_dealloc_mw;
+	c->ops.bind_mw = dv_bind_mw;
 	c->ops.post_recv = dv_post_recv;
 	c->ops.post_srq_recv = dv_post_srq_recv;
 	DV_TRACE("open %s (%s): vendor 0x%x part %u, LID 0x%x, active MTU %u", device->name,
@@ -337,6 +340,8 @@ fill_device_attr(struct dv_context *ctx, struct ibv_device_attr *a)
 	a->max_cq = (int)u->max_cq;
 	a->max_cqe = (int)u->max_cqe;
 	a->max_mr = (int)u->max_mr;
+	/* Windows and MRs share the daemon's key table. */
+	a->max_mw = (u->device_cap_flags & IBV_DEVICE_MEM_WINDOW) ? a->max_mr : 0;
 	a->max_pd = (int)u->max_pd;
 	a->max_qp_rd_atom = (int)u->max_qp_rd_atom;
 	a->max_qp_init_rd_atom = (int)u->max_qp_init_rd_atom;

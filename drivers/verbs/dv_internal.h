@@ -158,4 +158,12 @@ extern int dv_trace_on;
 void dv_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define DV_TRACE(...) do { if (dv_trace_on) dv_trace(__VA_ARGS__); } while (0)
 
+/* mw.c: memory windows */
+struct ibv_mw *dv_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int dv_dealloc_mw(struct ibv_mw *mw);
+int dv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *mw_bind);
+/* A BIND_MW WQE of @p mw with its new @p rkey. @return 0 or EINVAL. */
+int dv_bind_fill(struct uroce_shm_send_wqe *w, const struct ibv_mw *mw, uint32_t rkey,
+		 const struct ibv_mw_bind_info *info);
+
 #endif /* DV_INTERNAL_H */

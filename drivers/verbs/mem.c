@@ -63,7 +63,7 @@ ibv_dealloc_pd(struct ibv_pd *pd)
  * hints that may be ignored, IBV_ACCESS_HUGETLB too. */
 #define DV_ACCESS_OK \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-	 IBV_ACCESS_REMOTE_ATOMIC)
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
 
 static struct ibv_mr *
 dv_reg(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)

@@ -68,7 +68,10 @@ fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce
 	if (wr->num_sge < 0 || (wr->num_sge > 0 && wr->sg_list == NULL) ||
 	    uroce_wqe_start(w, qp->uqp, wr->wr_id, wr->opcode, wr->send_flags) != 0)
 		return EINVAL;
-	if (props & UROCE_WRP_INV)
+	if (wr->opcode == IBV_WR_BIND_MW)
+		return wr->num_sge != 0 || (wr->send_flags & IBV_SEND_INLINE) ? EINVAL :
+		       dv_bind_fill(w, wr->bind_mw.mw, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
+	if ((props & UROCE_WRP_INV) || wr->opcode == IBV_WR_LOCAL_INV)
 		uroce_wqe_set_imm(w, wr->invalidate_rkey);
 	else if (props & UROCE_WRP_IMM)
 		uroce_wqe_set_imm(w, be32toh(wr->imm_data));
@@ -347,17 +350,19 @@ static void
 qx_bind_mw(struct ibv_qp_ex *x, struct ibv_mw *mw, uint32_t rkey,
 	   const struct ibv_mw_bind_info *info)
 {
-	(void)mw;
-	(void)rkey;
-	(void)info;
-	qx_unsupported(x);
+	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_BIND_MW);
+
+	if (w != NULL && dv_bind_fill(w, mw, rkey, info) != 0)
+		wr_fail(DVQ(x), EINVAL);
 }
 
 static void
 qx_local_inv(struct ibv_qp_ex *x, uint32_t rkey)
 {
-	(void)rkey;
-	qx_unsupported(x);
+	struct uroce_shm_send_wqe *w = wr_new(x, IBV_WR_LOCAL_INV);
+
+	if (w != NULL)
+		uroce_wqe_set_imm(w, rkey);
 }
 
 static void
@@ -499,7 +504,7 @@ qx_set_ops(struct ibv_qp_ex *x)
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
 	 IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-	 IBV_QP_EX_WITH_SEND_WITH_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
 
 static struct ibv_qp *
 qp_new(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)

@@ -55,6 +55,21 @@ enum uroce_access_flags {
 	UROCE_ACCESS_REMOTE_WRITE = 1 << 1,
 	UROCE_ACCESS_REMOTE_READ = 1 << 2,
 	UROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	/** Memory windows may be bound to the MR (IBA 10.6.7, C10-73). */
+	UROCE_ACCESS_MW_BIND = 1 << 4,
+};
+
+/** Device capability flags uroce reports (ibv_device_cap_flags values). */
+enum uroce_device_cap_flags {
+	UROCE_DEVICE_MEM_WINDOW = 1 << 17,
+	UROCE_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24,
+};
+
+/** Memory window types (ibv_mw_type, IBA 10.6.7). uroce's type 2 is 2B: a
+ * bound window is used only through the QP that bound it. */
+enum uroce_mw_type {
+	UROCE_MW_TYPE_1 = 1,
+	UROCE_MW_TYPE_2 = 2,
 };
 
 /** uroce_modify_qp() attribute mask (ibv_qp_attr_mask). */
@@ -100,6 +115,8 @@ enum uroce_wr_opcode {
 	UROCE_WR_RDMA_READ = 4,
 	UROCE_WR_ATOMIC_CMP_AND_SWP = 5,
 	UROCE_WR_ATOMIC_FETCH_AND_ADD = 6,
+	UROCE_WR_LOCAL_INV = 7,   /**< imm: the type 2 window rkey to invalidate */
+	UROCE_WR_BIND_MW = 8,     /**< see struct uroce_wr_send for its fields */
 	UROCE_WR_SEND_WITH_INV = 9,
 };
 
@@ -151,6 +168,8 @@ enum uroce_wc_opcode {
 	UROCE_WC_RDMA_READ = 2,
 	UROCE_WC_COMP_SWAP = 3,
 	UROCE_WC_FETCH_ADD = 4,
+	UROCE_WC_BIND_MW = 5,
+	UROCE_WC_LOCAL_INV = 6,
 	UROCE_WC_RECV = 128,
 	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
 };

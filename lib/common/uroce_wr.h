@@ -48,6 +48,9 @@ enum uroce_wr_prop {
 	UROCE_WRP_INV = 1u << 5,
 	/** Consumes a receive WQE at the responder. */
 	UROCE_WRP_RECV = 1u << 6,
+	/** Local operation (BIND_MW, LOCAL_INV): no packet; the requester
+	 * executes it in send queue order (IBA 10.6.7.3, 10.6.7.2.1). */
+	UROCE_WRP_LOCAL = 1u << 7,
 };
 
 /** The property bit of the QP type @p t that carries an opcode (IBA 10.7.3.1,
@@ -113,13 +116,14 @@ struct uroce_wr_send {
 	uint64_t wr_id;
 	uint32_t opcode;             /**< enum uroce_wr_opcode */
 	uint32_t flags;              /**< UROCE_SEND_* */
-	uint32_t imm;                /**< host order; SEND_WITH_INV: the rkey */
+	/** host order; SEND_WITH_INV, LOCAL_INV: the rkey; BIND_MW: the MR's lkey */
+	uint32_t imm;
 	uint32_t num_sge;            /**< ignored with UROCE_SEND_INLINE */
-	uint64_t remote_addr;        /**< RDMA and atomics */
-	uint32_t rkey;
+	uint64_t remote_addr;        /**< RDMA and atomics; BIND_MW: the window's address */
+	uint32_t rkey;               /**< BIND_MW: the window's new rkey */
 	uint32_t inline_len;         /**< bytes at inline_data, with UROCE_SEND_INLINE */
-	uint64_t compare_add;        /**< atomics */
-	uint64_t swap;
+	uint64_t compare_add;        /**< atomics; BIND_MW: the window's length */
+	uint64_t swap;               /**< BIND_MW: the window's UROCE_ACCESS_* flags */
 	uint32_t remote_qpn;         /**< UD */
 	uint32_t remote_qkey;        /**< UD */
 	uint32_t ah_handle;          /**< UD: the client's address handle, as posted */

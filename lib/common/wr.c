@@ -27,6 +27,10 @@ const struct uroce_wr_info uroce_wr_info_tab[UROCE_WR_OPCODE_COUNT] = {
 					  UROCE_WC_COMP_SWAP },
 	[UROCE_WR_ATOMIC_FETCH_AND_ADD] = { UROCE_WRP_ATOMIC | UROCE_WRP_RD_ATOMIC | RC,
 					    UROCE_WC_FETCH_ADD },
+	/* IBA 10.6.7.3 / 10.6.7.2.1: binds and local invalidation are posted to
+	 * an RC or UC send queue (rdma-core providers take them there). */
+	[UROCE_WR_LOCAL_INV] = { UROCE_WRP_LOCAL | RC | UC, UROCE_WC_LOCAL_INV },
+	[UROCE_WR_BIND_MW] = { UROCE_WRP_LOCAL | RC | UC, UROCE_WC_BIND_MW },
 	[UROCE_WR_SEND_WITH_INV] = { UROCE_WRP_PAYLOAD | UROCE_WRP_INV | UROCE_WRP_RECV | RC,
 				     UROCE_WC_SEND },
 };

@@ -310,7 +310,8 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 	const struct uroce_shm_msg_reg_mr_req *q = body;
 	struct uroce_shm_msg_reg_mr_resp *p = r->body;
 	const uint32_t all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
+			     UROCE_ACCESS_MW_BIND;
 	struct dpd *pd;
 	struct dseg *g;
 	struct dmr *mr;
@@ -352,14 +353,17 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 	return 0;
 }
 
-/* Free MRs whose keys were revoked and that every worker has moved past. */
+/* Free MRs (and memory windows) whose keys were revoked and that every
+ * worker has moved past. */
 static void
 mr_free(struct uroce_daemon *d, struct dmr *mr)
 {
 	uroce_eng_mr_dereg(mr->mr);
-	mr->seg->refs--;
+	if (mr->seg != NULL) {
+		mr->seg->refs--;
+		d->st.mrs--;
+	}
 	free(mr);
-	d->st.mrs--;
 }
 
 static int
@@ -371,12 +375,74 @@ do_dereg_mr(struct uroce_daemon *d, struct session *s, const void *body)
 
 	if (rc != 0)
 		return rc;
+	if (mr->seg == NULL)
+		return -EINVAL; /* a memory window: DEALLOC_MW */
+	/* IBA 10.6.7: an MR with windows bound to it stays (as rxe, EBUSY
+	 * here). A bind racing with this finds the MR revoked below and the
+	 * window dead: the count only refuses, it protects nothing. */
+	if (uroce_eng_mr_busy(mr->mr))
+		return -EBUSY;
 	obj_del(s, q->handle);
 	/* No worker finds the key from now on; one may still be copying with
 	 * the pointer it found: free only after each has come round. */
 	uroce_eng_mr_revoke(mr->mr);
 	daemon_barrier(d);
 	mr_free(d, mr);
+	return 0;
+}
+
+/*
+ * Memory windows (ABI 1.5) live in the object table as OBJ_MR entries with
+ * no segment (the type field has no spare value); the engine tells the
+ * window from an MR by its key object.
+ */
+static int
+do_alloc_mw(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_alloc_mw_req *q = body;
+	struct uroce_shm_msg_alloc_mw_resp *p = r->body;
+	struct dpd *pd;
+	struct dmr *mw;
+	int rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+
+	(void)d;
+	if (rc != 0)
+		return rc;
+	mw = calloc(1, sizeof(*mw));
+	if (mw == NULL)
+		return -ENOMEM;
+	mw->mr = uroce_eng_mw_alloc(pd->pd, (int)q->type);
+	if (mw->mr == NULL) {
+		rc = errno ? -errno : -ENOMEM;
+		free(mw);
+		return rc;
+	}
+	rc = obj_add(s, OBJ_MR, mw, &p->mw_handle);
+	if (rc != 0) {
+		uroce_eng_mr_dereg(mw->mr);
+		free(mw);
+		return rc;
+	}
+	p->rkey = uroce_eng_mr_rkey(mw->mr);
+	return 0;
+}
+
+static int
+do_dealloc_mw(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_handle *q = body;
+	struct dmr *mw;
+	int rc = obj_get(s, q->handle, OBJ_MR, (void **)&mw);
+
+	if (rc != 0)
+		return rc;
+	if (mw->seg != NULL)
+		return -EINVAL; /* an MR: DEREG_MR */
+	obj_del(s, q->handle);
+	/* As DEREG_MR: a worker may still be using the binding it resolved. */
+	uroce_eng_mr_revoke(mw->mr);
+	daemon_barrier(d);
+	mr_free(d, mw);
 	return 0;
 }
 
@@ -1136,6 +1202,8 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	/* An ATOMIC is one CPU atomic on the client's own memory (resp.c), so
 	 * the client's CPU atomics on the word see it as indivisible. */
 	p->atomic_cap = UROCE_ATOMIC_GLOB;
+	/* Memory windows type 1 and 2B (IBA 10.6.7, mr.c). */
+	p->device_cap_flags = UROCE_DEVICE_MEM_WINDOW | UROCE_DEVICE_MEM_WINDOW_TYPE_2B;
 	p->phys_port_cnt = 1;
 	p->max_pkeys = 1;
 }
@@ -1235,6 +1303,10 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_reg_mr(d, s, body, r);
 	case UROCE_SHM_MSG_DEREG_MR:
 		return do_dereg_mr(d, s, body);
+	case UROCE_SHM_MSG_ALLOC_MW:
+		return do_alloc_mw(d, s, body, r);
+	case UROCE_SHM_MSG_DEALLOC_MW:
+		return do_dealloc_mw(d, s, body);
 	case UROCE_SHM_MSG_CREATE_CQ:
 		return do_create_cq(d, s, body, fd, r);
 	case UROCE_SHM_MSG_DESTROY_CQ:

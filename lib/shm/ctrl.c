@@ -132,6 +132,9 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 	/* ABI 1.5 */
 	[UROCE_SHM_MSG_GET_STATUS] = {"GET_STATUS", 0, S(get_status_resp), UROCE_SHM_FD_NONE,
 				      UROCE_SHM_FD_REQUIRED},
+	[UROCE_SHM_MSG_ALLOC_MW] = {"ALLOC_MW", S(alloc_mw_req), S(alloc_mw_resp), UROCE_SHM_FD_NONE,
+				    UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_DEALLOC_MW] = {"DEALLOC_MW", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 };
 
 #undef H

@@ -69,7 +69,9 @@ extern "C" {
  * 1.4: rdma_cm (CM_CHANNEL_OPEN ... CM_QUERY requests, CM_EVENT on event
  * channels; doc/rdmacm.md).
  * 1.5: the status segment (GET_STATUS, uroce_shm_status.h): the daemon's
- * heartbeat, and idle workers a client wakes after a doorbell. */
+ * heartbeat, and idle workers a client wakes after a doorbell; memory
+ * windows (ALLOC_MW, DEALLOC_MW; BIND_MW and LOCAL_INV send WQEs,
+ * send_wqe.wr.bind); MW_BIND access on REG_MR. */
 #define UROCE_SHM_ABI_MINOR 5
 
 /**

@@ -92,9 +92,12 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_CM_INIT_QP_ATTR = 50,
 	UROCE_SHM_MSG_CM_QUERY = 51,
 	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
-	/* ABI 1.5: the status segment (uroce_shm_status.h) */
+	/* ABI 1.5: the status segment (uroce_shm_status.h), memory windows
+	 * (doc/shm-abi.md). */
 	UROCE_SHM_MSG_GET_STATUS = 53,
-	UROCE_SHM_MSG_TYPE_MAX = 53,
+	UROCE_SHM_MSG_ALLOC_MW = 54,
+	UROCE_SHM_MSG_DEALLOC_MW = 55,
+	UROCE_SHM_MSG_TYPE_MAX = 55,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -192,6 +195,20 @@ struct uroce_shm_msg_reg_mr_resp {
 	uint32_t reserved;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_reg_mr_resp, 16);
+
+/** ALLOC_MW request (ABI 1.5). */
+struct uroce_shm_msg_alloc_mw_req {
+	uint32_t pd_handle;
+	uint32_t type;      /**< enum uroce_mw_type */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_mw_req, 8);
+
+/** ALLOC_MW response: the window's handle and its first rkey. */
+struct uroce_shm_msg_alloc_mw_resp {
+	uint32_t mw_handle;
+	uint32_t rkey;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_mw_resp, 8);
 
 /** CQ flag: the request carries an eventfd for blocking completions. */
 #define UROCE_SHM_CQ_F_EVENTFD (1u << 0)

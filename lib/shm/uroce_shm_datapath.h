@@ -55,7 +55,8 @@ struct uroce_shm_send_wqe {
 	uint8_t num_sge;      /**< SGEs used (0..UROCE_MAX_SGE), ignored if inline */
 	uint16_t send_flags;  /**< enum uroce_send_flags */
 	/** SEND/WRITE_WITH_IMM: immediate data as a host-order integer (the wire
-	 * carries it big-endian); SEND_WITH_INV: the rkey to invalidate. */
+	 * carries it big-endian); SEND_WITH_INV, LOCAL_INV: the rkey to
+	 * invalidate. */
 	uint32_t imm_data;
 	uint32_t inline_len;  /**< bytes of inline_data, if UROCE_SEND_INLINE */
 	uint32_t reserved0;   /**< must be 0 */
@@ -74,6 +75,18 @@ struct uroce_shm_send_wqe {
 			uint32_t rkey;
 			uint32_t reserved;
 		} atomic;
+		/** BIND_MW (ABI 1.5): bind the window named by @c rkey (its new
+		 * key: the window's index, a new variant byte) to
+		 * [addr, addr + length) of the MR of @c mr_lkey; type 1 with
+		 * length 0 unbinds. No SGEs. */
+		struct {
+			uint64_t addr;
+			uint64_t length;
+			uint32_t mr_lkey;
+			uint32_t access;  /**< UROCE_ACCESS_REMOTE_* (LOCAL_WRITE ignored) */
+			uint32_t rkey;
+			uint32_t reserved;
+		} bind;
 		/** UD: address handle issued by CREATE_AH, destination QP and Q_Key. */
 		struct {
 			uint32_t ah_handle;
@@ -98,6 +111,10 @@ UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.rdma.rkey, 32);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.compare_add, 32);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.swap, 40);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.rkey, 48);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.length, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.mr_lkey, 40);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.access, 44);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.rkey, 48);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.ah_handle, 24);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qpn, 28);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qkey, 32);

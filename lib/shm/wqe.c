@@ -63,6 +63,15 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 		wr->remote_qkey = SHM_READ(sw->wr.ud.remote_qkey);
 		if (SHM_READ(sw->wr.ud.reserved) != 0 || wr->remote_qpn > QPN_MASK)
 			return UROCE_WC_LOC_QP_OP_ERR;
+	} else if (op == UROCE_WR_BIND_MW) {
+		/* The engine checks the binding itself (IBA 10.6.7.3). */
+		wr->remote_addr = SHM_READ(sw->wr.bind.addr);
+		wr->compare_add = SHM_READ(sw->wr.bind.length);
+		wr->imm = SHM_READ(sw->wr.bind.mr_lkey);
+		wr->swap = SHM_READ(sw->wr.bind.access);
+		wr->rkey = SHM_READ(sw->wr.bind.rkey);
+		if (SHM_READ(sw->wr.bind.reserved) != 0)
+			return UROCE_WC_LOC_QP_OP_ERR;
 	} else if (props & UROCE_WRP_ATOMIC) {
 		wr->remote_addr = SHM_READ(sw->wr.atomic.remote_addr);
 		wr->compare_add = SHM_READ(sw->wr.atomic.compare_add);
@@ -72,6 +81,9 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 		wr->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
 		wr->rkey = SHM_READ(sw->wr.rdma.rkey);
 	}
+	/* A bind or invalidation carries no data (IBA 10.6.7.3). */
+	if ((props & UROCE_WRP_LOCAL) && ((flags & UROCE_SEND_INLINE) || nsge != 0))
+		return UROCE_WC_LOC_QP_OP_ERR;
 	if (flags & UROCE_SEND_INLINE) {
 		uint32_t len = SHM_READ(sw->inline_len);
 

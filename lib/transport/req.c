@@ -122,6 +122,9 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 		return -EINVAL;
 	w->props = uroce_wr_props(r->opcode);
 	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
+	/* A bind or invalidation carries no data. */
+	if ((w->props & UROCE_WRP_LOCAL) && (w->is_inline || r->num_sge != 0))
+		return -EINVAL;
 	if (w->is_inline) {
 		if (!(w->props & UROCE_WRP_PAYLOAD) || r->inline_data == NULL)
 			return -EINVAL;
@@ -445,6 +448,34 @@ req_get_wqe(struct req_ctx *c)
 	return c->w->state == SWQE_POSTED ? REQ_START_WQE : REQ_SEND_PKT;
 }
 
+/*
+ * BIND_MW and LOCAL_INV (IBA 10.6.7.3, 10.6.7.2.1) send nothing. Each waits
+ * until every WQE before it has completed, so completions stay in order and
+ * a window changes only after the operations posted before it are done
+ * (stronger than a fence; binds are rare). A failure completes the WQE in
+ * error and the QP goes to ERR, as any local error of the requester.
+ */
+static enum req_st
+req_local_op(struct req_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	enum uroce_wc_status st;
+
+	if (qp->sq_head != qp->req.cur)
+		return REQ_EXIT; /* comp_done() kicks the requester on progress */
+	st = mw_local_op(qp, &c->w->s.wr);
+	c->w->first_psn = qp->req.psn;
+	c->w->last_psn = uroce_psn_add(qp->req.psn, UROCE_PSN_MASK); /* none: the one before */
+	c->w->npkts = 0;
+	req_complete_wqe(qp, c->w, st);
+	if (st != UROCE_WC_SUCCESS) {
+		QP_CNT(qp, REQ_MW_ERR);
+		qp_to_err(qp, QP_ERR_REPORTED);
+		return REQ_EXIT;
+	}
+	return REQ_GET_WQE;
+}
+
 static enum req_st
 req_start_wqe(struct req_ctx *c)
 {
@@ -458,6 +489,8 @@ req_start_wqe(struct req_ctx *c)
 	/* IBA 10.8.3.3 (fence): wait for every prior READ/ATOMIC. */
 	if ((w->s.wr.flags & UROCE_SEND_FENCE) && qp->req.rd_outstanding > 0)
 		return REQ_EXIT;
+	if (w->props & UROCE_WRP_LOCAL)
+		return req_local_op(c);
 	/* IBA 9.7.4.1.x: never more than max_rd_atomic READ/ATOMIC outstanding. */
 	if (rd_atomic && qp->req.rd_outstanding >= qp->attr.max_rd_atomic)
 		return REQ_EXIT;

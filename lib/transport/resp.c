@@ -113,6 +113,7 @@ struct resp_ctx {
 	enum resp_err err;      /* set by a step that returns RESP_ERROR */
 	enum uroce_resp_check chk; /* and which check it was */
 	struct uroce_eng_mr *mr; /* ATOMIC: the MR resp_check_rkey() found */
+	struct uroce_eng_mr win; /* the window binding c->mr may point to */
 };
 
 typedef enum resp_st (*resp_step_fn)(struct resp_ctx *c);
@@ -264,11 +265,14 @@ recv_complete(struct uroce_eng_qp *qp, struct uroce_eng_wc *wc)
 	qp->resp.offset = 0;
 }
 
-/* R_Key, PD, rights and bounds of a remote access (IBA 9.7.5.1, 10.6.3). */
+/* R_Key, PD, rights and bounds of a remote access (IBA 9.7.5.1, 10.6.3).
+ * An R_Key may name a memory window (IBA 10.6.7.2): its binding is copied
+ * into @p snap, which the result then points to. */
 static struct uroce_eng_mr *
-rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access)
+rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access,
+	   struct uroce_eng_mr *snap)
 {
-	struct uroce_eng_mr *mr = mr_lookup(qp->eng, rkey);
+	struct uroce_eng_mr *mr = rkey_lookup(qp, rkey, snap);
 
 	if (mr == NULL || mr->pd != qp->pd || !uroce_eng_mr_check(mr, va, len, access))
 		return NULL;
@@ -603,7 +607,7 @@ resp_check_rkey(struct resp_ctx *c)
 		if (r->w_len > UROCE_MAX_MSG_SIZE)
 			return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_MSG_SIZE);
 		if (r->w_len > 0 && rkey_check(qp, r->w_rkey, r->w_va, r->w_len,
-					       UROCE_ACCESS_REMOTE_WRITE) == NULL) {
+					       UROCE_ACCESS_REMOTE_WRITE, &c->win) == NULL) {
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 		}
 		return RESP_CHECK_DMA_LENGTH;
@@ -616,7 +620,7 @@ resp_check_rkey(struct resp_ctx *c)
 		if (len > UROCE_MAX_MSG_SIZE)
 			return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_MSG_SIZE);
 		if (len > 0 && rkey_check(qp, uroce_reth_rkey(h), uroce_reth_va(h), len,
-					  UROCE_ACCESS_REMOTE_READ) == NULL) {
+					  UROCE_ACCESS_REMOTE_READ, &c->win) == NULL) {
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 		}
 		return RESP_EXEC_READ;
@@ -627,7 +631,7 @@ resp_check_rkey(struct resp_ctx *c)
 	if ((uroce_atmeth_va(h) & 7) != 0)
 		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_ATOMIC_ALIGN);
 	c->mr = rkey_check(qp, uroce_atmeth_rkey(h), uroce_atmeth_va(h), 8,
-			   UROCE_ACCESS_REMOTE_ATOMIC);
+			   UROCE_ACCESS_REMOTE_ATOMIC, &c->win);
 	if (c->mr == NULL)
 		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 	return RESP_EXEC_ATOMIC;
@@ -679,17 +683,22 @@ resp_check_recv_length(struct resp_ctx *c)
 }
 
 /*
- * IBA 10.6.7.2.2 (Send with Invalidate): only what may be invalidated
- * remotely is invalidated: a type 2 memory window or a fast-registration
- * MR. uroce has neither, so no R_Key can be, and an MR registered with
- * reg_mr never is: the request is invalid (NAK invalid request, the receive
- * WQE completes with REM_INV_REQ_ERR, as verbs providers report it) and
- * the named MR stays valid.
+ * IBA 10.6.7.2.2 (Send with Invalidate): only a type 2 memory window may be
+ * invalidated remotely (uroce has no fast-registration MRs), one of this
+ * QP's PD, bound, named by its current key. Anything else (an MR, a type 1
+ * window, a stale key, another consumer's window) is an invalid request
+ * (NAK invalid request, the receive WQE completes with REM_INV_REQ_ERR, as
+ * rxe reports it) and changes nothing. The window is invalidated when the
+ * message completes (resp_complete()), after its data is placed.
  */
 static enum resp_st
 resp_check_invalidate(struct resp_ctx *c)
 {
-	return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_INVALIDATE);
+	const struct uroce_pkt *pkt = c->pkt;
+
+	if (!mw_invalidate(c->qp, uroce_ieth_rkey(pkt->bth + pkt->info->off_ieth), true))
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_INVALIDATE);
+	return RESP_PLACE_SEND;
 }
 
 /* IBA 9.7.4.1: SEND data lands in the receive WQE's SGEs, in order. */
@@ -724,7 +733,7 @@ resp_place_write(struct resp_ctx *c)
 
 	if (paylen > 0) {
 		struct uroce_eng_mr *mr = rkey_check(qp, r->w_rkey, r->w_va, paylen,
-						     UROCE_ACCESS_REMOTE_WRITE);
+						     UROCE_ACCESS_REMOTE_WRITE, &c->win);
 
 		if (mr == NULL)
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_WRITE_MR);
@@ -849,6 +858,15 @@ resp_complete(struct resp_ctx *c)
 		if (c->mask & UROCE_HDR_IMMDT) {
 			wc.wc_flags |= UROCE_WC_WITH_IMM;
 			wc.imm_data = uroce_immdt_imm(pkt->bth + pkt->info->off_immdt);
+		}
+		/* IBA 10.6.7.2.2: checked in resp_check_invalidate(); a LOCAL_INV
+		 * of another worker may have freed it meanwhile, which leaves
+		 * the same result: the window is FREE. */
+		if (c->mask & UROCE_HDR_IETH) {
+			wc.wc_flags |= UROCE_WC_WITH_INV;
+			wc.invalidated_rkey = uroce_ieth_rkey(pkt->bth + pkt->info->off_ieth);
+			if (mw_invalidate(qp, wc.invalidated_rkey, false))
+				QP_CNT(qp, RESP_REMOTE_INV);
 		}
 		recv_complete(qp, &wc);
 	}
@@ -1081,7 +1099,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 	struct uroce_bth_fields bth;
 	struct uroce_ext_fields ext;
 	uint32_t hdr_len, paylen = 0;
-	struct uroce_eng_mr *mr = NULL;
+	struct uroce_eng_mr *mr = NULL, win;
 	uint8_t *buf;
 	uint8_t op;
 
@@ -1110,7 +1128,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 		if (paylen > 0) {
 			/* The MR may have gone since the request was checked. */
 			mr = rkey_check(qp, res->rkey, res->cur_va, paylen,
-					UROCE_ACCESS_REMOTE_READ);
+					UROCE_ACCESS_REMOTE_READ, &win);
 			if (mr == NULL) {
 				uint32_t i;
 

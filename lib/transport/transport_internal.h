@@ -55,15 +55,31 @@ struct uroce_eng_pd {
 	uint32_t refs;
 };
 
+/*
+ * A key's object: an MR (type 0), or a memory window of type 1 or 2 (IBA
+ * 10.6.7). An MR never changes once published. A window's binding (key,
+ * iova, length, access and the mw_* fields) changes with each bind and
+ * invalidation, done by whichever worker runs the QP that posted it, while
+ * every worker may resolve the key: the binding is under a sequence lock
+ * (mw_seq odd while a writer changes it; writers take it with a CAS), and
+ * readers copy it out (rkey_lookup()). A window names its MR by key, never by
+ * pointer, so an MR that goes away leaves the window dead, not dangling.
+ */
 struct uroce_eng_mr {
 	struct uroce_eng_dev *dev;
 	struct uroce_eng_pd *pd;
-	uint8_t *addr;      /* daemon-side pointer of iova */
+	uint8_t *addr;      /* daemon-side pointer of iova (MR only) */
 	uint64_t iova;
 	uint64_t length;
 	int access;
 	uint32_t key;
 	uint32_t *zc_ref;   /* in-flight zero-copy packets of this memory; NULL: copy */
+	uint8_t type;       /* 0: MR; UROCE_MW_TYPE_1 or _2: a window (fixed) */
+	uint32_t mw_binds;  /* MR: windows bound to it (atomic; any worker binds) */
+	uint32_t mw_seq;    /* window: sequence lock of the binding */
+	uint32_t mw_mr_key; /* window: the bound MR's key; 0: unbound (type 2: FREE) */
+	uint32_t mw_qpn;    /* type 2: the QP it was bound through, */
+	uint32_t mw_qp_gen; /* and that QP's incarnation (zc_gen) */
 };
 
 struct uroce_eng_ah {
@@ -374,20 +390,39 @@ void eng_async(struct uroce_eng *eng, enum uroce_event_type t, void *obj);
 void eng_unlink_qp(struct uroce_eng_qp *qp);
 
 /* mr.c */
-/* The MR of @p key (published by the control thread; see uroce_eng_dev). */
+/* The object published at @p key's index, whatever its variant (see
+ * uroce_eng_dev), or NULL. */
 static inline struct uroce_eng_mr *
-mr_lookup(struct uroce_eng *eng, uint32_t key)
+key_obj(struct uroce_eng_dev *dev, uint32_t key)
 {
 	uint32_t idx = KEY_INDEX(key);
-	struct uroce_eng_mr *mr;
 
 	if (unlikely(idx == 0 || idx >= UROCE_MAX_MR))
 		return NULL;
-	mr = __atomic_load_n(&eng->dev->mrs[idx], __ATOMIC_ACQUIRE);
-	if (unlikely(mr == NULL || mr->key != key))
+	return __atomic_load_n(&dev->mrs[idx], __ATOMIC_ACQUIRE);
+}
+
+/* The MR of @p key, or NULL (none, another variant, or a window: a
+ * window's key is no L_Key, and rkey_lookup() resolves it as an R_Key). */
+static inline struct uroce_eng_mr *
+mr_lookup(struct uroce_eng *eng, uint32_t key)
+{
+	struct uroce_eng_mr *mr = key_obj(eng->dev, key);
+
+	if (unlikely(mr == NULL || mr->type != 0 || mr->key != key))
 		return NULL;
 	return mr;
 }
+/* The memory an R_Key names for @p qp (an MR, or a bound window copied into
+ * @p snap), or NULL; rights and bounds are the caller's to check. */
+struct uroce_eng_mr *rkey_lookup(struct uroce_eng_qp *qp, uint32_t rkey,
+				 struct uroce_eng_mr *snap);
+/* Execute a BIND_MW or LOCAL_INV work request of @p qp (IBA 10.6.7). */
+enum uroce_wc_status mw_local_op(struct uroce_eng_qp *qp, const struct uroce_wr_send *wr);
+/* Return the bound type 2 window of @p qp's PD named by exactly @p rkey to
+ * FREE (IBA 10.6.7.2.1 local, 10.6.7.2.2 remote); @p check_only: only say
+ * whether it would. */
+bool mw_invalidate(struct uroce_eng_qp *qp, uint32_t rkey, bool check_only);
 bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,

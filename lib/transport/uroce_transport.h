@@ -474,10 +474,28 @@ void uroce_eng_zc_mem_release(const struct uroce_eng_zc *zc);
  */
 void uroce_eng_zc_release(struct uroce_eng *eng, const struct uroce_eng_zc *zc);
 
-/** Deregister (revoke, then free). @return 0, or -EINVAL if @p mr is NULL. */
+/** Deregister (revoke, then free); a memory window too. @return 0, or
+ * -EINVAL if @p mr is NULL. */
 int uroce_eng_mr_dereg(struct uroce_eng_mr *mr);
 
-/** Local key of @p mr. */
+/**
+ * Allocate a memory window of @p pd (IBA 10.6.7.1): type 1 (bound with a
+ * BIND_MW work request on any QP of the PD) or type 2B (bound only while
+ * FREE, used only through the QP that bound it, returned to FREE by
+ * LOCAL_INV or a peer's SEND with Invalidate). It grants nothing until bound.
+ * Its rkey is uroce_eng_mr_rkey() (the variant byte changes with each bind);
+ * free it as an MR: uroce_eng_mr_revoke(), a quiescent point, then
+ * uroce_eng_mr_dereg().
+ * @return the window, or NULL with errno EINVAL (NULL @p pd, unknown type),
+ *   ENOMEM (out of key slots or memory).
+ */
+struct uroce_eng_mr *uroce_eng_mw_alloc(struct uroce_eng_pd *pd, int type);
+
+/** True while memory windows are bound to MR @p mr: deregistering it must
+ * be refused (IBA 10.6.7.2: bound windows keep their MR). */
+bool uroce_eng_mr_busy(const struct uroce_eng_mr *mr);
+
+/** Local key of @p mr (0 for a window: it has none). */
 uint32_t uroce_eng_mr_lkey(const struct uroce_eng_mr *mr);
 /** Remote key of @p mr. */
 uint32_t uroce_eng_mr_rkey(const struct uroce_eng_mr *mr);

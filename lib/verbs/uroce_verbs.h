@@ -80,6 +80,16 @@ struct uroce_mr {
 	uint32_t rkey;
 };
 
+/** Memory window (ibv_mw; read-only for users but @c rkey, which the
+ * poster of a BIND_MW keeps current, as verbs' ibv_bind_mw does). */
+struct uroce_mw {
+	struct uroce_context *context;
+	struct uroce_pd *pd;
+	uint32_t handle;
+	uint32_t rkey;
+	uint32_t type;   /**< enum uroce_mw_type */
+};
+
 /** Device attributes (ibv_device_attr subset), from config/uroce_limits.h. */
 struct uroce_device_attr {
 	uint64_t node_guid;
@@ -270,7 +280,8 @@ struct uroce_send_wr {
 	int num_sge;
 	uint32_t opcode;      /**< enum uroce_wr_opcode */
 	uint32_t send_flags;  /**< enum uroce_send_flags */
-	uint32_t imm_data;    /**< host order; SEND_WITH_INV: the rkey to invalidate */
+	/** host order; SEND_WITH_INV, LOCAL_INV: the rkey to invalidate */
+	uint32_t imm_data;
 	union {
 		struct {
 			uint64_t remote_addr;
@@ -282,6 +293,16 @@ struct uroce_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** BIND_MW: the window named by @c rkey (its new key: the
+		 * window's rkey with another low byte) over [addr, addr +
+		 * length) of the MR of @c mr_lkey; type 1 with length 0 unbinds. */
+		struct {
+			uint32_t rkey;
+			uint32_t mr_lkey;
+			uint64_t addr;
+			uint64_t length;
+			uint32_t access;  /**< UROCE_ACCESS_REMOTE_* */
+		} bind_mw;
 		/** UD QPs: destination address handle, QPN and Q_Key. A Q_Key with
 		 * bit 31 set means "use the QP's own Q_Key" (IBA 10.2.5). */
 		struct {
@@ -365,8 +386,23 @@ int uroce_free_buf(struct uroce_context *ctx, void *addr);
  *   ENOTCONN, ETIMEDOUT.
  */
 struct uroce_mr *uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access);
-/** @return 0, -EINVAL, -ENOTCONN (the MR is freed locally anyway). */
+/** @return 0, -EINVAL, -EBUSY (memory windows are bound to it, daemon ABI
+ *   1.5), -ENOTCONN (the MR is freed locally anyway). */
 int uroce_dereg_mr(struct uroce_mr *mr);
+
+/**
+ * Allocate a memory window of @p pd (IBA 10.6.7; daemon ABI 1.5). Type 1 is
+ * bound on any QP of the PD, type 2 (2B) only while free and then used only
+ * through the QP that bound it. Either is bound by posting UROCE_WR_BIND_MW
+ * (wr.bind_mw) with a new rkey: the window's rkey with a new low byte.
+ * Type 2 windows are freed by UROCE_WR_LOCAL_INV or a peer's SEND with
+ * Invalidate. Binding needs an MR registered with UROCE_ACCESS_MW_BIND.
+ * @return the window, or NULL with errno EINVAL (bad type), EOPNOTSUPP (the
+ *   daemon predates ABI 1.5), ENOMEM, ENOTCONN, ETIMEDOUT.
+ */
+struct uroce_mw *uroce_alloc_mw(struct uroce_pd *pd, int type);
+/** @return 0, -EINVAL, -ENOTCONN (the window is freed locally anyway). */
+int uroce_dealloc_mw(struct uroce_mw *mw);
 
 /**
  * Create a CQ of at least @p cqe entries (rounded up to a power of two) with

@@ -76,6 +76,19 @@ uroce_wqe_set_atomic(struct uroce_shm_send_wqe *w, uint64_t remote_addr, uint32_
 	w->wr.atomic.swap = swap;
 }
 
+/** A BIND_MW (no SGEs): the window of @p rkey over the MR of @p mr_lkey. */
+static inline void
+uroce_wqe_set_bind(struct uroce_shm_send_wqe *w, uint32_t rkey, uint32_t mr_lkey, uint64_t addr,
+		   uint64_t length, uint32_t access)
+{
+	w->wr.bind.rkey = rkey;
+	w->wr.bind.mr_lkey = mr_lkey;
+	w->wr.bind.addr = addr;
+	w->wr.bind.length = length;
+	w->wr.bind.access = access;
+	w->num_sge = 0;
+}
+
 /** A UD destination: an AH of the QP's context, a 24-bit QPN, a Q_Key (bit 31
  * set: the QP's own, IBA 10.2.5). */
 static inline int

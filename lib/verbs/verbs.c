@@ -954,6 +954,58 @@ uroce_dereg_mr(struct uroce_mr *mr)
 	return rc;
 }
 
+struct uroce_mw *
+uroce_alloc_mw(struct uroce_pd *pd, int type)
+{
+	struct uroce_shm_msg_alloc_mw_req q;
+	struct uroce_shm_msg_alloc_mw_resp r;
+	struct uroce_mw *mw;
+	int rc;
+
+	if (pd == NULL || (type != UROCE_MW_TYPE_1 && type != UROCE_MW_TYPE_2)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (pd->context->daemon_minor < 5) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	mw = calloc(1, sizeof(*mw));
+	if (mw == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = pd->handle;
+	q.type = (uint32_t)type;
+	rc = rpc(pd->context, UROCE_SHM_MSG_ALLOC_MW, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (rc != 0) {
+		free(mw);
+		errno = -rc;
+		return NULL;
+	}
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->handle = r.mw_handle;
+	mw->rkey = r.rkey;
+	mw->type = (uint32_t)type;
+	return mw;
+}
+
+int
+uroce_dealloc_mw(struct uroce_mw *mw)
+{
+	int rc;
+
+	if (mw == NULL)
+		return -EINVAL;
+	rc = rpc_handle(mw->context, UROCE_SHM_MSG_DEALLOC_MW, mw->handle);
+	if (rc != 0 && rc != -ENOTCONN)
+		return rc;
+	free(mw);
+	return rc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* CQ                                                                        */
 /* ------------------------------------------------------------------------ */
@@ -1471,6 +1523,14 @@ wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce
 	if (rc != 0)
 		return rc;
 	uroce_wqe_set_imm(w, wr->imm_data);
+	if (wr->opcode == UROCE_WR_BIND_MW) {
+		if (wr->num_sge != 0 || (wr->send_flags & UROCE_SEND_INLINE))
+			return -EINVAL;
+		uroce_wqe_set_bind(w, wr->wr.bind_mw.rkey, wr->wr.bind_mw.mr_lkey,
+				   wr->wr.bind_mw.addr, wr->wr.bind_mw.length,
+				   wr->wr.bind_mw.access);
+		return 0;
+	}
 	if (props & UROCE_WRP_ATOMIC)
 		uroce_wqe_set_atomic(w, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
 				     wr->wr.atomic.compare_add, wr->wr.atomic.swap);

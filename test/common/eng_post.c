@@ -30,8 +30,15 @@ post_one(struct uroce_eng_qp *qp, enum uroce_qp_type t, const struct uroce_eng_s
 	r->wr_id = wr->wr_id;
 	r->opcode = (uint32_t)wr->opcode;
 	r->flags = wr->send_flags;
-	r->imm = wr->opcode == UROCE_WR_SEND_WITH_INV ? wr->invalidate_rkey : wr->imm_data;
-	if (uroce_wr_props(wr->opcode) & UROCE_WRP_ATOMIC) {
+	r->imm = wr->opcode == UROCE_WR_SEND_WITH_INV || wr->opcode == UROCE_WR_LOCAL_INV ?
+		 wr->invalidate_rkey : wr->imm_data;
+	if (wr->opcode == UROCE_WR_BIND_MW) {
+		r->rkey = wr->wr.bind_mw.rkey;
+		r->imm = wr->wr.bind_mw.mr != NULL ? uroce_eng_mr_lkey(wr->wr.bind_mw.mr) : 0;
+		r->remote_addr = wr->wr.bind_mw.addr;
+		r->compare_add = wr->wr.bind_mw.length;
+		r->swap = (uint64_t)wr->wr.bind_mw.access;
+	} else if (uroce_wr_props(wr->opcode) & UROCE_WRP_ATOMIC) {
 		r->remote_addr = wr->wr.atomic.remote_addr;
 		r->rkey = wr->wr.atomic.rkey;
 		r->compare_add = wr->wr.atomic.compare_add;

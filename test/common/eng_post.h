@@ -29,7 +29,7 @@ struct uroce_eng_send_wr {
 	enum uroce_wr_opcode opcode;
 	unsigned int send_flags;     /**< UROCE_SEND_* */
 	uint32_t imm_data;           /**< host order */
-	uint32_t invalidate_rkey;    /**< SEND_WITH_INV */
+	uint32_t invalidate_rkey;    /**< SEND_WITH_INV, LOCAL_INV */
 	union {
 		struct {
 			uint64_t remote_addr;
@@ -41,6 +41,14 @@ struct uroce_eng_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** BIND_MW (ibv_bind_mw_info; the window is named by @c rkey). */
+		struct {
+			uint32_t rkey;            /**< the window's new rkey */
+			struct uroce_eng_mr *mr;  /**< NULL with length 0 (type 1 unbind) */
+			uint64_t addr;
+			uint64_t length;
+			int access;
+		} bind_mw;
 		struct {
 			struct uroce_eng_ah *ah;
 			uint32_t remote_qpn;

@@ -547,6 +547,7 @@ class Suite:
         self.overrun()
         self.spoofed()
         self.invalidate()
+        self.windows()
         self.sends()
         self.uc_ud()
         self.msn_per_response()
@@ -925,6 +926,56 @@ class Suite:
                 "the MR stays valid: a WRITE to it afterwards is ACKed and lands (got %s)" %
                 self.syn_str(rs))
         self.canary("remote invalidate")
+
+    def windows(self):
+        """Memory windows (IBA 10.6.7, issue 20): a window the victim bound
+        through QP rc takes a WRITE inside it; its key is refused once the
+        victim invalidated it (stale), when its variant byte is wrong, and
+        when a type 2B window bound through QP rc2 is named on QP rc
+        (foreign): remote access error NAKs, nothing lands. A peer's SEND
+        with Invalidate of a type 1 window is an invalid request."""
+        mwb = self.v.mr("mwb")
+        e = self.reset("rc")
+        b = self.v.cmd("mw rc 2 0 256 6")
+        self.ok(b.get("rc") == 0 and b.get("status") == 0, "BIND_MW of a type 2 window: %s" % b)
+        rs = self.exchange("rc", [self.to("rc", self.write("rc", e, b["addr"] + 64, b["rkey"],
+                                                           b"\x5D" * 32))], n=1)
+        self.ok(len(rs) == 1 and rs[0]["syn"] & 0x60 == 0 and
+                self.v.cmd("dump mwb 64 32")["hex"] == "5d" * 32,
+                "WRITE through the window: ACKed and landed (got %s)" % self.syn_str(rs))
+        e += 1
+        self.expect_nak("WRITE through the window with a wrong key variant", "rc",
+                        [self.to("rc", self.write("rc", e, b["addr"], b["rkey"] ^ 0x40,
+                                                  b"\xEE" * 32))], NAK_REM_ACC, e,
+                        counter="resp_remote_access_errors")
+        e = self.reset("rc")
+        b = self.v.cmd("mw rc 2 0 256 6")
+        inv = self.v.cmd("mwinv rc %d" % b.get("rkey", 0))
+        self.ok(b.get("status") == 0 and inv.get("status") == 0,
+                "BIND_MW then LOCAL_INV: %s %s" % (b, inv))
+        self.expect_nak("WRITE with a stale (invalidated) window key", "rc",
+                        [self.to("rc", self.write("rc", e, b["addr"] + 128, b["rkey"],
+                                                  b"\xEE" * 32))], NAK_REM_ACC, e,
+                        counter="resp_remote_access_errors")
+        self.ok(self.v.cmd("dump mwb 128 32")["hex"] != "ee" * 32,
+                "nothing landed through the stale key")
+        self.reset("rc2")
+        e = self.reset("rc")
+        b = self.v.cmd("mw rc2 2 512 256 6")
+        self.ok(b.get("status") == 0, "BIND_MW of a type 2 window through QP rc2: %s" % b)
+        self.expect_nak("WRITE on QP rc with a type 2B window bound through rc2 (foreign)",
+                        "rc", [self.to("rc", self.write("rc", e, b["addr"], b["rkey"],
+                                                        b"\xEE" * 32))], NAK_REM_ACC, e,
+                        counter="resp_remote_access_errors")
+        e = self.reset("rc")
+        b = self.v.cmd("mw rc 1 768 256 6")
+        self.ok(b.get("status") == 0, "BIND_MW of a type 1 window: %s" % b)
+        self.expect_nak("SEND with Invalidate of a type 1 window (o10-37.2.26)", "rc",
+                        [self.to("rc", ib(RC | SEND_ONLY_INV, self.v.qpn("rc"), e,
+                                          b"\x01" * 16, ieth=b["rkey"]))], NAK_INV_REQ, e)
+        self.v.cmd("poll")
+        self.note("mwb: %s" % mwb)
+        self.canary("memory windows")
 
     def sends(self):
         q = self.v.qpn("rc")

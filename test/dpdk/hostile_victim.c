@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "uroce_verbs.h"
@@ -83,6 +84,7 @@ static struct mrdef mrs[] = {
 	{"ro", 0x3000, 0x1000, RR, false, 1, NULL, 0},
 	{"inv", 0x4000, 0x1000, LW | RW | RR | RA, true, 1, NULL, 0},
 	{"wo", 0x5000, 0x1000, LW | RW, true, 1, NULL, 0},
+	{"mwb", 0x6000, 0x1000, LW | UROCE_ACCESS_MW_BIND, true, 1, NULL, 0},
 	{"at", 0x7000, 0x1000, LW | RA, true, 1, NULL, 0},
 	{"none", 0x9000, 0x1000, LW, false, 1, NULL, 0},
 	{"pd2", 0xA000, 0x1000, LW | RW | RR | RA, false, 2, NULL, 0},
@@ -386,6 +388,65 @@ cmd_poll(void)
 	printf("]}\n");
 }
 
+/* The completion of @p wr_id from the shared CQ (others are dropped: the
+ * suite asks for these right after a reset, with nothing else in flight). */
+static int
+wait_wr(uint64_t wr_id)
+{
+	struct uroce_wc wc;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (uroce_poll_cq(cq, 1, &wc) == 1 && wc.wr_id == wr_id)
+			return (int)wc.status;
+		usleep(10);
+	}
+	return -ETIMEDOUT;
+}
+
+/* mw Q TYPE OFF LEN ACCESS: a new window of the PD, bound through QP Q over
+ * [OFF, OFF + LEN) of MR mwb. mwinv Q RKEY: LOCAL_INV through QP Q. */
+static void
+cmd_mw(struct qpdef *d, int type, uint32_t off, uint32_t len, uint32_t access)
+{
+	const struct mrdef *m = mr_by_name("mwb");
+	struct uroce_mw *mw = uroce_alloc_mw(pd, type);
+	struct uroce_send_wr w;
+	int r;
+
+	if (mw == NULL) {
+		printf("{\"rc\":%d}\n", -errno);
+		return;
+	}
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x6000;
+	w.opcode = UROCE_WR_BIND_MW;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	w.wr.bind_mw.rkey = (mw->rkey & ~0xFFu) | ((mw->rkey + 1) & 0xFF);
+	w.wr.bind_mw.mr_lkey = m->mr->lkey;
+	w.wr.bind_mw.addr = (uintptr_t)(buf + m->off + off);
+	w.wr.bind_mw.length = len;
+	w.wr.bind_mw.access = access;
+	r = uroce_post_send(d->qp, &w, NULL);
+	printf("{\"rc\":%d,\"status\":%d,\"rkey\":%u,\"addr\":%" PRIu64 "}\n", r,
+	       r == 0 ? wait_wr(0x6000) : -1, w.wr.bind_mw.rkey, w.wr.bind_mw.addr);
+}
+
+static void
+cmd_mwinv(struct qpdef *d, uint32_t rkey)
+{
+	struct uroce_send_wr w;
+	int r;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = 0x6001;
+	w.opcode = UROCE_WR_LOCAL_INV;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	w.imm_data = rkey;
+	r = uroce_post_send(d->qp, &w, NULL);
+	printf("{\"rc\":%d,\"status\":%d}\n", r, r == 0 ? wait_wr(0x6001) : -1);
+}
+
 static void
 cmd_dump(const char *name, uint32_t off, uint32_t len)
 {
@@ -528,6 +589,11 @@ main(int argc, char **argv)
 			if (m != NULL && m->writable)
 				memset(buf + m->off, (int)strtol(w2, NULL, 0), m->len);
 			printf("{\"rc\":%d}\n", m != NULL && m->writable ? 0 : -EINVAL);
+		} else if (strcmp(w0, "mw") == 0 && d != NULL && n >= 6) {
+			cmd_mw(d, (int)strtol(w2, NULL, 0), (uint32_t)a3, (uint32_t)a4,
+			       (uint32_t)a5);
+		} else if (strcmp(w0, "mwinv") == 0 && d != NULL && n >= 3) {
+			cmd_mwinv(d, (uint32_t)strtoul(w2, NULL, 0));
 		} else if (strcmp(w0, "post") == 0 && d != NULL && n >= 6) {
 			/* post Q OP LEN RADDR RKEY [ADD] */
 			cmd_post(d, w2, (uint32_t)a3, a4, (uint32_t)a5, a6);

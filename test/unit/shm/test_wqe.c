@@ -82,12 +82,44 @@ Test(wqe, good_send_wqes)
 	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_SUCCESS);
 }
 
+/* ABI 1.5: BIND_MW's fields land where the engine reads them; its reserved
+ * word must be 0; LOCAL_INV names its rkey in imm_data. */
+Test(wqe, bind_and_local_inv)
+{
+	struct uroce_shm_wq_limits lim = { 8, 256, UROCE_QPT_RC };
+	struct uroce_shm_send_wqe w = send_wqe(UROCE_WR_BIND_MW, 0);
+	struct uroce_wr_send wr;
+
+	w.wr.bind.addr = 0x1000;
+	w.wr.bind.length = 0x200;
+	w.wr.bind.mr_lkey = 0x1234;
+	w.wr.bind.access = UROCE_ACCESS_REMOTE_READ;
+	w.wr.bind.rkey = 0x5678;
+	memset(&wr, 0, sizeof(wr));
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.remote_addr, 0x1000);
+	cr_expect_eq(wr.compare_add, 0x200);
+	cr_expect_eq(wr.imm, 0x1234);
+	cr_expect_eq(wr.swap, UROCE_ACCESS_REMOTE_READ);
+	cr_expect_eq(wr.rkey, 0x5678);
+	w.wr.bind.reserved = 1;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w = send_wqe(UROCE_WR_LOCAL_INV, 0);
+	w.imm_data = 0x4321;
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.imm, 0x4321);
+	/* Expect: not on UD (IBA 10.7.3.1: windows are bound on RC and UC). */
+	lim.qp_type = UROCE_QPT_UD;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+}
+
 Test(wqe, bad_send_wqes)
 {
 	struct uroce_shm_send_wqe w;
 	uint8_t bad_ops[] = {7, 8, 10, 0x80, 0xff};
 
-	/* Expect: unknown opcodes (LOCAL_INV 7 and BIND_MW 8 are not supported). */
+	/* Expect: unknown opcodes; LOCAL_INV 7 and BIND_MW 8 with an SGE (they
+	 * carry no data). */
 	for (size_t i = 0; i < sizeof(bad_ops); i++) {
 		w = send_wqe(bad_ops[i], 1);
 		cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR,
