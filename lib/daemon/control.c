@@ -1104,6 +1104,9 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 
 	p->node_guid = daemon_node_guid(d);
 	p->sys_image_guid = p->node_guid;
+	/* No IEEE OUI of its own: the "no vendor" id Linux's software RoCE
+	 * device (rxe) reports, so that programs do not take 0 for "no device". */
+	p->vendor_id = UROCE_VENDOR_ID_NONE;
 	p->max_mr_size = UINT64_MAX;
 	p->page_size_cap = 4096;
 	p->max_qp = UROCE_MAX_QP - UROCE_FIRST_USER_QPN;

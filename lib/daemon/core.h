@@ -42,6 +42,8 @@
 #define DAEMON_MAX_CQ UROCE_MAX_QP
 #define DAEMON_MAX_AH UROCE_MAX_QP
 #define DAEMON_MAX_SRQ UROCE_MAX_QP
+/* QUERY_DEVICE's vendor id: 0xffffff, no IEEE OUI, as Linux's rxe. */
+#define UROCE_VENDOR_ID_NONE 0xffffffu
 
 /* Objects per session: handles are session id << 16 | index. The table is
  * made of chunks that never move, because workers read AH entries. */
@@ -163,6 +165,12 @@ struct dqp {
 	struct uroce_eng_qp *qp;        /* wrk */
 	struct uroce_shm_ring sq;       /* wrk: consumer, untrusted */
 	struct uroce_shm_ring rq;       /* wrk: consumer, untrusted */
+	/* wrk: receive WQEs read from rq into the engine whose ring slots are
+	 * not released yet: a slot goes back to the client only when its WQE
+	 * completes, so the client can have exactly max_recv_wr outstanding */
+	uint32_t rq_held;
+	bool rq_dirty;                  /* wrk: on the worker's rq_dirty list */
+	struct dqp *rq_dirty_next;      /* wrk */
 	bool failed;                    /* wrk: a ring was corrupt, QP forced to ERR */
 };
 
@@ -329,6 +337,9 @@ struct dworker {
 	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
 	struct dcq **dirty_tail;
+	/* wrk: QPs with receive completions since the last publish, whose ring
+	 * slots are released before those CQEs are published */
+	struct dqp *rq_dirty;
 	/* wrk: placed QPs by QPN index (SRQ accounting of completions, events) */
 	struct dqp **qps;
 	/* wrk: loopback */

@@ -835,6 +835,11 @@ int uroce_eng_sq_commit(struct uroce_eng_qp *qp);
 /** The next free slot of @p qp's own receive queue, or NULL if full or none. */
 struct uroce_wr_recv *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
 /**
+ * Receive WQEs of @p qp's own receive queue the engine still holds: posted
+ * and not completed, the one of a message in progress included.
+ */
+uint32_t uroce_eng_rq_held(const struct uroce_eng_qp *qp);
+/**
  * Post the reserved receive slot. In ERR it completes at once with a flush
  * error (IBA 10.8.3.2).
  * @return 0; -EINVAL (QP in RESET, too many SGEs); -EMSGSIZE (over 2^31 bytes).

@@ -260,6 +260,67 @@ ep_close(struct ep *e)
 	cr_expect_eq(uroce_close_device(e->ctx), 0);
 }
 
+/* Post one receive of SLOT_LEN bytes at slot @p i on @p qp's own RQ. */
+static int
+recv1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t i)
+{
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)(e->buf + (i % 16) * SLOT_LEN),
+				.length = SLOT_LEN, .lkey = e->mr->lkey};
+	struct uroce_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return uroce_post_recv(qp, &wr, &bad);
+}
+
+/*
+ * A QP's own receive queue holds exactly the max_recv_wr it reported: the
+ * daemon reads posted receives into its engine, but their ring slots go back
+ * to the client only when they complete (rdma-core's full_rq_bad_flow).
+ */
+Test(rq, holds_exactly_max_recv_wr, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_wc wc;
+	uint32_t cap, i, recvs = 0, sends = 0;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	snd = qp_new(&e, NULL);
+	rcv = qp_new(&e, NULL);
+	pair(&e, snd, rcv);
+	cap = rcv->cap.max_recv_wr;
+	cr_assert_geq(cap, 16);
+	/* Expect: cap receives are taken, the next one is ENOMEM. */
+	for (i = 0; i < cap; i++)
+		cr_assert_eq(recv1(&e, rcv, i, i), 0, "receive %u of %u", i, cap);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM);
+	/* Expect: still ENOMEM once the daemon has read them into its engine. */
+	dt_nap_ms(50);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM, "the RQ took more than %u", cap);
+	/* Expect: 3 SENDs complete 3 receives; then exactly 3 more fit. */
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 1, i);
+	while (recvs < 3 || sends < 3) {
+		wait_wc(e.cq, &wc);
+		cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "status %d", wc.status);
+		if (wc.opcode & UROCE_WC_RECV)
+			recvs++;
+		else
+			sends++;
+	}
+	for (i = 0; i < 3; i++)
+		cr_expect_eq(recv1(&e, rcv, 100 + i, i), 0, "repost %u", i);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM);
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
 Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_qp *r1, *r2, *s1, *s2;
