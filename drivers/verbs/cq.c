@@ -456,8 +456,13 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 DV_EXPORT int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
+	struct dv_cq *dcq = (struct dv_cq *)cq;
+	int rc;
+
 	if (cq == NULL || cqe <= 0)
 		return EINVAL;
-	/* The ring is sized at creation; a CQ already large enough is fine. */
-	return cqe <= cq->cqe ? 0 : EOPNOTSUPP;
+	rc = uroce_resize_cq(dcq->ucq, cqe);
+	if (rc == 0)
+		cq->cqe = uroce_cq_size(dcq->ucq);
+	return -rc;
 }

@@ -567,6 +567,50 @@ cq_free(struct uroce_daemon *d, struct dcq *cq)
 	return 0;
 }
 
+/* ibv_resize_cq: a new ring, the unconsumed CQEs moved into it (cq_ring_move). */
+static int
+do_resize_cq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_resize_cq_req *q = body;
+	struct uroce_shm_msg_create_cq_resp *p = r->body;
+	struct uroce_shm_segment seg;
+	struct dcmd c;
+	struct dcq *cq;
+	uint32_t size;
+	int rc;
+
+	if (q->cqe == 0 || q->cqe > UROCE_MAX_CQE)
+		return -EINVAL;
+	rc = obj_get(s, q->cq_handle, OBJ_CQ, (void **)&cq);
+	if (rc != 0)
+		return rc;
+	size = pow2_at_least(q->cqe);
+	rc = uroce_shm_segment_create(&seg, "uroce-cq",
+				      uroce_shm_ring_mem_size(size, sizeof(struct uroce_shm_cqe)), 0);
+	if (rc != 0)
+		return rc;
+	if (cq->worker >= 0) {
+		memset(&c, 0, sizeof(c));
+		c.type = CMD_CQ_RESIZE;
+		c.u.cq_resize.cq = cq;
+		c.u.cq_resize.seg = &seg;
+		c.u.cq_resize.size = size;
+		rc = worker_call(d, (unsigned int)cq->worker, &c);
+	} else {
+		rc = cq_ring_move(cq, &seg, size);
+	}
+	if (rc != 0) {
+		uroce_shm_segment_unmap(&seg);
+		return rc;
+	}
+	p->cq_handle = cq->handle;
+	p->cqe = cq->size;
+	p->seg_size = cq->seg.size;
+	p->ring_offset = 0;
+	r->fd = cq->seg.fd;
+	return 0;
+}
+
 static int
 do_destroy_cq(struct uroce_daemon *d, struct session *s, const void *body)
 {
@@ -1229,6 +1273,8 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_create_cq(d, s, body, fd, r);
 	case UROCE_SHM_MSG_DESTROY_CQ:
 		return do_destroy_cq(d, s, body);
+	case UROCE_SHM_MSG_RESIZE_CQ:
+		return do_resize_cq(d, s, body, r);
 	case UROCE_SHM_MSG_CREATE_QP:
 		return do_create_qp(d, s, body, r);
 	case UROCE_SHM_MSG_DESTROY_QP:

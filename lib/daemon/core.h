@@ -217,6 +217,7 @@ enum dcmd_type {
 	CMD_WS_DEL,       /* stop serving it */
 	CMD_CQ_PLACE,     /* create the engine CQ of a CQ placed here */
 	CMD_CQ_DESTROY,
+	CMD_CQ_RESIZE,    /* move the CQ's CQEs into a new ring (u.cq_resize) */
 	CMD_SRQ_CREATE,
 	CMD_SRQ_DESTROY,
 	CMD_SRQ_LIMIT,    /* arm (or disarm) the SRQ limit */
@@ -262,6 +263,11 @@ struct dcmd {
 	union {
 		struct dwsess *ws;
 		struct dcq *cq;
+		struct {
+			struct dcq *cq;
+			struct uroce_shm_segment *seg;
+			uint32_t size;
+		} cq_resize;
 		struct {
 			struct dsrq *srq;
 			struct dpd *pd;
@@ -417,5 +423,14 @@ void daemon_barrier(struct uroce_daemon *d);
 /* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
 int qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
 uint32_t pow2_at_least(uint32_t v);
+
+/*
+ * Move @p cq's CQEs not yet consumed into a ring of @p size entries formatted
+ * in @p seg, at the same indices (so the client's consumer index, the arm
+ * word and cq_judged stay valid), and make it the CQ's ring; the old segment
+ * is unmapped. Run by the CQ's worker, or by the control thread while the
+ * CQ is placed on none. @return 0, -EINVAL (more CQEs than @p size), -EIO.
+ */
+int cq_ring_move(struct dcq *cq, struct uroce_shm_segment *seg, uint32_t size);
 
 #endif /* DAEMON_CORE_H */

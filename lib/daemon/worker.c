@@ -1026,10 +1026,16 @@ qps_placed(struct dworker *w)
 	return n;
 }
 
+/* Rounds a CQ resize runs at most before it moves the CQEs. */
+#define CQ_RESIZE_ROUNDS 8
+
+static unsigned int round_work(struct dworker *w);
+
 static void
 worker_exec(struct dworker *w, struct dcmd *c)
 {
 	struct uroce_eng_srq_init_attr sa;
+	unsigned int i;
 
 	c->rc = 0;
 	switch (c->type) {
@@ -1043,6 +1049,15 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		break;
 	case CMD_CQ_PLACE:
 		c->rc = cq_place(w, c->u.cq);
+		break;
+	case CMD_CQ_RESIZE:
+		/* Run until idle first (a few rounds at most): the doorbells rung
+		 * before the request are served and what completes at once (UD
+		 * sends, loopback exchanges, local errors) is in the ring, so it
+		 * counts against the new size as on a device. */
+		for (i = 0; i < CQ_RESIZE_ROUNDS && round_work(w) != 0; i++)
+			;
+		c->rc = cq_ring_move(c->u.cq_resize.cq, c->u.cq_resize.seg, c->u.cq_resize.size);
 		break;
 	case CMD_CQ_DESTROY:
 		c->rc = uroce_eng_cq_destroy(c->u.cq->cq);
@@ -1174,15 +1189,12 @@ loop_deliver(struct dworker *w)
 	return work;
 }
 
-unsigned int
-worker_poll(struct dworker *w)
+/* A round's work after its mailbox. */
+static unsigned int
+round_work(struct dworker *w)
 {
 	unsigned int work = 0, i;
 
-	w->cnt.polls++;
-	if (w->d->port == NULL || w->d->port->now_us == NULL)
-		w->now_us = clock_us();
-	work += mailbox(w);
 	if (w->d->n_workers > 1)
 		loop_reclaim(w);
 	for (i = 0; i < w->n_ws; i++)
@@ -1197,6 +1209,18 @@ worker_poll(struct dworker *w)
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
 	return work;
+}
+
+unsigned int
+worker_poll(struct dworker *w)
+{
+	unsigned int work;
+
+	w->cnt.polls++;
+	if (w->d->port == NULL || w->d->port->now_us == NULL)
+		w->now_us = clock_us();
+	work = mailbox(w);
+	return work + round_work(w);
 }
 
 void

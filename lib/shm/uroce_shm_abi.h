@@ -67,8 +67,9 @@ extern "C" {
  * client gets one block, and its QPs and SRQs all go to worker 0.
  * 1.3: the lcore load generator (GEN_CREATE ... GEN_DESTROY).
  * 1.4: rdma_cm (CM_CHANNEL_OPEN ... CM_QUERY requests, CM_EVENT on event
- * channels; doc/rdmacm.md). */
-#define UROCE_SHM_ABI_MINOR 4
+ * channels; doc/rdmacm.md).
+ * 1.5: RESIZE_CQ. */
+#define UROCE_SHM_ABI_MINOR 5
 
 /**
  * Check a peer's ABI version against ours.

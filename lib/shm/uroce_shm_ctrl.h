@@ -92,7 +92,8 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_CM_INIT_QP_ATTR = 50,
 	UROCE_SHM_MSG_CM_QUERY = 51,
 	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
-	UROCE_SHM_MSG_TYPE_MAX = 52,
+	UROCE_SHM_MSG_RESIZE_CQ = 53, /**< ABI 1.5 */
+	UROCE_SHM_MSG_TYPE_MAX = 53,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -212,6 +213,19 @@ struct uroce_shm_msg_create_cq_resp {
 	uint32_t reserved;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_create_cq_resp, 24);
+
+/**
+ * RESIZE_CQ request (ABI 1.5; ibv_resize_cq). The daemon moves the CQEs not
+ * yet consumed into a new ring of at least cqe entries, at the same indices,
+ * and answers as CREATE_CQ does, with the new segment's fd; the client
+ * switches to it and must not consume from the CQ meanwhile. -EINVAL if the
+ * CQ holds more CQEs than cqe.
+ */
+struct uroce_shm_msg_resize_cq_req {
+	uint32_t cq_handle;
+	uint32_t cqe;         /**< minimum entries */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_resize_cq_req, 8);
 
 /** QP capabilities (ibv_qp_cap). */
 struct uroce_shm_qp_cap {

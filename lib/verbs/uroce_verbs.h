@@ -380,6 +380,14 @@ struct uroce_cq *uroce_create_cq(struct uroce_context *ctx, int cqe, void *cq_co
 int uroce_destroy_cq(struct uroce_cq *cq);
 /** Entries of the CQ ring. */
 int uroce_cq_size(const struct uroce_cq *cq);
+/**
+ * Resize @p cq to at least @p cqe entries (ibv_resize_cq), keeping the CQEs it
+ * holds; uroce_cq_size() then says the new size. Not to be called while
+ * another thread polls the CQ through uroce_cq_begin().
+ * @return 0; -EINVAL (cqe out of range, or fewer than the CQEs it holds);
+ *   -EOPNOTSUPP (a daemon before shm ABI 1.5); -ENOTCONN.
+ */
+int uroce_resize_cq(struct uroce_cq *cq, int cqe);
 /** The cq_context given at creation. */
 void *uroce_cq_context(const struct uroce_cq *cq);
 /** The CQ's eventfd (readable once an armed CQ got a completion); for poll/epoll. */

@@ -927,6 +927,47 @@ uroce_destroy_cq(struct uroce_cq *cq)
 }
 
 int
+uroce_resize_cq(struct uroce_cq *cq, int cqe)
+{
+	struct uroce_shm_msg_resize_cq_req q;
+	struct uroce_shm_msg_create_cq_resp r;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring ring;
+	int rc, fd = -1;
+
+	if (cq == NULL || cqe <= 0 || cqe > UROCE_MAX_CQE)
+		return -EINVAL;
+	if (cq->context->daemon_minor < 5)
+		return -EOPNOTSUPP;
+	memset(&q, 0, sizeof(q));
+	q.cq_handle = cq->handle;
+	q.cqe = (uint32_t)cqe;
+	/* Nothing is consumed while the daemon moves the CQEs. */
+	pthread_mutex_lock(&cq->lock);
+	rc = rpc(cq->context, UROCE_SHM_MSG_RESIZE_CQ, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (rc == 0) {
+		memset(&seg, 0, sizeof(seg));
+		seg.fd = -1;
+		rc = map_segment(&seg, fd, (size_t)r.seg_size);
+	}
+	if (rc == 0) {
+		rc = uroce_shm_ring_attach(&ring, (uint8_t *)seg.addr + r.ring_offset,
+					   seg.size - r.ring_offset, UROCE_SHM_RING_CONSUMER, 0);
+		if (rc != 0)
+			uroce_shm_segment_unmap(&seg);
+	}
+	if (rc == 0) {
+		ring.cq_arm_seq = cq->ring.cq_arm_seq;
+		uroce_shm_segment_unmap(&cq->seg);
+		cq->seg = seg;
+		cq->ring = ring;
+		cq->size = r.cqe;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return rc;
+}
+
+int
 uroce_cq_size(const struct uroce_cq *cq)
 {
 	return (int)cq->size;

@@ -321,6 +321,66 @@ Test(rq, holds_exactly_max_recv_wr, .timeout = 60, .fini = stop_daemon)
 	wait_all_reclaimed();
 }
 
+/*
+ * ibv_resize_cq: a CQ grows with the CQEs it holds kept in order, refuses to
+ * shrink below them (EINVAL), and takes new CQEs in its new ring.
+ */
+Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_wc wc[8];
+	struct uroce_cq *scq;
+	uint32_t i, got;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	scq = uroce_create_cq(e.ctx, 4, NULL);
+	cr_assert_not_null(scq, "create_cq: %s", strerror(errno));
+	cr_assert_eq(uroce_cq_size(scq), 4);
+	snd = dt_qp_create(e.pd, scq, NULL, UROCE_QPT_RC, 16, 2);
+	cr_assert_not_null(snd, "create_qp: %s", strerror(errno));
+	rcv = qp_new(&e, NULL);
+	pair(&e, snd, rcv);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(recv1(&e, rcv, i, i), 0);
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 10 + i, i);
+	for (i = 0; i < 3; i++) {
+		wait_wc(e.cq, &wc[0]);
+		cr_assert_eq(wc[0].status, UROCE_WC_SUCCESS);
+	}
+	/* The 3 send CQEs (their ACKs follow the receives). */
+	dt_nap_ms(100);
+	/* Expect: shrinking below the 3 CQEs held is EINVAL, and keeps them. */
+	cr_expect_eq(uroce_resize_cq(scq, 2), -EINVAL);
+	cr_expect_eq(uroce_cq_size(scq), 4);
+	/* Expect: growing keeps them, in order. */
+	cr_assert_eq(uroce_resize_cq(scq, 50), 0);
+	cr_expect_eq(uroce_cq_size(scq), 64);
+	got = (uint32_t)uroce_poll_cq(scq, 8, wc);
+	cr_assert_eq(got, 3, "CQEs after the resize: %u", got);
+	for (i = 0; i < 3; i++) {
+		cr_expect_eq(wc[i].wr_id, 10 + i);
+		cr_expect_eq(wc[i].status, UROCE_WC_SUCCESS);
+	}
+	/* Expect: new CQEs land in the new ring. */
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 20 + i, i);
+	for (i = 0; i < 3; i++) {
+		wait_wc(scq, &wc[0]);
+		cr_expect_eq(wc[0].wr_id, 20 + i);
+	}
+	/* Expect: an empty CQ shrinks. */
+	cr_expect_eq(uroce_resize_cq(scq, 2), 0);
+	cr_expect_eq(uroce_cq_size(scq), 2);
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	cr_assert_eq(uroce_destroy_cq(scq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
 Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_qp *r1, *r2, *s1, *s2;
@@ -1253,11 +1313,11 @@ Test(events, abi_1_0_client_gets_no_srq, .timeout = 60, .fini = stop_daemon)
 
 	start_daemon();
 	fd = raw_connect();
-	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.4), and CREATE_SRQ
+	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.5), and CREATE_SRQ
 	 * is -EOPNOTSUPP: that client would never ring the SRQ's doorbell. */
 	raw_hello_pd_srq(fd, 0, &rc, &dminor);
 	cr_expect_eq(dminor, UROCE_SHM_ABI_MINOR);
-	cr_expect_eq(UROCE_SHM_ABI_MINOR, 4);
+	cr_expect_eq(UROCE_SHM_ABI_MINOR, 5);
 	cr_expect_eq(rc, -EOPNOTSUPP);
 	close(fd);
 	fd = raw_connect();
