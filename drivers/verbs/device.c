@@ -271,6 +271,9 @@ ibv_open_device(struct ibv_device *device)
 	ctx->vctx.query_device_ex = dv_query_device_ex;
 	ctx->vctx.create_qp_ex = dv_create_qp_ex;
 	ctx->vctx.create_cq_ex = dv_create_cq_ex;
+	ctx->vctx.alloc_parent_domain = dv_alloc_parent_domain;
+	ctx->vctx.alloc_td = dv_alloc_td;
+	ctx->vctx.dealloc_td = dv_dealloc_td;
 	c = &ctx->vctx.context;
 	c->device = device;
 	/* No kernel command channel, but programs dup() or poll cmd_fd (rdma-core's

@@ -52,10 +52,80 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 
 	if (pd == NULL)
 		return EINVAL;
+	if (p->base != NULL) {
+		__atomic_sub_fetch(&p->base->domains, 1, __ATOMIC_RELAXED);
+		free(p);
+		return 0;
+	}
+	if (__atomic_load_n(&p->domains, __ATOMIC_RELAXED) != 0)
+		return EBUSY;
 	rc = uroce_dealloc_pd(p->upd);
 	if (rc != 0 && rc != -ENOTCONN)
 		return -rc;
 	free(p);
+	return 0;
+}
+
+/*
+ * Parent domains (ibv_alloc_parent_domain): a PD as far as uroce is concerned
+ * (objects created with one belong to its PD). The custom allocators are
+ * accepted but never called: a QP's or CQ's queues are segments the daemon
+ * creates and maps into both processes, not memory the provider allocates.
+ */
+struct ibv_pd *
+dv_alloc_parent_domain(struct ibv_context *c, struct ibv_parent_domain_init_attr *attr)
+{
+	const uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	struct dv_pd *base, *d;
+
+	if (attr == NULL || attr->pd == NULL || attr->pd->context != c ||
+	    ((struct dv_pd *)attr->pd)->base != NULL ||
+	    (attr->td != NULL && attr->td->context != c)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & ~known) != 0 ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (attr->alloc == NULL || attr->free == NULL))) {
+		errno = attr->comp_mask & ~known ? EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	base = (struct dv_pd *)attr->pd;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->pd.context = c;
+	d->pd.handle = base->pd.handle;
+	d->upd = base->upd;
+	d->base = base;
+	__atomic_add_fetch(&base->domains, 1, __ATOMIC_RELAXED);
+	return &d->pd;
+}
+
+/* Thread domains: a promise by the caller that it serializes access to the
+ * objects of one; uroce's locks are uncontended then, so nothing changes. */
+struct ibv_td *
+dv_alloc_td(struct ibv_context *c, struct ibv_td_init_attr *attr)
+{
+	struct ibv_td *td;
+
+	if (attr == NULL || attr->comp_mask != 0) {
+		errno = attr == NULL ? EINVAL : EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (td != NULL)
+		td->context = c;
+	return td;
+}
+
+int
+dv_dealloc_td(struct ibv_td *td)
+{
+	if (td == NULL)
+		return EINVAL;
+	free(td);
 	return 0;
 }
 
