@@ -734,6 +734,14 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	}
 	if (mask & IBV_QP_STATE)
 		__atomic_store_n(&ibqp->state, a->qp_state, __ATOMIC_RELAXED);
+	/* As rdma-core's mlx5 provider: a reset QP leaves nothing in its CQs
+	 * (a flush CQE of its previous life would fail a program that reuses
+	 * the QP). The daemon has published all of them by now. */
+	if ((mask & IBV_QP_STATE) && a->qp_state == IBV_QPS_RESET) {
+		uroce_cq_clean(((struct dv_cq *)ibqp->send_cq)->ucq, ibqp->qp_num);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			uroce_cq_clean(((struct dv_cq *)ibqp->recv_cq)->ucq, ibqp->qp_num);
+	}
 	DV_TRACE("modify_qp 0x%x mask 0x%x state %d", ibqp->qp_num, mask, ibqp->state);
 	return 0;
 }

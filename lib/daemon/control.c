@@ -304,6 +304,17 @@ do_dealloc_pd(struct uroce_daemon *d, struct session *s, const void *body)
 	return 0;
 }
 
+/* Segment @p handle of @p s, if [@p off, + @p len) lies inside it (overflow-safe). */
+static int
+seg_window(struct session *s, uint32_t handle, uint64_t off, uint64_t len, struct dseg **g)
+{
+	int rc = obj_get(s, handle, OBJ_SEG, (void **)g);
+
+	if (rc != 0)
+		return rc;
+	return off > (*g)->seg.size || len > (*g)->seg.size - off ? -EINVAL : 0;
+}
+
 static int
 do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
@@ -320,12 +331,9 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 		return -EINVAL;
 	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
 	if (rc == 0)
-		rc = obj_get(s, q->seg_handle, OBJ_SEG, (void **)&g);
+		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
 	if (rc != 0)
 		return rc;
-	/* The window must lie inside the segment (overflow-safe). */
-	if (q->seg_offset > g->seg.size || q->length > g->seg.size - q->seg_offset)
-		return -EINVAL;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
@@ -337,6 +345,11 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 		return rc;
 	}
 	mr->seg = g;
+	mr->pd = pd;
+	mr->seg_offset = q->seg_offset;
+	mr->length = q->length;
+	mr->iova = q->iova;
+	mr->access = q->access;
 	/* Packets may send this memory in place; the segment counts them. */
 	uroce_eng_mr_set_zc_ref(mr->mr, &g->zc_inflight);
 	rc = obj_add(s, OBJ_MR, mr, &p->mr_handle);
@@ -360,6 +373,75 @@ mr_free(struct uroce_daemon *d, struct dmr *mr)
 	mr->seg->refs--;
 	free(mr);
 	d->st.mrs--;
+}
+
+/*
+ * ibv_rereg_mr: a new engine MR under the same keys replaces the old one at
+ * once; the old one is freed after every worker has come round, as DEREG_MR
+ * frees. What flags do not change is taken from the registration.
+ */
+static int
+do_rereg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_rereg_mr_req *q = body;
+	struct uroce_shm_msg_reg_mr_resp *p = r->body;
+	const uint32_t all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+	const uint32_t flags = UROCE_SHM_REREG_TRANSLATION | UROCE_SHM_REREG_PD |
+			       UROCE_SHM_REREG_ACCESS;
+	struct uroce_eng_mr *old, *nmr;
+	struct dseg *g, *old_seg;
+	struct dpd *pd;
+	struct dmr *mr;
+	uint64_t off, len, iova;
+	uint32_t access;
+	int rc;
+
+	if (q->reserved != 0 || q->flags == 0 || (q->flags & ~flags) != 0 ||
+	    ((q->flags & UROCE_SHM_REREG_ACCESS) && (q->access & ~all) != 0))
+		return -EINVAL;
+	rc = obj_get(s, q->mr_handle, OBJ_MR, (void **)&mr);
+	if (rc != 0)
+		return rc;
+	pd = mr->pd;
+	g = mr->seg;
+	off = mr->seg_offset;
+	len = mr->length;
+	iova = mr->iova;
+	access = q->flags & UROCE_SHM_REREG_ACCESS ? q->access : mr->access;
+	if (q->flags & UROCE_SHM_REREG_PD)
+		rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	if (rc == 0 && (q->flags & UROCE_SHM_REREG_TRANSLATION)) {
+		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
+		off = q->seg_offset;
+		len = q->length;
+		iova = q->iova;
+	}
+	if (rc != 0)
+		return rc;
+	old = mr->mr;
+	nmr = uroce_eng_mr_rereg(old, pd->pd, (uint8_t *)g->seg.addr + off, iova, len,
+				 (int)access);
+	if (nmr == NULL)
+		return errno ? -errno : -ENOMEM;
+	uroce_eng_mr_set_zc_ref(nmr, &g->zc_inflight);
+	old_seg = mr->seg;
+	g->refs++;
+	mr->mr = nmr;
+	mr->seg = g;
+	mr->pd = pd;
+	mr->seg_offset = off;
+	mr->length = len;
+	mr->iova = iova;
+	mr->access = access;
+	/* A worker may still copy with the old MR it found: free it after. */
+	daemon_barrier(d);
+	uroce_eng_mr_dereg(old);
+	old_seg->refs--;
+	p->mr_handle = q->mr_handle;
+	p->lkey = uroce_eng_mr_lkey(nmr);
+	p->rkey = uroce_eng_mr_rkey(nmr);
+	return 0;
 }
 
 static int
@@ -1269,6 +1351,8 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_reg_mr(d, s, body, r);
 	case UROCE_SHM_MSG_DEREG_MR:
 		return do_dereg_mr(d, s, body);
+	case UROCE_SHM_MSG_REREG_MR:
+		return do_rereg_mr(d, s, body, r);
 	case UROCE_SHM_MSG_CREATE_CQ:
 		return do_create_cq(d, s, body, fd, r);
 	case UROCE_SHM_MSG_DESTROY_CQ:

@@ -94,6 +94,12 @@ struct dpd {
 struct dmr {
 	struct uroce_eng_mr *mr;
 	struct dseg *seg;
+	/* what it was registered with, for REREG_MR to keep what it does not change */
+	struct dpd *pd;
+	uint64_t seg_offset;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
 };
 
 struct dah {

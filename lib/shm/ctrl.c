@@ -42,6 +42,8 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 	[UROCE_SHM_MSG_REG_MR] = {"REG_MR", S(reg_mr_req), S(reg_mr_resp), UROCE_SHM_FD_NONE,
 				  UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_DEREG_MR] = {"DEREG_MR", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_REREG_MR] = {"REREG_MR", S(rereg_mr_req), S(reg_mr_resp),
+				    UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_CREATE_CQ] = {"CREATE_CQ", S(create_cq_req), S(create_cq_resp),
 				     UROCE_SHM_FD_OPTIONAL, UROCE_SHM_FD_REQUIRED},
 	[UROCE_SHM_MSG_DESTROY_CQ] = {"DESTROY_CQ", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},

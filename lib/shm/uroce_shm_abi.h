@@ -68,7 +68,7 @@ extern "C" {
  * 1.3: the lcore load generator (GEN_CREATE ... GEN_DESTROY).
  * 1.4: rdma_cm (CM_CHANNEL_OPEN ... CM_QUERY requests, CM_EVENT on event
  * channels; doc/rdmacm.md).
- * 1.5: RESIZE_CQ. */
+ * 1.5: RESIZE_CQ, REREG_MR. */
 #define UROCE_SHM_ABI_MINOR 5
 
 /**

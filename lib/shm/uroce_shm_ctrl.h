@@ -93,7 +93,8 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_CM_QUERY = 51,
 	UROCE_SHM_MSG_CM_EVENT = 52, /**< daemon to client only, on an event channel, seq 0 */
 	UROCE_SHM_MSG_RESIZE_CQ = 53, /**< ABI 1.5 */
-	UROCE_SHM_MSG_TYPE_MAX = 53,
+	UROCE_SHM_MSG_REREG_MR = 54,  /**< ABI 1.5 */
+	UROCE_SHM_MSG_TYPE_MAX = 54,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -191,6 +192,31 @@ struct uroce_shm_msg_reg_mr_resp {
 	uint32_t reserved;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_reg_mr_resp, 16);
+
+/** REREG_MR flags (the values of enum ibv_rereg_mr_flags). */
+#define UROCE_SHM_REREG_TRANSLATION (1u << 0)
+#define UROCE_SHM_REREG_PD (1u << 1)
+#define UROCE_SHM_REREG_ACCESS (1u << 2)
+
+/**
+ * REREG_MR request (ABI 1.5; ibv_rereg_mr): change what flags say of MR
+ * mr_handle, keeping its keys; fields of a change not asked for are ignored
+ * (translation: seg_handle, seg_offset, length, iova; PD: pd_handle; access:
+ * access). The response is REG_MR's. On an error the MR is unchanged.
+ */
+struct uroce_shm_msg_rereg_mr_req {
+	uint32_t mr_handle;
+	uint32_t flags;     /**< UROCE_SHM_REREG_* */
+	uint32_t pd_handle;
+	uint32_t seg_handle;
+	uint64_t seg_offset;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_rereg_mr_req, seg_offset, 16);
+UROCE_SHM_SIZE(struct uroce_shm_msg_rereg_mr_req, 48);
 
 /** CQ flag: the request carries an eventfd for blocking completions. */
 #define UROCE_SHM_CQ_F_EVENTFD (1u << 0)

@@ -34,30 +34,35 @@ next_variant(uint8_t prev)
 	return v;
 }
 
-struct uroce_eng_mr *
-uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
+/* The arguments of a registration or re-registration: true if valid. */
+static bool
+mr_args_ok(const struct uroce_eng_pd *pd, const void *addr, uint64_t iova, uint64_t length,
+	   int access)
 {
 	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
 			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+
+	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
+	    iova + length < iova)
+		return false;
+	/* IBA 10.6.3.1 (as verbs): remote write/atomic need local write. */
+	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & UROCE_ACCESS_LOCAL_WRITE))
+		return false;
+	/* IBA 9.4.5 aligns an atomic's VA to 8 bytes; the word it names must be
+	 * 8-aligned in our mapping too, or no CPU atomic can execute it (a
+	 * misaligned locked access may split a cache line: slow, or a fault). */
+	return !(access & UROCE_ACCESS_REMOTE_ATOMIC) || (((uintptr_t)addr - iova) & 7) == 0;
+}
+
+struct uroce_eng_mr *
+uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
+{
 	struct uroce_eng_dev *dev;
 	struct uroce_eng_mr *mr;
 	uint32_t i, idx;
 
-	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
-	    iova + length < iova) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* IBA 10.6.3.1 (as verbs): remote write/atomic need local write. */
-	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & UROCE_ACCESS_LOCAL_WRITE)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* IBA 9.4.5 aligns an atomic's VA to 8 bytes; the word it names must be
-	 * 8-aligned in our mapping too, or no CPU atomic can execute it (a
-	 * misaligned locked access may split a cache line: slow, or a fault). */
-	if ((access & UROCE_ACCESS_REMOTE_ATOMIC) && (((uintptr_t)addr - iova) & 7) != 0) {
+	if (!mr_args_ok(pd, addr, iova, length, access)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -93,6 +98,40 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	/* Publish the filled-in MR to every engine (mr_lookup()'s acquire). */
 	__atomic_store_n(&dev->mrs[idx], mr, __ATOMIC_RELEASE);
+	return mr;
+}
+
+struct uroce_eng_mr *
+uroce_eng_mr_rereg(struct uroce_eng_mr *old, struct uroce_eng_pd *pd, void *addr, uint64_t iova,
+		   uint64_t length, int access)
+{
+	struct uroce_eng_mr *mr;
+	uint32_t idx;
+
+	if (old == NULL || !mr_args_ok(pd, addr, iova, length, access) || pd->dev != old->dev) {
+		errno = EINVAL;
+		return NULL;
+	}
+	idx = KEY_INDEX(old->key);
+	if (old->dev->mrs[idx] != old) {
+		errno = EINVAL; /* revoked, or replaced already */
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->dev = old->dev;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->key = old->key; /* the keys stay, as on rxe and ConnectX */
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	/* One store swaps the whole MR: a lookup sees the old one or the new. */
+	__atomic_store_n(&old->dev->mrs[idx], mr, __ATOMIC_RELEASE);
 	return mr;
 }
 

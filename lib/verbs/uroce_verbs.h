@@ -368,6 +368,25 @@ struct uroce_mr *uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, in
 /** @return 0, -EINVAL, -ENOTCONN (the MR is freed locally anyway). */
 int uroce_dereg_mr(struct uroce_mr *mr);
 
+/** What uroce_rereg_mr() changes (the values of enum ibv_rereg_mr_flags). */
+enum uroce_rereg_flags {
+	UROCE_REREG_TRANSLATION = 1 << 0, /**< addr and length */
+	UROCE_REREG_PD = 1 << 1,
+	UROCE_REREG_ACCESS = 1 << 2,
+};
+
+/**
+ * Re-register @p mr (ibv_rereg_mr): change its memory, PD or access as
+ * @p flags say, keeping its keys. The daemon swaps it at once: a request
+ * that arrives meanwhile sees the old registration or the new. Arguments of
+ * a change not asked for are ignored.
+ * @return 0; -EINVAL (bad flags or arguments; the MR is unchanged);
+ *   -EOPNOTSUPP (a daemon before shm ABI 1.5); what uroce_reg_mr() can fail
+ *   with for new memory; -ENOTCONN.
+ */
+int uroce_rereg_mr(struct uroce_mr *mr, int flags, struct uroce_pd *pd, void *addr,
+		   size_t length, int access);
+
 /**
  * Create a CQ of at least @p cqe entries (rounded up to a power of two) with
  * its own eventfd.
@@ -388,6 +407,13 @@ int uroce_cq_size(const struct uroce_cq *cq);
  *   -EOPNOTSUPP (a daemon before shm ABI 1.5); -ENOTCONN.
  */
 int uroce_resize_cq(struct uroce_cq *cq, int cqe);
+/**
+ * Remove @p cq's unconsumed CQEs of QP @p qp_num, keeping the others in
+ * order, as an mlx5 provider cleans a QP's CQs when the QP is reset. For a
+ * QP in RESET (no more CQEs come for it).
+ * @return the number of CQEs removed.
+ */
+uint32_t uroce_cq_clean(struct uroce_cq *cq, uint32_t qp_num);
 /** The cq_context given at creation. */
 void *uroce_cq_context(const struct uroce_cq *cq);
 /** The CQ's eventfd (readable once an armed CQ got a completion); for poll/epoll. */

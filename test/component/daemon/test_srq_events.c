@@ -381,6 +381,101 @@ Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_d
 	wait_all_reclaimed();
 }
 
+/* RDMA WRITE 64 bytes of pattern @p seed from the send area to @p raddr/@p rkey. */
+static void
+write1(struct ep *e, struct uroce_qp *qp, uint64_t raddr, uint32_t rkey, uint32_t seed)
+{
+	uint8_t *src = e->buf + BUF_SIZE / 2;
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)src, .length = 64,
+				.lkey = e->mr->lkey};
+	struct uroce_send_wr wr, *bad = NULL;
+	uint32_t i;
+
+	for (i = 0; i < 64; i++)
+		src[i] = pat(i, seed);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = UROCE_WR_RDMA_WRITE;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	cr_assert_eq(uroce_post_send(qp, &wr, &bad), 0);
+}
+
+/*
+ * ibv_rereg_mr: access and translation change under the same keys, at once
+ * for the next request; bad flags change nothing; a reset QP's CQEs can be
+ * cleaned from its CQ (uroce_cq_clean, as the drop-in does on RESET).
+ */
+Test(mr, rereg_keeps_keys_changes_access_and_translation, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_mr *t;
+	struct uroce_wc wc;
+	uint32_t lkey, rkey, i;
+	uint8_t *a, *b;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	snd = qp_new(&e, NULL);
+	rcv = qp_new(&e, NULL);
+	pair(&e, snd, rcv);
+	a = e.buf;
+	b = e.buf + 4096;
+	t = uroce_reg_mr(e.pd, a, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
+	cr_assert_not_null(t, "reg_mr: %s", strerror(errno));
+	lkey = t->lkey;
+	rkey = t->rkey;
+	/* Expect: bad flags are EINVAL. */
+	cr_expect_eq(uroce_rereg_mr(t, 0, NULL, NULL, 0, 0), -EINVAL);
+	cr_expect_eq(uroce_rereg_mr(t, 8, NULL, NULL, 0, 0), -EINVAL);
+	/* Expect: moved to [b, +4096): a WRITE at b's address lands there. */
+	cr_assert_eq(uroce_rereg_mr(t, UROCE_REREG_TRANSLATION, NULL, b, 4096, 0), 0);
+	cr_expect_eq(t->lkey, lkey);
+	cr_expect_eq(t->rkey, rkey);
+	cr_expect_eq(t->addr, (void *)b);
+	memset(a, 0, 64);
+	write1(&e, snd, (uint64_t)(uintptr_t)b, rkey, 7);
+	wait_wc(e.cq, &wc);
+	cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(b[i], pat(i, 7), "byte %u", i);
+	/* Expect: a's address is outside the MR now. */
+	write1(&e, snd, (uint64_t)(uintptr_t)a, rkey, 8);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(a[i], 0, "byte %u written", i);
+	/* Expect: without REMOTE_WRITE, the same key is refused. Reset the
+	 * sender (its CQs cleaned) and connect again first. */
+	{
+		struct uroce_qp_attr qa;
+
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = UROCE_QPS_RESET;
+		cr_assert_eq(uroce_modify_qp(snd, &qa, UROCE_QP_STATE), 0);
+		cr_assert_eq(uroce_modify_qp(rcv, &qa, UROCE_QP_STATE), 0);
+		uroce_cq_clean(e.cq, snd->qp_num);
+		cr_expect_eq(uroce_poll_cq(e.cq, 1, &wc), 0, "CQEs of the reset QP remain");
+		pair(&e, snd, rcv);
+	}
+	cr_assert_eq(uroce_rereg_mr(t, UROCE_REREG_ACCESS, NULL, NULL, 0,
+				    UROCE_ACCESS_LOCAL_WRITE), 0);
+	cr_expect_eq(t->rkey, rkey);
+	write1(&e, snd, (uint64_t)(uintptr_t)b, rkey, 9);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(b[i], pat(i, 7), "byte %u overwritten", i);
+	cr_assert_eq(uroce_dereg_mr(t), 0);
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
 Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_qp *r1, *r2, *s1, *s2;
