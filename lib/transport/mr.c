@@ -55,6 +55,28 @@ mr_args_ok(const struct uroce_eng_pd *pd, const void *addr, uint64_t iova, uint6
 	return !(access & UROCE_ACCESS_REMOTE_ATOMIC) || (((uintptr_t)addr - iova) & 7) == 0;
 }
 
+/* A filled-in MR under @p key holding a reference on @p pd, not yet published. */
+static struct uroce_eng_mr *
+mr_new(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access,
+       uint32_t key)
+{
+	struct uroce_eng_mr *mr = calloc(1, sizeof(*mr));
+
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->dev = pd->dev;
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->key = key;
+	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	return mr;
+}
+
 struct uroce_eng_mr *
 uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
 {
@@ -81,21 +103,12 @@ uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t le
 		errno = ENOMEM;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (mr == NULL) {
-		errno = ENOMEM;
+	mr = mr_new(pd, addr, iova, length, access,
+		    idx << 8 | next_variant(dev->mr_variant[idx]));
+	if (mr == NULL)
 		return NULL;
-	}
 	dev->mr_next = idx + 1;
-	dev->mr_variant[idx] = next_variant(dev->mr_variant[idx]);
-	mr->dev = dev;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->key = idx << 8 | dev->mr_variant[idx];
-	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
+	dev->mr_variant[idx] = (uint8_t)mr->key;
 	/* Publish the filled-in MR to every engine (mr_lookup()'s acquire). */
 	__atomic_store_n(&dev->mrs[idx], mr, __ATOMIC_RELEASE);
 	return mr;
@@ -117,19 +130,10 @@ uroce_eng_mr_rereg(struct uroce_eng_mr *old, struct uroce_eng_pd *pd, void *addr
 		errno = EINVAL; /* revoked, or replaced already */
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (mr == NULL) {
-		errno = ENOMEM;
+	/* The keys stay, as on rxe and ConnectX. */
+	mr = mr_new(pd, addr, iova, length, access, old->key);
+	if (mr == NULL)
 		return NULL;
-	}
-	mr->dev = old->dev;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
-	mr->key = old->key; /* the keys stay, as on rxe and ConnectX */
-	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	/* One store swaps the whole MR: a lookup sees the old one or the new. */
 	__atomic_store_n(&old->dev->mrs[idx], mr, __ATOMIC_RELEASE);
 	return mr;

@@ -260,6 +260,27 @@ ep_close(struct ep *e)
 	cr_expect_eq(uroce_close_device(e->ctx), 0);
 }
 
+/* Start the daemon, open @p e and connect a sender and a receiver on its CQ. */
+static void
+pair_open(struct ep *e, struct uroce_qp **snd, struct uroce_qp **rcv)
+{
+	start_daemon();
+	ep_open(e);
+	*snd = qp_new(e, NULL);
+	*rcv = qp_new(e, NULL);
+	pair(e, *snd, *rcv);
+}
+
+/* Destroy the pair and close @p e; wait until the daemon has reclaimed all. */
+static void
+pair_close(struct ep *e, struct uroce_qp *snd, struct uroce_qp *rcv)
+{
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	ep_close(e);
+	wait_all_reclaimed();
+}
+
 /* Post one receive of SLOT_LEN bytes at slot @p i on @p qp's own RQ. */
 static int
 recv1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t i)
@@ -287,11 +308,7 @@ Test(rq, holds_exactly_max_recv_wr, .timeout = 60, .fini = stop_daemon)
 	uint32_t cap, i, recvs = 0, sends = 0;
 	struct ep e;
 
-	start_daemon();
-	ep_open(&e);
-	snd = qp_new(&e, NULL);
-	rcv = qp_new(&e, NULL);
-	pair(&e, snd, rcv);
+	pair_open(&e, &snd, &rcv);
 	cap = rcv->cap.max_recv_wr;
 	cr_assert_geq(cap, 16);
 	/* Expect: cap receives are taken, the next one is ENOMEM. */
@@ -315,10 +332,7 @@ Test(rq, holds_exactly_max_recv_wr, .timeout = 60, .fini = stop_daemon)
 	for (i = 0; i < 3; i++)
 		cr_expect_eq(recv1(&e, rcv, 100 + i, i), 0, "repost %u", i);
 	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM);
-	cr_assert_eq(uroce_destroy_qp(rcv), 0);
-	cr_assert_eq(uroce_destroy_qp(snd), 0);
-	ep_close(&e);
-	wait_all_reclaimed();
+	pair_close(&e, snd, rcv);
 }
 
 /*
@@ -417,11 +431,7 @@ Test(mr, rereg_keeps_keys_changes_access_and_translation, .timeout = 60, .fini =
 	uint8_t *a, *b;
 	struct ep e;
 
-	start_daemon();
-	ep_open(&e);
-	snd = qp_new(&e, NULL);
-	rcv = qp_new(&e, NULL);
-	pair(&e, snd, rcv);
+	pair_open(&e, &snd, &rcv);
 	a = e.buf;
 	b = e.buf + 4096;
 	t = uroce_reg_mr(e.pd, a, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
@@ -470,10 +480,7 @@ Test(mr, rereg_keeps_keys_changes_access_and_translation, .timeout = 60, .fini =
 	for (i = 0; i < 64; i++)
 		cr_assert_eq(b[i], pat(i, 7), "byte %u overwritten", i);
 	cr_assert_eq(uroce_dereg_mr(t), 0);
-	cr_assert_eq(uroce_destroy_qp(rcv), 0);
-	cr_assert_eq(uroce_destroy_qp(snd), 0);
-	ep_close(&e);
-	wait_all_reclaimed();
+	pair_close(&e, snd, rcv);
 }
 
 Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
