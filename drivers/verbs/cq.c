@@ -407,11 +407,20 @@ dv_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *attr)
 		return NULL;
 	}
 	if ((attr->wc_flags & ~(uint64_t)DV_WC_EX_FLAGS) != 0 ||
-	    (attr->comp_mask & ~(uint32_t)IBV_CQ_INIT_ATTR_MASK_FLAGS) != 0 ||
+	    (attr->comp_mask & ~(uint32_t)(IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					   IBV_CQ_INIT_ATTR_MASK_PD)) != 0 ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~(uint32_t)IBV_CREATE_CQ_ATTR_SINGLE_THREADED) != 0)) {
-		/* Timestamps, CVLAN, flow tags, tag matching, parent domains. */
+		/* Timestamps, CVLAN, flow tags, tag matching. */
 		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/* verbs: the PD of a CQ must be a parent domain of this context (its
+	 * allocators are not called: see dv_alloc_parent_domain()). */
+	if ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) &&
+	    (attr->parent_domain == NULL || attr->parent_domain->context != c ||
+	     ((struct dv_pd *)attr->parent_domain)->base == NULL)) {
+		errno = EINVAL;
 		return NULL;
 	}
 	cq = cq_new(c, (int)attr->cqe, attr->cq_context, attr->channel, (int)attr->comp_vector);
@@ -456,8 +465,13 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 DV_EXPORT int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
+	struct dv_cq *dcq = (struct dv_cq *)cq;
+	int rc;
+
 	if (cq == NULL || cqe <= 0)
 		return EINVAL;
-	/* The ring is sized at creation; a CQ already large enough is fine. */
-	return cqe <= cq->cqe ? 0 : EOPNOTSUPP;
+	rc = uroce_resize_cq(dcq->ucq, cqe);
+	if (rc == 0)
+		cq->cqe = uroce_cq_size(dcq->ucq);
+	return -rc;
 }

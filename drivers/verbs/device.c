@@ -271,9 +271,19 @@ ibv_open_device(struct ibv_device *device)
 	ctx->vctx.query_device_ex = dv_query_device_ex;
 	ctx->vctx.create_qp_ex = dv_create_qp_ex;
 	ctx->vctx.create_cq_ex = dv_create_cq_ex;
+	ctx->vctx.alloc_parent_domain = dv_alloc_parent_domain;
+	ctx->vctx.alloc_td = dv_alloc_td;
+	ctx->vctx.dealloc_td = dv_dealloc_td;
 	c = &ctx->vctx.context;
 	c->device = device;
-	c->cmd_fd = -1;
+	/* No kernel command channel, but programs dup() or poll cmd_fd (rdma-core's
+	 * test_shared_pd dups it before ibv_import_device, which then refuses):
+	 * a real descriptor that carries nothing. */
+	c->cmd_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (c->cmd_fd < 0) {
+		rc = -errno;
+		goto fail_close;
+	}
 	c->async_fd = uroce_async_fd(ctx->uctx);
 	c->num_comp_vectors = 1;
 	c->abi_compat = __VERBS_ABI_IS_EXTENDED;
@@ -308,6 +318,7 @@ ibv_close_device(struct ibv_context *c)
 		return EINVAL;
 	ctx = dv_ctx(c);
 	uroce_close_device(ctx->uctx);
+	close(c->cmd_fd);
 	pthread_mutex_destroy(&c->mutex);
 	free(ctx);
 	return 0;
@@ -394,6 +405,7 @@ dv_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input
 		return rc;
 	/* No ODP, TSO, RSS, packet pacing, tag matching, timestamps: zero. */
 	x.max_dm_size = 0;
+	x.phys_port_cnt_ex = x.orig_attr.phys_port_cnt;
 	memcpy(attr, &x, attr_size < sizeof(x) ? attr_size : sizeof(x));
 	return 0;
 }

@@ -75,7 +75,9 @@ struct dv_context {
 
 struct dv_pd {
 	struct ibv_pd pd;
-	struct uroce_pd *upd;
+	struct uroce_pd *upd;      /* a parent domain's: that of its PD */
+	struct dv_pd *base;        /* a parent domain: the PD it wraps; a PD: NULL */
+	uint32_t domains;          /* a PD: parent domains wrapping it */
 };
 
 struct dv_mr {
@@ -141,6 +143,12 @@ int dv_ah_attr_to_uroce(struct dv_context *ctx, const struct ibv_ah_attr *in,
 			struct uroce_ah_attr *out);
 void dv_ah_attr_from_uroce(struct dv_context *ctx, const struct uroce_ah_attr *in,
 			   struct ibv_ah_attr *out);
+
+/* mem.c */
+struct ibv_pd *dv_alloc_parent_domain(struct ibv_context *c,
+				      struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *dv_alloc_td(struct ibv_context *c, struct ibv_td_init_attr *attr);
+int dv_dealloc_td(struct ibv_td *td);
 
 /* cq.c */
 int dv_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);

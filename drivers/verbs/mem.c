@@ -52,10 +52,80 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 
 	if (pd == NULL)
 		return EINVAL;
+	if (p->base != NULL) {
+		__atomic_sub_fetch(&p->base->domains, 1, __ATOMIC_RELAXED);
+		free(p);
+		return 0;
+	}
+	if (__atomic_load_n(&p->domains, __ATOMIC_RELAXED) != 0)
+		return EBUSY;
 	rc = uroce_dealloc_pd(p->upd);
 	if (rc != 0 && rc != -ENOTCONN)
 		return -rc;
 	free(p);
+	return 0;
+}
+
+/*
+ * Parent domains (ibv_alloc_parent_domain): a PD as far as uroce is concerned
+ * (objects created with one belong to its PD). The custom allocators are
+ * accepted but never called: a QP's or CQ's queues are segments the daemon
+ * creates and maps into both processes, not memory the provider allocates.
+ */
+struct ibv_pd *
+dv_alloc_parent_domain(struct ibv_context *c, struct ibv_parent_domain_init_attr *attr)
+{
+	const uint32_t known = IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			       IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT;
+	struct dv_pd *base, *d;
+
+	if (attr == NULL || attr->pd == NULL || attr->pd->context != c ||
+	    ((struct dv_pd *)attr->pd)->base != NULL ||
+	    (attr->td != NULL && attr->td->context != c)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((attr->comp_mask & ~known) != 0 ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (attr->alloc == NULL || attr->free == NULL))) {
+		errno = attr->comp_mask & ~known ? EOPNOTSUPP : EINVAL;
+		return NULL;
+	}
+	base = (struct dv_pd *)attr->pd;
+	d = calloc(1, sizeof(*d));
+	if (d == NULL)
+		return NULL;
+	d->pd.context = c;
+	d->pd.handle = base->pd.handle;
+	d->upd = base->upd;
+	d->base = base;
+	__atomic_add_fetch(&base->domains, 1, __ATOMIC_RELAXED);
+	return &d->pd;
+}
+
+/* Thread domains: a promise by the caller that it serializes access to the
+ * objects of one; uroce's locks are uncontended then, so nothing changes. */
+struct ibv_td *
+dv_alloc_td(struct ibv_context *c, struct ibv_td_init_attr *attr)
+{
+	struct ibv_td *td;
+
+	if (attr == NULL || attr->comp_mask != 0) {
+		errno = attr == NULL ? EINVAL : EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (td != NULL)
+		td->context = c;
+	return td;
+}
+
+int
+dv_dealloc_td(struct ibv_td *td)
+{
+	if (td == NULL)
+		return EINVAL;
+	free(td);
 	return 0;
 }
 
@@ -64,6 +134,24 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 #define DV_ACCESS_OK \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+
+/*
+ * Re-back the pages enclosing [addr, + length) if the range is not page
+ * aligned (liburoce re-backs whole pages only): an MR without access that
+ * keeps them shared while the exact range is registered. NULL if aligned
+ * or on failure.
+ */
+static struct uroce_mr *
+back_enclosing_pages(struct uroce_pd *upd, void *addr, size_t length)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = (uintptr_t)addr & ~(pg - 1);
+	uintptr_t hi = ((uintptr_t)addr + length + pg - 1) & ~(pg - 1);
+
+	if (hi <= lo || (lo == (uintptr_t)addr && hi == (uintptr_t)addr + length))
+		return NULL;
+	return uroce_reg_mr(upd, (void *)lo, hi - lo, 0);
+}
 
 static struct ibv_mr *
 dv_reg(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
@@ -90,19 +178,13 @@ dv_reg(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int
 		return NULL;
 	mr->umr = uroce_reg_mr(p->upd, addr, length, (int)access);
 	if (mr->umr == NULL && errno == EINVAL) {
-		uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-		uintptr_t lo = (uintptr_t)addr & ~(pg - 1);
-		uintptr_t hi = ((uintptr_t)addr + length + pg - 1) & ~(pg - 1);
-
 		/* Not page aligned: re-back the enclosing pages, then the exact
 		 * range lies inside re-backed memory and needs no alignment. */
-		if (hi > lo && (lo != (uintptr_t)addr || hi != (uintptr_t)addr + length)) {
-			outer = uroce_reg_mr(p->upd, (void *)lo, hi - lo, 0);
-			if (outer != NULL)
-				mr->umr = uroce_reg_mr(p->upd, addr, length, (int)access);
-			else
-				errno = EINVAL;
-		}
+		outer = back_enclosing_pages(p->upd, addr, length);
+		if (outer != NULL)
+			mr->umr = uroce_reg_mr(p->upd, addr, length, (int)access);
+		else
+			errno = EINVAL;
 	}
 	err = errno;
 	if (outer != NULL)
@@ -162,15 +244,46 @@ DV_EXPORT int
 ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
 	     int access)
 {
-	(void)mr;
-	(void)flags;
-	(void)pd;
-	(void)addr;
-	(void)length;
-	(void)access;
-	/* Deregister and register again instead; the old MR stays valid. */
-	errno = EOPNOTSUPP;
-	return IBV_REREG_MR_ERR_INPUT;
+	struct dv_mr *m = (struct dv_mr *)mr;
+	struct uroce_mr *outer = NULL;
+	struct uroce_pd *upd = NULL;
+	int rc;
+
+	if (mr == NULL || flags == 0 || (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED) != 0 ||
+	    ((flags & IBV_REREG_MR_CHANGE_PD) && (pd == NULL || pd->context != mr->context)) ||
+	    ((flags & IBV_REREG_MR_CHANGE_TRANSLATION) && (addr == NULL || length == 0))) {
+		errno = EINVAL;
+		return IBV_REREG_MR_ERR_INPUT;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_ACCESS) {
+		access &= ~(IBV_ACCESS_OPTIONAL_RANGE | IBV_ACCESS_HUGETLB);
+		if ((access & ~DV_ACCESS_OK) != 0) {
+			errno = EOPNOTSUPP; /* as at registration */
+			return IBV_REREG_MR_ERR_INPUT;
+		}
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		upd = ((struct dv_pd *)pd)->upd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+		outer = back_enclosing_pages(upd != NULL ? upd : m->umr->pd, addr, length);
+	rc = uroce_rereg_mr(m->umr, flags, upd, addr, length, access);
+	if (outer != NULL)
+		uroce_dereg_mr(outer); /* the MR keeps the memory shared */
+	if (rc != 0) {
+		DV_TRACE("rereg_mr 0x%x flags 0x%x: %s", mr->lkey, flags, strerror(-rc));
+		errno = -rc;
+		/* The daemon changed nothing: the MR is as it was. */
+		return rc == -EINVAL ? IBV_REREG_MR_ERR_INPUT : IBV_REREG_MR_ERR_CMD;
+	}
+	if (flags & IBV_REREG_MR_CHANGE_PD)
+		mr->pd = pd;
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
+		mr->addr = addr;
+		mr->length = length;
+	}
+	mr->lkey = m->umr->lkey;
+	mr->rkey = m->umr->rkey;
+	return 0;
 }
 
 DV_EXPORT struct ibv_mr *

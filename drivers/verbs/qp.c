@@ -90,6 +90,23 @@ fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce
 				  (size_t)wr->num_sge) != 0 ? EINVAL : 0;
 }
 
+/*
+ * The states in which a post is refused at once (EINVAL), as rdma-core's
+ * providers and rxe do: sends need RTS or later (RTS, SQD, SQE, ERR: the
+ * last flush), receives INIT or later. Only this process moves a QP below
+ * RTS (modify_qp), so the state it last set is the one to judge by; the
+ * daemon's own moves (to SQE, ERR) never reach a refused state.
+ */
+static bool
+post_state_ok(const struct ibv_qp *ibqp, bool send)
+{
+	enum ibv_qp_state st = __atomic_load_n(&ibqp->state, __ATOMIC_RELAXED);
+
+	if (send)
+		return st != IBV_QPS_RESET && st != IBV_QPS_INIT && st != IBV_QPS_RTR;
+	return st != IBV_QPS_RESET;
+}
+
 int
 dv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
@@ -97,7 +114,7 @@ dv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **b
 	uint32_t n = 0;
 	int rc;
 
-	rc = -uroce_sq_begin(qp->uqp);
+	rc = post_state_ok(ibqp, true) ? -uroce_sq_begin(qp->uqp) : EINVAL;
 	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -150,7 +167,7 @@ dv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_recv_wr **b
 	uint32_t n = 0;
 	int rc;
 
-	rc = -uroce_rq_begin(qp->uqp);
+	rc = post_state_ok(ibqp, false) ? -uroce_rq_begin(qp->uqp) : EINVAL;
 	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -231,7 +248,7 @@ static void
 qx_wr_start(struct ibv_qp_ex *x)
 {
 	struct dv_qp *qp = DVQ(x);
-	int rc = uroce_sq_begin(qp->uqp);
+	int rc = post_state_ok(&x->qp_base, true) ? uroce_sq_begin(qp->uqp) : -EINVAL;
 
 	qp->wr_open = rc == 0;
 	qp->wr_err = -rc;
@@ -721,7 +738,15 @@ ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 		return -rc;
 	}
 	if (mask & IBV_QP_STATE)
-		ibqp->state = a->qp_state;
+		__atomic_store_n(&ibqp->state, a->qp_state, __ATOMIC_RELAXED);
+	/* As rdma-core's mlx5 provider: a reset QP leaves nothing in its CQs
+	 * (a flush CQE of its previous life would fail a program that reuses
+	 * the QP). The daemon has published all of them by now. */
+	if ((mask & IBV_QP_STATE) && a->qp_state == IBV_QPS_RESET) {
+		uroce_cq_clean(((struct dv_cq *)ibqp->send_cq)->ucq, ibqp->qp_num);
+		if (ibqp->recv_cq != ibqp->send_cq)
+			uroce_cq_clean(((struct dv_cq *)ibqp->recv_cq)->ucq, ibqp->qp_num);
+	}
 	DV_TRACE("modify_qp 0x%x mask 0x%x state %d", ibqp->qp_num, mask, ibqp->state);
 	return 0;
 }
@@ -774,7 +799,7 @@ ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask, struct ibv_qp
 		init->qp_type = ibqp->qp_type;
 		init->sq_sig_all = qp->sq_sig_all;
 	}
-	ibqp->state = a->qp_state;
+	__atomic_store_n(&ibqp->state, a->qp_state, __ATOMIC_RELAXED);
 	return 0;
 }
 

@@ -304,6 +304,17 @@ do_dealloc_pd(struct uroce_daemon *d, struct session *s, const void *body)
 	return 0;
 }
 
+/* Segment @p handle of @p s, if [@p off, + @p len) lies inside it (overflow-safe). */
+static int
+seg_window(struct session *s, uint32_t handle, uint64_t off, uint64_t len, struct dseg **g)
+{
+	int rc = obj_get(s, handle, OBJ_SEG, (void **)g);
+
+	if (rc != 0)
+		return rc;
+	return off > (*g)->seg.size || len > (*g)->seg.size - off ? -EINVAL : 0;
+}
+
 static int
 do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
@@ -321,12 +332,9 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 		return -EINVAL;
 	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
 	if (rc == 0)
-		rc = obj_get(s, q->seg_handle, OBJ_SEG, (void **)&g);
+		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
 	if (rc != 0)
 		return rc;
-	/* The window must lie inside the segment (overflow-safe). */
-	if (q->seg_offset > g->seg.size || q->length > g->seg.size - q->seg_offset)
-		return -EINVAL;
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return -ENOMEM;
@@ -338,6 +346,11 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 		return rc;
 	}
 	mr->seg = g;
+	mr->pd = pd;
+	mr->seg_offset = q->seg_offset;
+	mr->length = q->length;
+	mr->iova = q->iova;
+	mr->access = q->access;
 	/* Packets may send this memory in place; the segment counts them. */
 	uroce_eng_mr_set_zc_ref(mr->mr, &g->zc_inflight);
 	rc = obj_add(s, OBJ_MR, mr, &p->mr_handle);
@@ -364,6 +377,75 @@ mr_free(struct uroce_daemon *d, struct dmr *mr)
 		d->st.mrs--;
 	}
 	free(mr);
+}
+
+/*
+ * ibv_rereg_mr: a new engine MR under the same keys replaces the old one at
+ * once; the old one is freed after every worker has come round, as DEREG_MR
+ * frees. What flags do not change is taken from the registration.
+ */
+static int
+do_rereg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_rereg_mr_req *q = body;
+	struct uroce_shm_msg_reg_mr_resp *p = r->body;
+	const uint32_t all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+	const uint32_t flags = UROCE_SHM_REREG_TRANSLATION | UROCE_SHM_REREG_PD |
+			       UROCE_SHM_REREG_ACCESS;
+	struct uroce_eng_mr *old, *nmr;
+	struct dseg *g, *old_seg;
+	struct dpd *pd;
+	struct dmr *mr;
+	uint64_t off, len, iova;
+	uint32_t access;
+	int rc;
+
+	if (q->reserved != 0 || q->flags == 0 || (q->flags & ~flags) != 0 ||
+	    ((q->flags & UROCE_SHM_REREG_ACCESS) && (q->access & ~all) != 0))
+		return -EINVAL;
+	rc = obj_get(s, q->mr_handle, OBJ_MR, (void **)&mr);
+	if (rc != 0)
+		return rc;
+	pd = mr->pd;
+	g = mr->seg;
+	off = mr->seg_offset;
+	len = mr->length;
+	iova = mr->iova;
+	access = q->flags & UROCE_SHM_REREG_ACCESS ? q->access : mr->access;
+	if (q->flags & UROCE_SHM_REREG_PD)
+		rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	if (rc == 0 && (q->flags & UROCE_SHM_REREG_TRANSLATION)) {
+		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
+		off = q->seg_offset;
+		len = q->length;
+		iova = q->iova;
+	}
+	if (rc != 0)
+		return rc;
+	old = mr->mr;
+	nmr = uroce_eng_mr_rereg(old, pd->pd, (uint8_t *)g->seg.addr + off, iova, len,
+				 (int)access);
+	if (nmr == NULL)
+		return errno ? -errno : -ENOMEM;
+	uroce_eng_mr_set_zc_ref(nmr, &g->zc_inflight);
+	old_seg = mr->seg;
+	g->refs++;
+	mr->mr = nmr;
+	mr->seg = g;
+	mr->pd = pd;
+	mr->seg_offset = off;
+	mr->length = len;
+	mr->iova = iova;
+	mr->access = access;
+	/* A worker may still copy with the old MR it found: free it after. */
+	daemon_barrier(d);
+	uroce_eng_mr_dereg(old);
+	old_seg->refs--;
+	p->mr_handle = q->mr_handle;
+	p->lkey = uroce_eng_mr_lkey(nmr);
+	p->rkey = uroce_eng_mr_rkey(nmr);
+	return 0;
 }
 
 static int
@@ -630,6 +712,50 @@ cq_free(struct uroce_daemon *d, struct dcq *cq)
 		close(cq->evfd);
 	free(cq);
 	d->st.cqs--;
+	return 0;
+}
+
+/* ibv_resize_cq: a new ring, the unconsumed CQEs moved into it (cq_ring_move). */
+static int
+do_resize_cq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_resize_cq_req *q = body;
+	struct uroce_shm_msg_create_cq_resp *p = r->body;
+	struct uroce_shm_segment seg;
+	struct dcmd c;
+	struct dcq *cq;
+	uint32_t size;
+	int rc;
+
+	if (q->cqe == 0 || q->cqe > UROCE_MAX_CQE)
+		return -EINVAL;
+	rc = obj_get(s, q->cq_handle, OBJ_CQ, (void **)&cq);
+	if (rc != 0)
+		return rc;
+	size = pow2_at_least(q->cqe);
+	rc = uroce_shm_segment_create(&seg, "uroce-cq",
+				      uroce_shm_ring_mem_size(size, sizeof(struct uroce_shm_cqe)), 0);
+	if (rc != 0)
+		return rc;
+	if (cq->worker >= 0) {
+		memset(&c, 0, sizeof(c));
+		c.type = CMD_CQ_RESIZE;
+		c.u.cq_resize.cq = cq;
+		c.u.cq_resize.seg = &seg;
+		c.u.cq_resize.size = size;
+		rc = worker_call(d, (unsigned int)cq->worker, &c);
+	} else {
+		rc = cq_ring_move(cq, &seg, size);
+	}
+	if (rc != 0) {
+		uroce_shm_segment_unmap(&seg);
+		return rc;
+	}
+	p->cq_handle = cq->handle;
+	p->cqe = cq->size;
+	p->seg_size = cq->seg.size;
+	p->ring_offset = 0;
+	r->fd = cq->seg.fd;
 	return 0;
 }
 
@@ -1183,6 +1309,9 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 
 	p->node_guid = daemon_node_guid(d);
 	p->sys_image_guid = p->node_guid;
+	/* No IEEE OUI of its own: the "no vendor" id Linux's software RoCE
+	 * device (rxe) reports, so that programs do not take 0 for "no device". */
+	p->vendor_id = UROCE_VENDOR_ID_NONE;
 	p->max_mr_size = UINT64_MAX;
 	p->page_size_cap = 4096;
 	p->max_qp = UROCE_MAX_QP - UROCE_FIRST_USER_QPN;
@@ -1307,10 +1436,14 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_alloc_mw(d, s, body, r);
 	case UROCE_SHM_MSG_DEALLOC_MW:
 		return do_dealloc_mw(d, s, body);
+	case UROCE_SHM_MSG_REREG_MR:
+		return do_rereg_mr(d, s, body, r);
 	case UROCE_SHM_MSG_CREATE_CQ:
 		return do_create_cq(d, s, body, fd, r);
 	case UROCE_SHM_MSG_DESTROY_CQ:
 		return do_destroy_cq(d, s, body);
+	case UROCE_SHM_MSG_RESIZE_CQ:
+		return do_resize_cq(d, s, body, r);
 	case UROCE_SHM_MSG_CREATE_QP:
 		return do_create_qp(d, s, body, r);
 	case UROCE_SHM_MSG_DESTROY_QP:

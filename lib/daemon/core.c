@@ -224,3 +224,40 @@ status_destroy(struct uroce_daemon *d)
 	d->status = NULL;
 	d->status_fd = -1;
 }
+
+int
+cq_ring_move(struct dcq *cq, struct uroce_shm_segment *seg, uint32_t size)
+{
+	struct uroce_shm_ring *from = &cq->ring, to;
+	uint32_t used, tail, i;
+	int rc;
+
+	/* The client's consumer index, validated against ours. */
+	used = from->size - uroce_shm_ring_free_count(from);
+	if (uroce_shm_ring_is_corrupt(from) || cq->pending != 0)
+		return -EIO;
+	if (used > size)
+		return -EINVAL;
+	tail = from->head - used;
+	rc = uroce_shm_ring_init(&to, seg->addr, seg->size, size, sizeof(struct uroce_shm_cqe),
+				 tail, UROCE_SHM_RING_PRODUCER, UROCE_SHM_RING_F_UNTRUSTED);
+	if (rc != 0)
+		return rc;
+	if (used > 0) {
+		if (uroce_shm_ring_prod_reserve(&to, used) != used)
+			return -EIO;
+		for (i = 0; i < used; i++)
+			memcpy(uroce_shm_ring_prod_slot(&to, i),
+			       from->entries + (size_t)((tail + i) & from->mask) * from->entry_size,
+			       from->entry_size);
+		uroce_shm_ring_prod_commit(&to, used);
+	}
+	/* The client holds the CQ's lock: neither word moves under us. */
+	to.hdr->cq_judged = from->hdr->cq_judged;
+	to.hdr->cq_arm = __atomic_load_n(&from->hdr->cq_arm, __ATOMIC_ACQUIRE);
+	uroce_shm_segment_unmap(&cq->seg);
+	cq->seg = *seg;
+	cq->ring = to;
+	cq->size = size;
+	return 0;
+}

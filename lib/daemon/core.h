@@ -45,6 +45,8 @@
 #define DAEMON_MAX_CQ UROCE_MAX_QP
 #define DAEMON_MAX_AH UROCE_MAX_QP
 #define DAEMON_MAX_SRQ UROCE_MAX_QP
+/* QUERY_DEVICE's vendor id: 0xffffff, no IEEE OUI, as Linux's rxe. */
+#define UROCE_VENDOR_ID_NONE 0xffffffu
 
 /* Objects per session: handles are session id << 16 | index. The table is
  * made of chunks that never move, because workers read AH entries. */
@@ -95,6 +97,12 @@ struct dpd {
 struct dmr {
 	struct uroce_eng_mr *mr;
 	struct dseg *seg;
+	/* what it was registered with, for REREG_MR to keep what it does not change */
+	struct dpd *pd;
+	uint64_t seg_offset;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
 };
 
 struct dah {
@@ -166,6 +174,12 @@ struct dqp {
 	struct uroce_eng_qp *qp;        /* wrk */
 	struct uroce_shm_ring sq;       /* wrk: consumer, untrusted */
 	struct uroce_shm_ring rq;       /* wrk: consumer, untrusted */
+	/* wrk: receive WQEs read from rq into the engine whose ring slots are
+	 * not released yet: a slot goes back to the client only when its WQE
+	 * completes, so the client can have exactly max_recv_wr outstanding */
+	uint32_t rq_held;
+	bool rq_dirty;                  /* wrk: on the worker's rq_dirty list */
+	struct dqp *rq_dirty_next;      /* wrk */
 	bool failed;                    /* wrk: a ring was corrupt, QP forced to ERR */
 };
 
@@ -212,6 +226,7 @@ enum dcmd_type {
 	CMD_WS_DEL,       /* stop serving it */
 	CMD_CQ_PLACE,     /* create the engine CQ of a CQ placed here */
 	CMD_CQ_DESTROY,
+	CMD_CQ_RESIZE,    /* move the CQ's CQEs into a new ring (u.cq_resize) */
 	CMD_SRQ_CREATE,
 	CMD_SRQ_DESTROY,
 	CMD_SRQ_LIMIT,    /* arm (or disarm) the SRQ limit */
@@ -257,6 +272,11 @@ struct dcmd {
 	union {
 		struct dwsess *ws;
 		struct dcq *cq;
+		struct {
+			struct dcq *cq;
+			struct uroce_shm_segment *seg;
+			uint32_t size;
+		} cq_resize;
 		struct {
 			struct dsrq *srq;
 			struct dpd *pd;
@@ -332,6 +352,9 @@ struct dworker {
 	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
 	struct dcq **dirty_tail;
+	/* wrk: QPs with receive completions since the last publish, whose ring
+	 * slots are released before those CQEs are published */
+	struct dqp *rq_dirty;
 	/* wrk: placed QPs by QPN index (SRQ accounting of completions, events) */
 	struct dqp **qps;
 	/* wrk: loopback */
@@ -418,5 +441,14 @@ void status_destroy(struct uroce_daemon *d);
 /* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
 int qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
 uint32_t pow2_at_least(uint32_t v);
+
+/*
+ * Move @p cq's CQEs not yet consumed into a ring of @p size entries formatted
+ * in @p seg, at the same indices (so the client's consumer index, the arm
+ * word and cq_judged stay valid), and make it the CQ's ring; the old segment
+ * is unmapped. Run by the CQ's worker, or by the control thread while the
+ * CQ is placed on none. @return 0, -EINVAL (more CQEs than @p size), -EIO.
+ */
+int cq_ring_move(struct dcq *cq, struct uroce_shm_segment *seg, uint32_t size);
 
 #endif /* DAEMON_CORE_H */

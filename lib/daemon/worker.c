@@ -214,6 +214,42 @@ worker_events(struct dworker *w, struct devent *out, unsigned int max)
 
 static void srq_check_limit(struct dworker *w, struct dsrq *srq);
 
+/*
+ * Give the client back the ring slots of receive WQEs the engine no longer
+ * holds (completed, flushed or refused). Receives complete in order, so the
+ * slots are the first rq_held after the ring's consumer index.
+ */
+static void
+qp_rq_release(struct dqp *qp)
+{
+	uint32_t held;
+
+	if (qp->qp == NULL || qp->rq.hdr == NULL || uroce_shm_ring_is_corrupt(&qp->rq))
+		return;
+	held = uroce_eng_rq_held(qp->qp);
+	if (qp->rq_held > held) {
+		uroce_shm_ring_cons_release(&qp->rq, qp->rq_held - held);
+		qp->rq_held = held;
+	}
+}
+
+/* A receive of QP @p qpn completed: its ring slot is released before the
+ * CQE is published (cq_publish), so a client that sees the completion can
+ * post again. The engine may still count the WQE now (a flush pushes the
+ * CQE before popping it), hence the deferral to the end of the round. */
+static void
+rq_note_completion(struct dworker *w, uint32_t qpn)
+{
+	struct uroce_eng_qp *eq = uroce_eng_qp(w->eng, qpn);
+	struct dqp *qp = eq != NULL ? uroce_eng_qp_context(eq) : NULL;
+
+	if (qp == NULL || qp->srq != NULL || qp->rq_dirty)
+		return;
+	qp->rq_dirty = true;
+	qp->rq_dirty_next = w->rq_dirty;
+	w->rq_dirty = qp;
+}
+
 static bool
 cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 {
@@ -221,6 +257,8 @@ cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 	struct uroce_shm_cqe *c;
 	struct dworker *w = cq->wk;
 
+	if (wc->opcode & UROCE_WC_RECV)
+		rq_note_completion(w, wc->qp_num);
 	if (uroce_shm_ring_prod_reserve(&cq->ring, cq->pending + 1) <= cq->pending) {
 		/* The client's ring is full: IBA 11.4.2.1 CQ overrun. The
 		 * engine counts it and raises CQ_ERR once. */
@@ -284,7 +322,13 @@ cq_publish(struct dworker *w)
 {
 	unsigned int n = 0;
 	struct dcq *cq;
+	struct dqp *qp;
 
+	while ((qp = w->rq_dirty) != NULL) {
+		w->rq_dirty = qp->rq_dirty_next;
+		qp->rq_dirty = false;
+		qp_rq_release(qp);
+	}
 	while ((cq = w->dirty) != NULL) {
 		w->dirty = cq->dirty_next;
 		cq->dirty = false;
@@ -455,16 +499,19 @@ static bool
 qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 {
 	uint32_t n, i;
+	bool more;
 
 	if (qp->rq.hdr == NULL || qp->failed)
 		return false;
-	n = uroce_shm_ring_untrusted_peek(&qp->rq, WQES_PER_SLOT);
-	if (n == 0) {
+	qp_rq_release(qp);
+	/* The first rq_held entries are in the engine already. */
+	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq_held + WQES_PER_SLOT);
+	if (n <= qp->rq_held) {
 		if (uroce_shm_ring_is_corrupt(&qp->rq) && !from_engine)
 			qp_ring_failed(w, qp);
 		return false;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = qp->rq_held; i < n; i++) {
 		struct uroce_wr_recv *e = uroce_eng_rq_reserve(qp->qp);
 		int st, rc;
 
@@ -482,9 +529,13 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 			wqe_reject(w, qp, qp->rcq, e->wr_id, UROCE_WC_RECV, st);
 		}
 	}
-	uroce_shm_ring_cons_release(&qp->rq, i);
-	w->cnt.wqes += i;
-	return i < n || n == WQES_PER_SLOT;
+	w->cnt.wqes += i - qp->rq_held;
+	/* Slots are released only for WQEs the engine no longer holds: those
+	 * refused, or completed at once in ERR. */
+	more = i < n || n - qp->rq_held == WQES_PER_SLOT;
+	qp->rq_held = i;
+	qp_rq_release(qp);
+	return more;
 }
 
 /*
@@ -915,7 +966,16 @@ qp_create(struct dworker *w, struct dqp *qp)
 static void
 qp_destroy(struct dworker *w, struct dqp *qp)
 {
+	struct dqp **p;
+
 	qp->owner->ws[w->idx]->slot[qp->slot] = 0;
+	for (p = &w->rq_dirty; qp->rq_dirty && *p != NULL; p = &(*p)->rq_dirty_next) {
+		if (*p == qp) {
+			*p = qp->rq_dirty_next;
+			qp->rq_dirty = false;
+			break;
+		}
+	}
 	uroce_eng_qp_destroy(qp->qp);
 	qp->qp = NULL;
 }
@@ -971,10 +1031,16 @@ qps_placed(struct dworker *w)
 	return n;
 }
 
+/* Rounds a CQ resize runs at most before it moves the CQEs. */
+#define CQ_RESIZE_ROUNDS 8
+
+static unsigned int round_work(struct dworker *w);
+
 static void
 worker_exec(struct dworker *w, struct dcmd *c)
 {
 	struct uroce_eng_srq_init_attr sa;
+	unsigned int i;
 
 	c->rc = 0;
 	switch (c->type) {
@@ -988,6 +1054,15 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		break;
 	case CMD_CQ_PLACE:
 		c->rc = cq_place(w, c->u.cq);
+		break;
+	case CMD_CQ_RESIZE:
+		/* Run until idle first (a few rounds at most): the doorbells rung
+		 * before the request are served and what completes at once (UD
+		 * sends, loopback exchanges, local errors) is in the ring, so it
+		 * counts against the new size as on a device. */
+		for (i = 0; i < CQ_RESIZE_ROUNDS && round_work(w) != 0; i++)
+			;
+		c->rc = cq_ring_move(c->u.cq_resize.cq, c->u.cq_resize.seg, c->u.cq_resize.size);
 		break;
 	case CMD_CQ_DESTROY:
 		c->rc = uroce_eng_cq_destroy(c->u.cq->cq);
@@ -1119,18 +1194,12 @@ loop_deliver(struct dworker *w)
 	return work;
 }
 
-unsigned int
-worker_poll(struct dworker *w)
+/* A round's work after its mailbox. */
+static unsigned int
+round_work(struct dworker *w)
 {
 	unsigned int work = 0, i;
 
-	w->cnt.polls++;
-	if (w->d->port == NULL || w->d->port->now_us == NULL)
-		w->now_us = clock_us();
-	/* A command is not traffic: it does not count as work, so that an idle
-	 * worker's sleeps keep growing through the control thread's periodic
-	 * queries (it is woken for each, and sleeps again after). */
-	mailbox(w);
 	if (w->d->n_workers > 1)
 		loop_reclaim(w);
 	for (i = 0; i < w->n_ws; i++)
@@ -1145,6 +1214,19 @@ worker_poll(struct dworker *w)
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
 	return work;
+}
+
+unsigned int
+worker_poll(struct dworker *w)
+{
+	w->cnt.polls++;
+	if (w->d->port == NULL || w->d->port->now_us == NULL)
+		w->now_us = clock_us();
+	/* A command is not traffic: it does not count as work, so that an idle
+	 * worker's sleeps keep growing through the control thread's periodic
+	 * queries (it is woken for each, and sleeps again after). */
+	mailbox(w);
+	return round_work(w);
 }
 
 void

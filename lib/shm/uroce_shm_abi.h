@@ -71,7 +71,7 @@ extern "C" {
  * 1.5: the status segment (GET_STATUS, uroce_shm_status.h): the daemon's
  * heartbeat, and idle workers a client wakes after a doorbell; memory
  * windows (ALLOC_MW, DEALLOC_MW; BIND_MW and LOCAL_INV send WQEs,
- * send_wqe.wr.bind); MW_BIND access on REG_MR. */
+ * send_wqe.wr.bind); MW_BIND access on REG_MR; RESIZE_CQ and REREG_MR. */
 #define UROCE_SHM_ABI_MINOR 5
 
 /**

@@ -97,7 +97,9 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_GET_STATUS = 53,
 	UROCE_SHM_MSG_ALLOC_MW = 54,
 	UROCE_SHM_MSG_DEALLOC_MW = 55,
-	UROCE_SHM_MSG_TYPE_MAX = 55,
+	UROCE_SHM_MSG_RESIZE_CQ = 56,
+	UROCE_SHM_MSG_REREG_MR = 57,
+	UROCE_SHM_MSG_TYPE_MAX = 57,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -210,6 +212,31 @@ struct uroce_shm_msg_alloc_mw_resp {
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_alloc_mw_resp, 8);
 
+/** REREG_MR flags (the values of enum ibv_rereg_mr_flags). */
+#define UROCE_SHM_REREG_TRANSLATION (1u << 0)
+#define UROCE_SHM_REREG_PD (1u << 1)
+#define UROCE_SHM_REREG_ACCESS (1u << 2)
+
+/**
+ * REREG_MR request (ABI 1.5; ibv_rereg_mr): change what flags say of MR
+ * mr_handle, keeping its keys; fields of a change not asked for are ignored
+ * (translation: seg_handle, seg_offset, length, iova; PD: pd_handle; access:
+ * access). The response is REG_MR's. On an error the MR is unchanged.
+ */
+struct uroce_shm_msg_rereg_mr_req {
+	uint32_t mr_handle;
+	uint32_t flags;     /**< UROCE_SHM_REREG_* */
+	uint32_t pd_handle;
+	uint32_t seg_handle;
+	uint64_t seg_offset;
+	uint64_t length;
+	uint64_t iova;
+	uint32_t access;
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_rereg_mr_req, seg_offset, 16);
+UROCE_SHM_SIZE(struct uroce_shm_msg_rereg_mr_req, 48);
+
 /** CQ flag: the request carries an eventfd for blocking completions. */
 #define UROCE_SHM_CQ_F_EVENTFD (1u << 0)
 
@@ -231,6 +258,19 @@ struct uroce_shm_msg_create_cq_resp {
 	uint32_t reserved;
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_create_cq_resp, 24);
+
+/**
+ * RESIZE_CQ request (ABI 1.5; ibv_resize_cq). The daemon moves the CQEs not
+ * yet consumed into a new ring of at least cqe entries, at the same indices,
+ * and answers as CREATE_CQ does, with the new segment's fd; the client
+ * switches to it and must not consume from the CQ meanwhile. -EINVAL if the
+ * CQ holds more CQEs than cqe.
+ */
+struct uroce_shm_msg_resize_cq_req {
+	uint32_t cq_handle;
+	uint32_t cqe;         /**< minimum entries */
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_resize_cq_req, 8);
 
 /** QP capabilities (ibv_qp_cap). */
 struct uroce_shm_qp_cap {

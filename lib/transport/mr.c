@@ -34,6 +34,45 @@ next_variant(uint8_t prev)
 	return v;
 }
 
+/* The arguments of a registration or re-registration: true if valid. */
+static bool
+mr_args_ok(const struct uroce_eng_pd *pd, const void *addr, uint64_t iova, uint64_t length,
+	   int access)
+{
+	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
+			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
+			UROCE_ACCESS_MW_BIND;
+
+	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
+	    iova + length < iova)
+		return false;
+	/* IBA 10.6.3.1 (as verbs): remote write/atomic need local write. */
+	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & UROCE_ACCESS_LOCAL_WRITE))
+		return false;
+	/* IBA 9.4.5 aligns an atomic's VA to 8 bytes; the word it names must be
+	 * 8-aligned in our mapping too, or no CPU atomic can execute it (a
+	 * misaligned locked access may split a cache line: slow, or a fault). */
+	return !(access & UROCE_ACCESS_REMOTE_ATOMIC) || (((uintptr_t)addr - iova) & 7) == 0;
+}
+
+/* A key object of @p pd under @p key, not yet published; NULL with errno
+ * ENOMEM. */
+static struct uroce_eng_mr *
+key_obj_alloc(struct uroce_eng_pd *pd, uint32_t key)
+{
+	struct uroce_eng_mr *mr = calloc(1, sizeof(*mr));
+
+	if (mr == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr->dev = pd->dev;
+	mr->pd = pd;
+	mr->key = key;
+	return mr;
+}
+
 /* A new key object of @p pd in a free slot of the key table, not yet
  * published; NULL with errno ENOMEM. */
 static struct uroce_eng_mr *
@@ -42,6 +81,7 @@ key_obj_new(struct uroce_eng_pd *pd)
 	struct uroce_eng_dev *dev = pd->dev;
 	struct uroce_eng_mr *mr;
 	uint32_t i, idx = 0;
+	uint8_t variant;
 
 	/* Round-robin over slots (index 0 is never used, so key 0 is invalid). */
 	for (i = 0; i < UROCE_MAX_MR; i++) {
@@ -56,20 +96,17 @@ key_obj_new(struct uroce_eng_pd *pd)
 		errno = ENOMEM;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (mr == NULL) {
-		errno = ENOMEM;
+	variant = next_variant(dev->mr_variant[idx]);
+	mr = key_obj_alloc(pd, idx << 8 | variant);
+	if (mr == NULL)
 		return NULL;
-	}
 	dev->mr_next = idx + 1;
-	dev->mr_variant[idx] = next_variant(dev->mr_variant[idx]);
-	mr->dev = dev;
-	mr->pd = pd;
-	mr->key = idx << 8 | dev->mr_variant[idx];
+	dev->mr_variant[idx] = variant;
 	return mr;
 }
 
-/* Publish the filled-in object to every engine (mr_lookup()'s acquire). */
+/* Publish the filled-in object to every engine (mr_lookup()'s acquire): one
+ * store, so a lookup sees the old object of the slot or the new. */
 static void
 key_obj_publish(struct uroce_eng_mr *mr)
 {
@@ -77,39 +114,57 @@ key_obj_publish(struct uroce_eng_mr *mr)
 	__atomic_store_n(&mr->dev->mrs[KEY_INDEX(mr->key)], mr, __ATOMIC_RELEASE);
 }
 
+static void
+mr_fill(struct uroce_eng_mr *mr, void *addr, uint64_t iova, uint64_t length, int access)
+{
+	mr->addr = addr;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+}
+
 struct uroce_eng_mr *
 uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint64_t iova, uint64_t length, int access)
 {
-	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
-			UROCE_ACCESS_MW_BIND;
 	struct uroce_eng_mr *mr;
 
-	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
-	    iova + length < iova) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* IBA 10.6.3.1 (as verbs): remote write/atomic need local write. */
-	if ((access & (UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)) &&
-	    !(access & UROCE_ACCESS_LOCAL_WRITE)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	/* IBA 9.4.5 aligns an atomic's VA to 8 bytes; the word it names must be
-	 * 8-aligned in our mapping too, or no CPU atomic can execute it (a
-	 * misaligned locked access may split a cache line: slow, or a fault). */
-	if ((access & UROCE_ACCESS_REMOTE_ATOMIC) && (((uintptr_t)addr - iova) & 7) != 0) {
+	if (!mr_args_ok(pd, addr, iova, length, access)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	mr = key_obj_new(pd);
 	if (mr == NULL)
 		return NULL;
-	mr->addr = addr;
-	mr->iova = iova;
-	mr->length = length;
-	mr->access = access;
+	mr_fill(mr, addr, iova, length, access);
+	key_obj_publish(mr);
+	return mr;
+}
+
+struct uroce_eng_mr *
+uroce_eng_mr_rereg(struct uroce_eng_mr *old, struct uroce_eng_pd *pd, void *addr, uint64_t iova,
+		   uint64_t length, int access)
+{
+	struct uroce_eng_mr *mr;
+
+	if (old == NULL || old->type != 0 || !mr_args_ok(pd, addr, iova, length, access) ||
+	    pd->dev != old->dev) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (old->dev->mrs[KEY_INDEX(old->key)] != old) {
+		errno = EINVAL; /* revoked, or replaced already */
+		return NULL;
+	}
+	/* Windows bound to it name it by key: they would grant the new range. */
+	if (__atomic_load_n(&old->mw_binds, __ATOMIC_RELAXED) != 0) {
+		errno = EBUSY;
+		return NULL;
+	}
+	/* The keys stay, as on rxe and ConnectX. */
+	mr = key_obj_alloc(pd, old->key);
+	if (mr == NULL)
+		return NULL;
+	mr_fill(mr, addr, iova, length, access);
 	key_obj_publish(mr);
 	return mr;
 }

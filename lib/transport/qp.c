@@ -568,6 +568,12 @@ uroce_eng_rq_reserve(struct uroce_eng_qp *qp)
 	return rq_reserve(&qp->rq);
 }
 
+uint32_t
+uroce_eng_rq_held(const struct uroce_eng_qp *qp)
+{
+	return qp->rq.count + (qp->resp.has_wqe && !qp->resp.wqe_from_srq ? 1u : 0u);
+}
+
 int
 uroce_eng_rq_commit(struct uroce_eng_qp *qp)
 {

@@ -443,6 +443,20 @@ struct uroce_eng_mr *uroce_eng_mr_reg(struct uroce_eng_pd *pd, void *addr, uint6
 				      uint64_t length, int access);
 
 /**
+ * Re-register @p old (ibv_rereg_mr): an MR with @p old's key and the given
+ * PD, translation and access replaces it in the key table with one store, so
+ * an engine finds either the old MR or the new, never a mix. @p old keeps
+ * serving pointers found before; once every engine has passed a quiescent
+ * point, free it with uroce_eng_mr_dereg() (which then leaves the key, no
+ * longer its own, in place).
+ * @return the new MR, or NULL with errno EINVAL (arguments as for
+ *   uroce_eng_mr_reg(), a PD of another device, @p old revoked or replaced),
+ *   ENOMEM.
+ */
+struct uroce_eng_mr *uroce_eng_mr_rereg(struct uroce_eng_mr *old, struct uroce_eng_pd *pd,
+					void *addr, uint64_t iova, uint64_t length, int access);
+
+/**
  * Take @p mr out of its device's key table: no engine finds it from now on,
  * though one may still be using the pointer it found before. With several
  * engines (workers) on the device, revoke, wait until every worker has
@@ -852,6 +866,11 @@ int uroce_eng_sq_commit(struct uroce_eng_qp *qp);
 
 /** The next free slot of @p qp's own receive queue, or NULL if full or none. */
 struct uroce_wr_recv *uroce_eng_rq_reserve(struct uroce_eng_qp *qp);
+/**
+ * Receive WQEs of @p qp's own receive queue the engine still holds: posted
+ * and not completed, the one of a message in progress included.
+ */
+uint32_t uroce_eng_rq_held(const struct uroce_eng_qp *qp);
 /**
  * Post the reserved receive slot. In ERR it completes at once with a flush
  * error (IBA 10.8.3.2).

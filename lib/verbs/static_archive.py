@@ -16,11 +16,11 @@ import sys
 
 def exported(map_path):
     text = re.sub(r"/\*.*?\*/", "", open(map_path).read(), flags=re.S)
-    # Every version node's global: list (up to its local: or its end).
-    globs = re.findall(r"global:(.*?)(?:local:|})", text, flags=re.S)
-    if not globs:
+    # Every version node's global list (each ends at its local: or its }).
+    sections = re.findall(r"global:(.*?)(?:local:|\})", text, flags=re.S)
+    if not sections:
         sys.exit(f"{map_path}: no 'global:' section")
-    return [n for g in globs for n in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*;", g)]
+    return [n for sec in sections for n in re.findall(r"([A-Za-z_][A-Za-z0-9_]*)\s*;", sec)]
 
 
 def main():

@@ -390,6 +390,25 @@ struct uroce_mr *uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, in
  *   1.5), -ENOTCONN (the MR is freed locally anyway). */
 int uroce_dereg_mr(struct uroce_mr *mr);
 
+/** What uroce_rereg_mr() changes (the values of enum ibv_rereg_mr_flags). */
+enum uroce_rereg_flags {
+	UROCE_REREG_TRANSLATION = 1 << 0, /**< addr and length */
+	UROCE_REREG_PD = 1 << 1,
+	UROCE_REREG_ACCESS = 1 << 2,
+};
+
+/**
+ * Re-register @p mr (ibv_rereg_mr): change its memory, PD or access as
+ * @p flags say, keeping its keys. The daemon swaps it at once: a request
+ * that arrives meanwhile sees the old registration or the new. Arguments of
+ * a change not asked for are ignored.
+ * @return 0; -EINVAL (bad flags or arguments; the MR is unchanged);
+ *   -EOPNOTSUPP (a daemon before shm ABI 1.5); what uroce_reg_mr() can fail
+ *   with for new memory; -ENOTCONN.
+ */
+int uroce_rereg_mr(struct uroce_mr *mr, int flags, struct uroce_pd *pd, void *addr,
+		   size_t length, int access);
+
 /**
  * Allocate a memory window of @p pd (IBA 10.6.7; daemon ABI 1.5). Type 1 is
  * bound on any QP of the PD, type 2 (2B) only while free and then used only
@@ -416,6 +435,21 @@ struct uroce_cq *uroce_create_cq(struct uroce_context *ctx, int cqe, void *cq_co
 int uroce_destroy_cq(struct uroce_cq *cq);
 /** Entries of the CQ ring. */
 int uroce_cq_size(const struct uroce_cq *cq);
+/**
+ * Resize @p cq to at least @p cqe entries (ibv_resize_cq), keeping the CQEs it
+ * holds; uroce_cq_size() then says the new size. Not to be called while
+ * another thread polls the CQ through uroce_cq_begin().
+ * @return 0; -EINVAL (cqe out of range, or fewer than the CQEs it holds);
+ *   -EOPNOTSUPP (a daemon before shm ABI 1.5); -ENOTCONN.
+ */
+int uroce_resize_cq(struct uroce_cq *cq, int cqe);
+/**
+ * Remove @p cq's unconsumed CQEs of QP @p qp_num, keeping the others in
+ * order, as an mlx5 provider cleans a QP's CQs when the QP is reset. For a
+ * QP in RESET (no more CQEs come for it).
+ * @return the number of CQEs removed.
+ */
+uint32_t uroce_cq_clean(struct uroce_cq *cq, uint32_t qp_num);
 /** The cq_context given at creation. */
 void *uroce_cq_context(const struct uroce_cq *cq);
 /** The CQ's eventfd (readable once an armed CQ got a completion); for poll/epoll. */

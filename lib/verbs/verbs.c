@@ -861,6 +861,42 @@ buf_find(struct uroce_context *c, const void *addr, size_t length)
 	return NULL;
 }
 
+/*
+ * The segment behind [addr, + length): a buffer of uroce_alloc_buf() (one
+ * more MR on it), else ordinary memory re-backed in place (rbk_acquire).
+ */
+static int
+mem_acquire(struct uroce_context *c, void *addr, size_t length, uint32_t *seg_handle,
+	    uint64_t *seg_offset)
+{
+	struct ubuf *b;
+
+	pthread_mutex_lock(&c->lock);
+	b = buf_find(c, addr, length);
+	if (b != NULL) {
+		b->mrs++;
+		*seg_handle = b->handle;
+		*seg_offset = (uint64_t)((uintptr_t)addr - (uintptr_t)b->seg.addr);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return b != NULL ? 0 : rbk_acquire(c, addr, length, seg_handle, seg_offset);
+}
+
+/* Undo mem_acquire() of the same range. */
+static void
+mem_release(struct uroce_context *c, void *addr, size_t length)
+{
+	struct ubuf *b;
+
+	pthread_mutex_lock(&c->lock);
+	b = buf_find(c, addr, length);
+	if (b != NULL && b->mrs > 0)
+		b->mrs--;
+	pthread_mutex_unlock(&c->lock);
+	if (b == NULL)
+		rbk_release(c, addr, length); /* re-backed memory */
+}
+
 struct uroce_mr *
 uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 {
@@ -868,7 +904,6 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	struct uroce_shm_msg_reg_mr_resp r;
 	struct uroce_context *c;
 	struct uroce_mr *mr;
-	struct ubuf *b;
 	uint32_t seg_handle;
 	uint64_t seg_offset;
 	int rc;
@@ -878,21 +913,10 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 		return NULL;
 	}
 	c = pd->context;
-	pthread_mutex_lock(&c->lock);
-	b = buf_find(c, addr, length);
-	if (b != NULL) {
-		b->mrs++;
-		seg_handle = b->handle;
-		seg_offset = (uint64_t)((uintptr_t)addr - (uintptr_t)b->seg.addr);
-	}
-	pthread_mutex_unlock(&c->lock);
-	if (b == NULL) {
-		/* Ordinary memory: re-back it with shared memory in place. */
-		rc = rbk_acquire(c, addr, length, &seg_handle, &seg_offset);
-		if (rc != 0) {
-			errno = -rc;
-			return NULL;
-		}
+	rc = mem_acquire(c, addr, length, &seg_handle, &seg_offset);
+	if (rc != 0) {
+		errno = -rc;
+		return NULL;
 	}
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL) {
@@ -918,13 +942,7 @@ uroce_reg_mr(struct uroce_pd *pd, void *addr, size_t length, int access)
 	mr->rkey = r.rkey;
 	return mr;
 fail:
-	if (b != NULL) {
-		pthread_mutex_lock(&c->lock);
-		b->mrs--;
-		pthread_mutex_unlock(&c->lock);
-	} else {
-		rbk_release(c, addr, length);
-	}
+	mem_release(c, addr, length);
 	free(mr);
 	errno = -rc;
 	return NULL;
@@ -934,7 +952,6 @@ int
 uroce_dereg_mr(struct uroce_mr *mr)
 {
 	struct uroce_context *c;
-	struct ubuf *b;
 	int rc;
 
 	if (mr == NULL)
@@ -943,13 +960,7 @@ uroce_dereg_mr(struct uroce_mr *mr)
 	rc = rpc_handle(c, UROCE_SHM_MSG_DEREG_MR, mr->handle);
 	if (rc != 0 && rc != -ENOTCONN)
 		return rc;
-	pthread_mutex_lock(&c->lock);
-	b = buf_find(c, mr->addr, mr->length);
-	if (b != NULL && b->mrs > 0)
-		b->mrs--;
-	pthread_mutex_unlock(&c->lock);
-	if (b == NULL)
-		rbk_release(c, mr->addr, mr->length); /* re-backed memory */
+	mem_release(c, mr->addr, mr->length);
 	free(mr);
 	return rc;
 }
@@ -1004,6 +1015,61 @@ uroce_dealloc_mw(struct uroce_mw *mw)
 		return rc;
 	free(mw);
 	return rc;
+}
+
+_Static_assert(UROCE_REREG_TRANSLATION == UROCE_SHM_REREG_TRANSLATION &&
+		       UROCE_REREG_PD == UROCE_SHM_REREG_PD &&
+		       UROCE_REREG_ACCESS == UROCE_SHM_REREG_ACCESS,
+	       "REREG_MR flags are the API's");
+
+int
+uroce_rereg_mr(struct uroce_mr *mr, int flags, struct uroce_pd *pd, void *addr, size_t length,
+	       int access)
+{
+	const int all = UROCE_REREG_TRANSLATION | UROCE_REREG_PD | UROCE_REREG_ACCESS;
+	struct uroce_shm_msg_rereg_mr_req q;
+	struct uroce_shm_msg_reg_mr_resp r;
+	struct uroce_context *c;
+	int rc;
+
+	if (mr == NULL || flags == 0 || (flags & ~all) != 0 ||
+	    ((flags & UROCE_REREG_PD) && (pd == NULL || pd->context != mr->context)) ||
+	    ((flags & UROCE_REREG_ACCESS) && access < 0) ||
+	    ((flags & UROCE_REREG_TRANSLATION) && length == 0))
+		return -EINVAL;
+	c = mr->context;
+	if (c->daemon_minor < 5)
+		return -EOPNOTSUPP;
+	memset(&q, 0, sizeof(q));
+	q.mr_handle = mr->handle;
+	q.flags = (uint32_t)flags;
+	if (flags & UROCE_REREG_PD)
+		q.pd_handle = pd->handle;
+	if (flags & UROCE_REREG_ACCESS)
+		q.access = (uint32_t)access;
+	if (flags & UROCE_REREG_TRANSLATION) {
+		rc = mem_acquire(c, addr, length, &q.seg_handle, &q.seg_offset);
+		if (rc != 0)
+			return rc;
+		q.length = length;
+		q.iova = (uint64_t)(uintptr_t)addr;
+	}
+	rc = rpc(c, UROCE_SHM_MSG_REREG_MR, &q, sizeof(q), -1, &r, sizeof(r), NULL);
+	if (flags & UROCE_REREG_TRANSLATION) {
+		/* The memory the MR no longer names goes back (or the new, on error). */
+		mem_release(c, rc == 0 ? mr->addr : addr, rc == 0 ? mr->length : length);
+		if (rc == 0) {
+			mr->addr = addr;
+			mr->length = length;
+		}
+	}
+	if (rc != 0)
+		return rc;
+	if (flags & UROCE_REREG_PD)
+		mr->pd = pd;
+	mr->lkey = r.lkey;
+	mr->rkey = r.rkey;
+	return 0;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1083,6 +1149,75 @@ uroce_destroy_cq(struct uroce_cq *cq)
 	pthread_mutex_destroy(&cq->lock);
 	free(cq);
 	return rc;
+}
+
+int
+uroce_resize_cq(struct uroce_cq *cq, int cqe)
+{
+	struct uroce_shm_msg_resize_cq_req q;
+	struct uroce_shm_msg_create_cq_resp r;
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring ring;
+	int rc, fd = -1;
+
+	if (cq == NULL || cqe <= 0 || cqe > UROCE_MAX_CQE)
+		return -EINVAL;
+	if (cq->context->daemon_minor < 5)
+		return -EOPNOTSUPP;
+	memset(&q, 0, sizeof(q));
+	q.cq_handle = cq->handle;
+	q.cqe = (uint32_t)cqe;
+	/* Nothing is consumed while the daemon moves the CQEs. */
+	pthread_mutex_lock(&cq->lock);
+	rc = rpc(cq->context, UROCE_SHM_MSG_RESIZE_CQ, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (rc == 0) {
+		memset(&seg, 0, sizeof(seg));
+		seg.fd = -1;
+		rc = map_segment(&seg, fd, (size_t)r.seg_size);
+	}
+	if (rc == 0) {
+		rc = uroce_shm_ring_attach(&ring, (uint8_t *)seg.addr + r.ring_offset,
+					   seg.size - r.ring_offset, UROCE_SHM_RING_CONSUMER, 0);
+		if (rc != 0)
+			uroce_shm_segment_unmap(&seg);
+	}
+	if (rc == 0) {
+		ring.cq_arm_seq = cq->ring.cq_arm_seq;
+		uroce_shm_segment_unmap(&cq->seg);
+		cq->seg = seg;
+		cq->ring = ring;
+		cq->size = r.cqe;
+	}
+	pthread_mutex_unlock(&cq->lock);
+	return rc;
+}
+
+uint32_t
+uroce_cq_clean(struct uroce_cq *cq, uint32_t qp_num)
+{
+	uint32_t n, i, gone;
+
+	if (cq == NULL)
+		return 0;
+	pthread_mutex_lock(&cq->lock);
+	n = uroce_shm_ring_cons_peek(&cq->ring, cq->ring.size);
+	/* Newest first, the survivors move to the back; the removed ones end
+	 * up in front and are consumed. The daemon writes only past them. */
+	gone = n;
+	for (i = n; i-- > 0;) {
+		const struct uroce_shm_cqe *e = uroce_shm_ring_cons_slot(&cq->ring, i);
+
+		if (e->qp_num == qp_num)
+			continue;
+		gone--;
+		if (gone != i)
+			memcpy((void *)(uintptr_t)uroce_shm_ring_cons_slot(&cq->ring, gone), e,
+			       sizeof(*e));
+	}
+	if (gone > 0)
+		uroce_shm_ring_cons_release(&cq->ring, gone);
+	pthread_mutex_unlock(&cq->lock);
+	return gone;
 }
 
 int

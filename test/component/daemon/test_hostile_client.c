@@ -987,6 +987,15 @@ Test(hostile_client, other_clients_handles_are_refused, .timeout = 120)
 			     NULL), -EPERM);
 	h.handle = hon.info.mr_handle;
 	cr_expect_eq(raw_rpc(&r, UROCE_SHM_MSG_DEREG_MR, &h, sizeof(h), -1, NULL, 0, NULL), -EPERM);
+	/* ... and so is re-registering it (REREG_MR, ABI 1.5). */
+	{
+		struct uroce_shm_msg_rereg_mr_req rq = {.mr_handle = hon.info.mr_handle,
+							.flags = UROCE_SHM_REREG_ACCESS};
+		struct uroce_shm_msg_reg_mr_resp rr;
+
+		cr_expect_eq(raw_rpc(&r, UROCE_SHM_MSG_REREG_MR, &rq, sizeof(rq), -1, &rr,
+				     sizeof(rr), NULL), -EPERM);
+	}
 	h.handle = hon.info.pd_handle;
 	cr_expect_eq(raw_rpc(&r, UROCE_SHM_MSG_DEALLOC_PD, &h, sizeof(h), -1, NULL, 0, NULL),
 		     -EPERM);

@@ -260,6 +260,229 @@ ep_close(struct ep *e)
 	cr_expect_eq(uroce_close_device(e->ctx), 0);
 }
 
+/* Start the daemon, open @p e and connect a sender and a receiver on its CQ. */
+static void
+pair_open(struct ep *e, struct uroce_qp **snd, struct uroce_qp **rcv)
+{
+	start_daemon();
+	ep_open(e);
+	*snd = qp_new(e, NULL);
+	*rcv = qp_new(e, NULL);
+	pair(e, *snd, *rcv);
+}
+
+/* Destroy the pair and close @p e; wait until the daemon has reclaimed all. */
+static void
+pair_close(struct ep *e, struct uroce_qp *snd, struct uroce_qp *rcv)
+{
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	ep_close(e);
+	wait_all_reclaimed();
+}
+
+/* Post one receive of SLOT_LEN bytes at slot @p i on @p qp's own RQ. */
+static int
+recv1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t i)
+{
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)(e->buf + (i % 16) * SLOT_LEN),
+				.length = SLOT_LEN, .lkey = e->mr->lkey};
+	struct uroce_recv_wr wr, *bad = NULL;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = wr_id;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return uroce_post_recv(qp, &wr, &bad);
+}
+
+/*
+ * A QP's own receive queue holds exactly the max_recv_wr it reported: the
+ * daemon reads posted receives into its engine, but their ring slots go back
+ * to the client only when they complete (rdma-core's full_rq_bad_flow).
+ */
+Test(rq, holds_exactly_max_recv_wr, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_wc wc;
+	uint32_t cap, i, recvs = 0, sends = 0;
+	struct ep e;
+
+	pair_open(&e, &snd, &rcv);
+	cap = rcv->cap.max_recv_wr;
+	cr_assert_geq(cap, 16);
+	/* Expect: cap receives are taken, the next one is ENOMEM. */
+	for (i = 0; i < cap; i++)
+		cr_assert_eq(recv1(&e, rcv, i, i), 0, "receive %u of %u", i, cap);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM);
+	/* Expect: still ENOMEM once the daemon has read them into its engine. */
+	dt_nap_ms(50);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM, "the RQ took more than %u", cap);
+	/* Expect: 3 SENDs complete 3 receives; then exactly 3 more fit. */
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 1, i);
+	while (recvs < 3 || sends < 3) {
+		wait_wc(e.cq, &wc);
+		cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "status %d", wc.status);
+		if (wc.opcode & UROCE_WC_RECV)
+			recvs++;
+		else
+			sends++;
+	}
+	for (i = 0; i < 3; i++)
+		cr_expect_eq(recv1(&e, rcv, 100 + i, i), 0, "repost %u", i);
+	cr_expect_eq(recv1(&e, rcv, 999, 0), -ENOMEM);
+	pair_close(&e, snd, rcv);
+}
+
+/*
+ * ibv_resize_cq: a CQ grows with the CQEs it holds kept in order, refuses to
+ * shrink below them (EINVAL), and takes new CQEs in its new ring.
+ */
+Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_wc wc[8];
+	struct uroce_cq *scq;
+	uint32_t i, got;
+	struct ep e;
+
+	start_daemon();
+	ep_open(&e);
+	scq = uroce_create_cq(e.ctx, 4, NULL);
+	cr_assert_not_null(scq, "create_cq: %s", strerror(errno));
+	cr_assert_eq(uroce_cq_size(scq), 4);
+	snd = dt_qp_create(e.pd, scq, NULL, UROCE_QPT_RC, 16, 2);
+	cr_assert_not_null(snd, "create_qp: %s", strerror(errno));
+	rcv = qp_new(&e, NULL);
+	pair(&e, snd, rcv);
+	for (i = 0; i < 6; i++)
+		cr_assert_eq(recv1(&e, rcv, i, i), 0);
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 10 + i, i);
+	for (i = 0; i < 3; i++) {
+		wait_wc(e.cq, &wc[0]);
+		cr_assert_eq(wc[0].status, UROCE_WC_SUCCESS);
+	}
+	/* The 3 send CQEs (their ACKs follow the receives). */
+	dt_nap_ms(100);
+	/* Expect: shrinking below the 3 CQEs held is EINVAL, and keeps them. */
+	cr_expect_eq(uroce_resize_cq(scq, 2), -EINVAL);
+	cr_expect_eq(uroce_cq_size(scq), 4);
+	/* Expect: growing keeps them, in order. */
+	cr_assert_eq(uroce_resize_cq(scq, 50), 0);
+	cr_expect_eq(uroce_cq_size(scq), 64);
+	got = (uint32_t)uroce_poll_cq(scq, 8, wc);
+	cr_assert_eq(got, 3, "CQEs after the resize: %u", got);
+	for (i = 0; i < 3; i++) {
+		cr_expect_eq(wc[i].wr_id, 10 + i);
+		cr_expect_eq(wc[i].status, UROCE_WC_SUCCESS);
+	}
+	/* Expect: new CQEs land in the new ring. */
+	for (i = 0; i < 3; i++)
+		send1(&e, snd, 20 + i, i);
+	for (i = 0; i < 3; i++) {
+		wait_wc(scq, &wc[0]);
+		cr_expect_eq(wc[0].wr_id, 20 + i);
+	}
+	/* Expect: an empty CQ shrinks. */
+	cr_expect_eq(uroce_resize_cq(scq, 2), 0);
+	cr_expect_eq(uroce_cq_size(scq), 2);
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	cr_assert_eq(uroce_destroy_cq(scq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+/* RDMA WRITE 64 bytes of pattern @p seed from the send area to @p raddr/@p rkey. */
+static void
+write1(struct ep *e, struct uroce_qp *qp, uint64_t raddr, uint32_t rkey, uint32_t seed)
+{
+	uint8_t *src = e->buf + BUF_SIZE / 2;
+	struct uroce_sge sge = {.addr = (uint64_t)(uintptr_t)src, .length = 64,
+				.lkey = e->mr->lkey};
+	struct uroce_send_wr wr, *bad = NULL;
+	uint32_t i;
+
+	for (i = 0; i < 64; i++)
+		src[i] = pat(i, seed);
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = UROCE_WR_RDMA_WRITE;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	cr_assert_eq(uroce_post_send(qp, &wr, &bad), 0);
+}
+
+/*
+ * ibv_rereg_mr: access and translation change under the same keys, at once
+ * for the next request; bad flags change nothing; a reset QP's CQEs can be
+ * cleaned from its CQ (uroce_cq_clean, as the drop-in does on RESET).
+ */
+Test(mr, rereg_keeps_keys_changes_access_and_translation, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_mr *t;
+	struct uroce_wc wc;
+	uint32_t lkey, rkey, i;
+	uint8_t *a, *b;
+	struct ep e;
+
+	pair_open(&e, &snd, &rcv);
+	a = e.buf;
+	b = e.buf + 4096;
+	t = uroce_reg_mr(e.pd, a, 4096, UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE);
+	cr_assert_not_null(t, "reg_mr: %s", strerror(errno));
+	lkey = t->lkey;
+	rkey = t->rkey;
+	/* Expect: bad flags are EINVAL. */
+	cr_expect_eq(uroce_rereg_mr(t, 0, NULL, NULL, 0, 0), -EINVAL);
+	cr_expect_eq(uroce_rereg_mr(t, 8, NULL, NULL, 0, 0), -EINVAL);
+	/* Expect: moved to [b, +4096): a WRITE at b's address lands there. */
+	cr_assert_eq(uroce_rereg_mr(t, UROCE_REREG_TRANSLATION, NULL, b, 4096, 0), 0);
+	cr_expect_eq(t->lkey, lkey);
+	cr_expect_eq(t->rkey, rkey);
+	cr_expect_eq(t->addr, (void *)b);
+	memset(a, 0, 64);
+	write1(&e, snd, (uint64_t)(uintptr_t)b, rkey, 7);
+	wait_wc(e.cq, &wc);
+	cr_assert_eq(wc.status, UROCE_WC_SUCCESS, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(b[i], pat(i, 7), "byte %u", i);
+	/* Expect: a's address is outside the MR now. */
+	write1(&e, snd, (uint64_t)(uintptr_t)a, rkey, 8);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(a[i], 0, "byte %u written", i);
+	/* Expect: without REMOTE_WRITE, the same key is refused. Reset the
+	 * sender (its CQs cleaned) and connect again first. */
+	{
+		struct uroce_qp_attr qa;
+
+		memset(&qa, 0, sizeof(qa));
+		qa.qp_state = UROCE_QPS_RESET;
+		cr_assert_eq(uroce_modify_qp(snd, &qa, UROCE_QP_STATE), 0);
+		cr_assert_eq(uroce_modify_qp(rcv, &qa, UROCE_QP_STATE), 0);
+		uroce_cq_clean(e.cq, snd->qp_num);
+		cr_expect_eq(uroce_poll_cq(e.cq, 1, &wc), 0, "CQEs of the reset QP remain");
+		pair(&e, snd, rcv);
+	}
+	cr_assert_eq(uroce_rereg_mr(t, UROCE_REREG_ACCESS, NULL, NULL, 0,
+				    UROCE_ACCESS_LOCAL_WRITE), 0);
+	cr_expect_eq(t->rkey, rkey);
+	write1(&e, snd, (uint64_t)(uintptr_t)b, rkey, 9);
+	wait_wc(e.cq, &wc);
+	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "status %d", wc.status);
+	for (i = 0; i < 64; i++)
+		cr_assert_eq(b[i], pat(i, 7), "byte %u overwritten", i);
+	cr_assert_eq(uroce_dereg_mr(t), 0);
+	pair_close(&e, snd, rcv);
+}
+
 Test(srq, shared_by_two_qps_delivers_sends, .timeout = 60, .fini = stop_daemon)
 {
 	struct uroce_qp *r1, *r2, *s1, *s2;

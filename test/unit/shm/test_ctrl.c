@@ -196,8 +196,9 @@ Test(ctrl, every_type_every_direction)
 	/* Every type x 2 directions, minus ASYNC_EVENT and CM_EVENT from a
 	 * client: 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since
 	 * 1.2 (LIST_WORKERS), 33 since 1.3 (the load generator's GEN_*), 52
-	 * since 1.4 (rdma_cm's CM_*), 55 since 1.5 (GET_STATUS, ALLOC_MW, DEALLOC_MW). */
-	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 55);
+	 * since 1.4 (rdma_cm's CM_*), 57 since 1.5 (GET_STATUS, ALLOC_MW, DEALLOC_MW,
+	 * RESIZE_CQ, REREG_MR). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 57);
 	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 2);
 }
 
