@@ -184,6 +184,8 @@ core_worker_stats(void *ctx, unsigned int worker, struct uroce_daemon_worker_sta
 	st->handoff_in = ws.handoff_in;
 	st->handoff_out = ws.handoff_out;
 	st->sleeps = ws.sleeps;
+	st->late_rounds = ws.late_rounds;
+	st->max_late_us = ws.max_late_us;
 }
 
 static uint64_t
@@ -441,6 +443,8 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(w, "handoff_in", e->handoff_in);
 		rte_tel_data_add_dict_u64(w, "handoff_out", e->handoff_out);
 		rte_tel_data_add_dict_u64(w, "sleeps", e->sleeps);
+		rte_tel_data_add_dict_u64(w, "late_rounds", e->late_rounds);
+		rte_tel_data_add_dict_u64(w, "max_late_us", e->max_late_us);
 		rte_tel_data_add_dict_u64(w, "wqes", e->wqes);
 		rte_tel_data_add_dict_u64(w, "cqes", e->cqes);
 		rte_tel_data_add_dict_u64(w, "roce_rx", e->roce_rx);

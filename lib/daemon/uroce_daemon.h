@@ -75,6 +75,8 @@ struct uroce_daemon_worker_stats {
 	uint64_t handoff_in;      /**< frames another worker handed to this one */
 	uint64_t handoff_out;     /**< frames this worker handed to their owner */
 	uint64_t sleeps;          /**< idle back-offs */
+	uint64_t late_rounds;     /**< rounds 200 ms or more late: the thread did not run */
+	uint64_t max_late_us;     /**< the longest time it did not run when it should have */
 	/* filled by the daemon */
 	uint64_t qps;             /**< QPs placed on it */
 	uint64_t wqes;            /**< send and receive WQEs taken from client rings */

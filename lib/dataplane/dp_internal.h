@@ -188,6 +188,11 @@ struct dp_nev {
 
 _Static_assert(sizeof(struct dp_nev) % 4 == 0, "rte_ring elements are multiples of 4 bytes");
 
+/* A loop that lasted this much longer than the sleep it asked for: the
+ * worker's thread was not running (descheduled on a busy host). More than
+ * the sleep handler may add (a worker with no QP sleeps 100 ms). */
+#define DP_LATE_ROUND_US 200000u
+
 #define DP_TXBUF 64 /**< frames a worker queues per port before a flush */
 
 struct dp_port {
@@ -288,6 +293,7 @@ struct dp_worker {
 	void *sleep_ctx;
 	struct rte_ring *handoff;          /**< RoCEv2 frames for this worker's QPs from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
+	uint64_t asked_us;                 /**< the sleep the current loop asked for */
 	struct uroce_dp_worker_stats st;   /**< written by the worker, read whole by others */
 	/* this burst's frames: to free in bulk, and to hand to other workers */
 	uint16_t n_free;

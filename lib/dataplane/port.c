@@ -439,6 +439,8 @@ uroce_dp_worker_stats(const struct uroce_dp *dp, unsigned int worker,
 	st->handoff_out = __atomic_load_n(&w->handoff_out, __ATOMIC_RELAXED);
 	st->handoff_full = __atomic_load_n(&w->handoff_full, __ATOMIC_RELAXED);
 	st->sleeps = __atomic_load_n(&w->sleeps, __ATOMIC_RELAXED);
+	st->late_rounds = __atomic_load_n(&w->late_rounds, __ATOMIC_RELAXED);
+	st->max_late_us = __atomic_load_n(&w->max_late_us, __ATOMIC_RELAXED);
 	if (tsc_hz != NULL)
 		*tsc_hz = dp->tsc_hz;
 	return 0;

@@ -406,6 +406,7 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 		if (deadline - w->now_us < sleep_us)
 			sleep_us = deadline - w->now_us;
 	}
+	w->asked_us = sleep_us;
 	if (w->sleep_fn != NULL) {
 		if (!w->sleep_fn(w->sleep_ctx, sleep_us, rings_pending, w))
 			return;
@@ -413,6 +414,26 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 		rte_delay_us_sleep((unsigned int)sleep_us);
 	}
 	w->st.sleeps++;
+}
+
+/*
+ * A loop that took far longer than the sleep it asked for: the thread was
+ * not running. A peer's requester sees this worker as dead for that long
+ * (its local ACK timeouts count it against retry_cnt), so a failed
+ * connection on a busy host can be told from a protocol fault.
+ */
+static void
+late_round(struct dp_worker *w, uint64_t cycles)
+{
+	uint64_t us = dp_tsc_to_us(w->dp, cycles), late;
+
+	if (us <= w->asked_us)
+		return;
+	late = us - w->asked_us;
+	if (late > w->st.max_late_us)
+		w->st.max_late_us = late;
+	if (late >= DP_LATE_ROUND_US)
+		w->st.late_rounds++;
 }
 
 int
@@ -436,6 +457,7 @@ dp_worker_main(void *arg)
 	t0 = rte_rdtsc();
 	while (!dp->quit) {
 		w->now_us = dp_tsc_to_us(dp, t0);
+		w->asked_us = 0;
 		work = 0;
 		for (i = 0; i < dp->n_ports; i++) {
 			struct dp_port *p = &dp->ports[i];
@@ -474,10 +496,12 @@ dp_worker_main(void *arg)
 		if (work == 0) {
 			if (idle_since == 0)
 				idle_since = t0;
-			if (dp->n_ports == 0 && w->work_fn == NULL)
+			if (dp->n_ports == 0 && w->work_fn == NULL) {
+				w->asked_us = 1000;
 				rte_delay_us_sleep(1000); /* nothing will ever come */
-			else
+			} else {
 				idle(w, rte_rdtsc(), idle_since);
+			}
 		} else {
 			idle_since = 0;
 		}
@@ -486,6 +510,7 @@ dp_worker_main(void *arg)
 			w->st.busy_cycles += t1 - t0;
 		else
 			w->st.idle_cycles += t1 - t0;
+		late_round(w, t1 - t0);
 		w->st.loops++;
 		t0 = t1;
 	}

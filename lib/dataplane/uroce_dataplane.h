@@ -344,6 +344,8 @@ struct uroce_dp_worker_stats {
 	uint64_t handoff_out;   /**< frames it handed to their owner */
 	uint64_t handoff_full;  /**< frames dropped: the owner's ring was full */
 	uint64_t sleeps;
+	uint64_t late_rounds;   /**< loops 200 ms or more longer than the sleep they asked for */
+	uint64_t max_late_us;   /**< the longest such excess: the thread did not run */
 };
 
 /**

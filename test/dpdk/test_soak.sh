@@ -78,6 +78,21 @@ for side in "$PA" "$PB"; do
 	nonzero "$side" /uroce/daemon/stats /uroce/daemon/stats
 	nonzero "$side" /uroce/port/stats,0 /uroce/port/stats
 done
+# How long each daemon's worker went without running when it should have
+# (late_rounds, max_late_us of /uroce/workers): a responder whose worker is
+# not scheduled for longer than the requester's retries last (8 x 268 ms)
+# loses the connection whatever the protocol does (doc/soak.md).
+for side in "$PA" "$PB"; do
+	tel "$side" /uroce/workers | /usr/bin/python3 -c '
+import json, sys
+try:
+    d = json.loads(sys.stdin.read())["/uroce/workers"]
+    print("    " + sys.argv[1] + " workers: " + " ".join(
+        "%s: late_rounds=%d max_late_us=%d" % (k, v["late_rounds"], v["max_late_us"])
+        for k, v in sorted(d.items())))
+except Exception as e:
+    print("    " + sys.argv[1] + " /uroce/workers: unreadable (telemetry: %s)" % e)' "$side"
+done
 for side in a b; do
 	n=$(grep -c "responder refused\|requester gave up" "$WORK/$side.log")
 	log "daemon $side logged $n refused request(s) or failed requester(s)"

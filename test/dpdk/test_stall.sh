@@ -86,6 +86,20 @@ grep -q RETRY_EXC_ERR "$WORK/s.cli" "$WORK/s.srv" && fail "RETRY_EXC_ERR after a
 # A takes in the ACKs that waited on its RX queue before it judges a timer;
 # a timer found late re-arms instead (counted). Either way no retry is spent.
 log "A's host_stall_rearm: ${re0:-?} -> ${re1:-?}"
+# The stop is on record: A's worker saw a round at least 2 s longer than
+# the sleep it asked for (/uroce/workers max_late_us, late_rounds), which is
+# how a failed test tells a descheduled daemon from a protocol fault.
+late=$(tel "$PA" /uroce/workers | /usr/bin/python3 -c '
+import json, sys
+try:
+    w = json.loads(sys.stdin.read())["/uroce/workers"]["0"]
+    print(w["max_late_us"], w["late_rounds"])
+except Exception:
+    print("")')
+read -r late_us late_n <<<"${late:-}"
+[ "${late_us:-0}" -ge 2000000 ] && [ "${late_n:-0}" -ge 1 ] &&
+	pass "A's worker recorded the stop: max_late_us $late_us, late_rounds $late_n" ||
+	fail "A's worker did not record the 3 s stop: /uroce/workers max_late_us '${late_us:-}', late_rounds '${late_n:-}'"
 
 # --- 4. A stopped for good: its clients give up, saying why ------------
 export UROCE_DAEMON_TIMEOUT_MS=2000
