@@ -147,6 +147,9 @@ kill -STOP "$PID_A"
 timeout "$TMO" env UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" ucmatose -s $A_IP -p 7098 -c 1 \
 	>"$WORK/vanish.cli" 2>&1
 kill -CONT "$PID_A"
+# Telemetry is a snapshot, refreshed every second while the workers idle.
+req_timed_out() { [ "$(cm "$PB" cm_req_timeouts)" -gt "$t0" ] 2>/dev/null; }
+wait_until 10 req_timed_out
 r1=$(cm "$PB" cm_req_retries)
 t1=$(cm "$PB" cm_req_timeouts)
 if grep -q "RDMA_CM_EVENT_UNREACHABLE" "$WORK/vanish.cli" && [ "$((r1 - r0))" -ge 3 ] &&
