@@ -697,6 +697,7 @@ Test(cm_wire, ud_sidr, .timeout = 60)
 		cr_expect_eq(wc.src_qp, qa->qp_num);
 		cr_expect_eq(B.buf[40 + 63], 0x5A);
 	}
+	cr_expect_eq(uroce_destroy_ah(h), 0);
 	cli_close(&A);
 	cli_close(&B);
 	wire_stop();
@@ -783,6 +784,7 @@ Test(cm_wire, unsupported_mads, .timeout = 60)
 	cr_expect_eq(cm_counter(1, "mad_unsupported_dropped"), 1, "the Send");
 	cr_expect_eq(cm_counter(1, "mad_bad_base_version"), 1);
 	cr_expect_eq(cm_counter(1, "cm_rx_mads"), 0, "none reached the CM");
+	cr_expect_eq(uroce_destroy_ah(h), 0);
 	cli_close(&A);
 	wire_stop();
 }
