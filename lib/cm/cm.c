@@ -334,13 +334,16 @@ to_idle(struct uroce_cm_id *id)
 		id->cm->reap_pending = true;
 }
 
-/* Tell the owner; a destroyed id has none. @return the callback's value. */
+/* Tell the owner; a destroyed id has none. A new passive id's owner may
+ * also write the ARI of a refusal into @p ari (NULL: none asked).
+ * @return the callback's value. */
 static int
-emit(struct uroce_cm_id *id, enum uroce_cm_event_type t, const struct uroce_cm_msg *msg,
-     const struct uroce_cm_addr *from)
+emit_ari(struct uroce_cm_id *id, enum uroce_cm_event_type t, const struct uroce_cm_msg *msg,
+	 const struct uroce_cm_addr *from, uint8_t *ari, uint8_t *ari_len)
 {
 	struct uroce_cm *cm = id->cm;
-	struct uroce_cm_event ev = {.type = t, .msg = msg, .from = from};
+	struct uroce_cm_event ev = {.type = t, .msg = msg, .from = from, .ari = ari,
+				    .ari_len = ari_len};
 	int rc;
 
 	if (id->destroyed)
@@ -349,6 +352,13 @@ emit(struct uroce_cm_id *id, enum uroce_cm_event_type t, const struct uroce_cm_m
 	rc = cm->conf.ops->event(cm->conf.ctx, id, &ev);
 	cm->depth--;
 	return rc;
+}
+
+static int
+emit(struct uroce_cm_id *id, enum uroce_cm_event_type t, const struct uroce_cm_msg *msg,
+     const struct uroce_cm_addr *from)
+{
+	return emit_ari(id, t, msg, from, NULL, NULL);
 }
 
 struct uroce_cm_id *
@@ -1113,7 +1123,6 @@ rx_new_req(struct rx *x)
 {
 	const struct uroce_cm_req *r = &x->msg.u.req;
 	struct uroce_cm *cm = x->cm;
-	struct uroce_cm_event ev;
 	struct uroce_cm_id *id, *old;
 	uint8_t ari[UROCE_CM_ARI_LEN], ari_len = 0;
 	uint16_t reason;
@@ -1158,15 +1167,7 @@ rx_new_req(struct rx *x)
 	id->cm_timeout_ms = uroce_cm_time_ms(r->local_cm_response_timeout);
 	id->state = UROCE_CM_REQ_RCVD;
 	remote_insert(id);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = UROCE_CM_EV_REQ_RECEIVED;
-	ev.msg = &x->msg;
-	ev.from = x->from;
-	ev.ari = ari;
-	ev.ari_len = &ari_len;
-	cm->depth++;
-	rc = cm->conf.ops->event(cm->conf.ctx, id, &ev);
-	cm->depth--;
+	rc = emit_ari(id, UROCE_CM_EV_REQ_RECEIVED, &x->msg, x->from, ari, &ari_len);
 	if (rc > 0 && !id->destroyed && id->state == UROCE_CM_REQ_RCVD) {
 		if (rc == UROCE_CM_REJ_INVALID_SERVICE_ID)
 			CM_CNT(cm, REJ_NO_LISTENER);
@@ -1183,7 +1184,6 @@ static enum rx_step
 rx_new_sidr(struct rx *x)
 {
 	struct uroce_cm *cm = x->cm;
-	struct uroce_cm_event ev;
 	struct uroce_cm_id *id;
 	uint8_t ari[UROCE_CM_ARI_LEN], ari_len = 0;
 	int rc;
@@ -1202,15 +1202,7 @@ rx_new_sidr(struct rx *x)
 	id->req.service_id = x->msg.u.sidr_req.service_id;
 	id->state = UROCE_CM_SIDR_REQ_RCVD;
 	remote_insert(id);
-	memset(&ev, 0, sizeof(ev));
-	ev.type = UROCE_CM_EV_SIDR_REQ_RECEIVED;
-	ev.msg = &x->msg;
-	ev.from = x->from;
-	ev.ari = ari;
-	ev.ari_len = &ari_len;
-	cm->depth++;
-	rc = cm->conf.ops->event(cm->conf.ctx, id, &ev);
-	cm->depth--;
+	rc = emit_ari(id, UROCE_CM_EV_SIDR_REQ_RECEIVED, &x->msg, x->from, ari, &ari_len);
 	if (rc > 0 && !id->destroyed && id->state == UROCE_CM_SIDR_REQ_RCVD) {
 		struct uroce_cm_sidr_rep_param p = {.status = (uint8_t)rc};
 
