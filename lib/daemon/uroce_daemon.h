@@ -249,7 +249,9 @@ int uroce_daemon_watch_fd(struct uroce_daemon *d, int fd);
 bool uroce_daemon_worker_sleep(struct uroce_daemon *d, unsigned int worker, uint64_t us,
 			       bool (*more)(void *ctx), void *ctx);
 
-/** Wake @p worker if it sleeps, after giving it work of the shell's. Any thread. */
+/** Wake @p worker if it sleeps, after giving it work of the shell's (a full
+ * fence first: the work may have been published by a release store). Any
+ * thread. */
 void uroce_daemon_worker_wake(struct uroce_daemon *d, unsigned int worker);
 
 /** Number of workers. */

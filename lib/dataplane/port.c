@@ -406,12 +406,8 @@ uroce_dp_set_wake_handler(struct uroce_dp *dp, uroce_dp_wake_fn fn, void *ctx)
 void
 dp_wake(struct uroce_dp *dp, unsigned int worker)
 {
-	if (dp->wake_fn == NULL)
-		return;
-	/* The frames went in with a release store: the waker's load of the
-	 * worker's sleeping word must not pass it. */
-	rte_atomic_thread_fence(__ATOMIC_SEQ_CST);
-	dp->wake_fn(dp->wake_ctx, worker);
+	if (dp->wake_fn != NULL)
+		dp->wake_fn(dp->wake_ctx, worker);
 }
 
 uint64_t

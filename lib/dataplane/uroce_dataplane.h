@@ -324,8 +324,10 @@ int uroce_dp_set_sleep_handler(struct uroce_dp *dp, unsigned int worker, uroce_d
 
 /**
  * How to wake worker @p worker after the dataplane gave it frames (another
- * worker's hand-off, the control thread's ARP/ND frames). Before
- * uroce_dp_start(). @return 0, or -EBUSY if running.
+ * worker's hand-off, the control thread's ARP/ND frames), which went in
+ * with a release store: @p fn orders its look at the worker's state after
+ * that store (uroce_daemon_worker_wake() does). Before uroce_dp_start().
+ * @return 0, or -EBUSY if running.
  */
 typedef void (*uroce_dp_wake_fn)(void *ctx, unsigned int worker);
 int uroce_dp_set_wake_handler(struct uroce_dp *dp, uroce_dp_wake_fn fn, void *ctx);
