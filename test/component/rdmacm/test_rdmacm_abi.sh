@@ -26,47 +26,11 @@
 #           family not supported by protocol".
 # A missing tool (rdmacm-utils, perftest) skips only its checks; the test
 # exits 77 if the drop-ins or uroced_lite are not built.
-set -u
 TAG=test_rdmacm_abi
-WORK=$(mktemp -d "/tmp/uroce-cm-$TAG-$$-XXXX")
-FAILS=0
-PIDS=()
-pass() { printf '%s: ok: %s\n' "$TAG" "$*"; }
-fail() { printf '%s: FAIL: %s\n' "$TAG" "$*"; FAILS=$((FAILS + 1)); }
-note() { printf '%s: %s\n' "$TAG" "$*"; }
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-	if [ "$FAILS" -eq 0 ]; then rm -rf "$WORK"; else note "logs kept in $WORK"; fi
-}
-trap cleanup EXIT
-skip() { printf '%s: SKIP: %s\n' "$TAG" "$*"; exit 77; }
-
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] || skip "UROCE_RUN is not set"
-[ -n "${DROPIN:-}" ] && [ -e "$DROPIN" ] || skip "DROPIN is not set (drivers/rdmacm not built)"
-[ -n "${SYSLIB:-}" ] && [ -e "$SYSLIB" ] || skip "SYSLIB ($SYSLIB) is not the installed librdmacm"
-[ -n "${UROCED_LITE:-}" ] && [ -x "$UROCED_LITE" ] || skip "UROCED_LITE is not set"
-have() { command -v "$1" >/dev/null 2>&1; }
+. "$(dirname "$0")/../dropin_lib.sh"
 
 # --- the ABI -----------------------------------------------------------------
-defaults() { nm -D --with-symbol-versions --defined-only "$1" | awk '{print $3}' | grep '@@' | sort; }
-nodes() {
-	readelf -V --wide "$1" | sed -n '/Version definition/,/Version needs/p' |
-		grep -oE 'Name: [^ ]+|Parent 1: [^ ]+' | tr '\n' ' '
-}
-defaults "$SYSLIB" >"$WORK/sys.txt"
-defaults "$DROPIN" >"$WORK/ours.txt"
-n=$(wc -l <"$WORK/sys.txt")
-if diff "$WORK/sys.txt" "$WORK/ours.txt" >"$WORK/abi.diff"; then
-	pass "the $n default-version symbols of $(basename "$(readlink -f "$SYSLIB")") are exported, no more"
-else
-	fail "exports differ from $SYSLIB:"
-	sed 's/^/    /' "$WORK/abi.diff" | head -20
-fi
-s=$(nodes "$SYSLIB" | sed 's/Name: librdmacm.so.1 //')
-o=$(nodes "$DROPIN" | sed 's/Name: librdmacm.so.1 //')
-[ "$s" = "$o" ] && pass "version nodes and parents match: $(echo "$s" | grep -o 'Name: [^ ]*' | wc -l) nodes" ||
-	fail "version nodes differ: system [$s] drop-in [$o]"
+dropin_abi librdmacm.so.1
 
 HAVE_UTILS=1
 have rping && have ucmatose && have udaddy && have rdma_server || {
