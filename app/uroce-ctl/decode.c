@@ -262,6 +262,7 @@ static const struct ext_desc ext_descs[] = {
 	{ "immdt", UROCE_HDR_IMMDT, UROCE_IMMDT_LEN },
 	{ "ieth", UROCE_HDR_IETH, UROCE_IETH_LEN },
 	{ "deth", UROCE_HDR_DETH, UROCE_DETH_LEN },
+	{ "feth", UROCE_HDR_FETH, UROCE_FETH_LEN },
 };
 
 static uint32_t
@@ -275,6 +276,7 @@ ext_off(const struct uroce_opcode_info *oi, uint32_t bit)
 	case UROCE_HDR_IMMDT: return oi->off_immdt;
 	case UROCE_HDR_IETH: return oi->off_ieth;
 	case UROCE_HDR_DETH: return oi->off_deth;
+	case UROCE_HDR_FETH: return oi->off_feth;
 	default: return 0;
 	}
 }
@@ -312,6 +314,11 @@ add_ext(struct ctl_fields *fs, const struct ext_desc *e, const uint8_t *h)
 	case UROCE_HDR_DETH:
 		add_u(fs, g, "qkey", true, uroce_deth_qkey(h));
 		add_u(fs, g, "src_qp", true, uroce_deth_src_qp(h));
+		break;
+	case UROCE_HDR_FETH:
+		add_u(fs, g, "placement", true, uroce_feth_type(uroce_feth_word(h)));
+		add_u(fs, g, "selectivity", true, uroce_feth_level(uroce_feth_word(h)));
+		add_u(fs, g, "word", true, uroce_feth_word(h));
 		break;
 	default:
 		break;

@@ -66,6 +66,7 @@ uroce_resp_check_name(uint32_t check)
 		[UROCE_RCHK_RECV_SGE] = "recv_sge", [UROCE_RCHK_WRITE_MR] = "write_mr",
 		[UROCE_RCHK_RD_ATOMIC] = "rd_atomic", [UROCE_RCHK_READ_MR] = "read_mr",
 		[UROCE_RCHK_REPLAY_MISS] = "replay_miss", [UROCE_RCHK_REPLAY_RANGE] = "replay_range",
+		[UROCE_RCHK_FETH] = "feth", [UROCE_RCHK_FLUSH_TYPE] = "flush_type",
 	};
 
 	return check < UROCE_RCHK_MAX ? names[check] : "?";

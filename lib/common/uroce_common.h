@@ -123,6 +123,8 @@ enum uroce_resp_check {
 	UROCE_RCHK_READ_MR,       /**< a READ response: the MR no longer holds the bytes */
 	UROCE_RCHK_REPLAY_MISS,   /**< duplicate READ/ATOMIC, no saved resource: dropped */
 	UROCE_RCHK_REPLAY_RANGE,  /**< duplicate READ, not the tail of its saved READ: dropped */
+	UROCE_RCHK_FETH,          /**< FLUSH: FETH reserved bits, type or level (IBA 1.5 A19) */
+	UROCE_RCHK_FLUSH_TYPE,    /**< FLUSH: a placement type the QP/MR does not allow */
 	UROCE_RCHK_MAX,
 };
 

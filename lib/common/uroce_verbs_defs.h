@@ -57,7 +57,19 @@ enum uroce_access_flags {
 	UROCE_ACCESS_REMOTE_ATOMIC = 1 << 3,
 	/** Memory windows may be bound to the MR (IBA 10.6.7, C10-73). */
 	UROCE_ACCESS_MW_BIND = 1 << 4,
+	/** FLUSH with placement type GLOBAL may target the MR / QP (IBA 1.5
+	 * A19; libibverbs' IBV_ACCESS_FLUSH_GLOBAL, rdma-core 45). */
+	UROCE_ACCESS_FLUSH_GLOBAL = 1 << 8,
+	/** FLUSH with placement type PERSISTENT: accepted on a QP, refused on
+	 * an MR (uroce has no persistent-memory MRs, doc/conformance.md). */
+	UROCE_ACCESS_FLUSH_PERSISTENT = 1 << 9,
 };
+
+/** Every access flag an MR or a QP may carry. */
+#define UROCE_ACCESS_FLAGS_ALL \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
+	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_FLUSH_GLOBAL | \
+	 UROCE_ACCESS_FLUSH_PERSISTENT)
 
 /** Device capability flags uroce reports (ibv_device_cap_flags values). */
 enum uroce_device_cap_flags {
@@ -118,6 +130,10 @@ enum uroce_wr_opcode {
 	UROCE_WR_LOCAL_INV = 7,   /**< imm: the type 2 window rkey to invalidate */
 	UROCE_WR_BIND_MW = 8,     /**< see struct uroce_wr_send for its fields */
 	UROCE_WR_SEND_WITH_INV = 9,
+	/** IBA 1.5 FLUSH (ibv_wr_flush, rdma-core 45): see struct uroce_wr_send. */
+	UROCE_WR_FLUSH = 14,
+	/** IBA 1.5 ATOMIC WRITE (ibv_wr_atomic_write): 8 bytes stored at once. */
+	UROCE_WR_ATOMIC_WRITE = 15,
 };
 
 /** Send flags (ibv_send_flags). */
@@ -170,6 +186,8 @@ enum uroce_wc_opcode {
 	UROCE_WC_FETCH_ADD = 4,
 	UROCE_WC_BIND_MW = 5,
 	UROCE_WC_LOCAL_INV = 6,
+	UROCE_WC_FLUSH = 8,
+	UROCE_WC_ATOMIC_WRITE = 9,
 	UROCE_WC_RECV = 128,
 	UROCE_WC_RECV_RDMA_WITH_IMM = 129,
 };

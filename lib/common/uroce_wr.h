@@ -51,6 +51,10 @@ enum uroce_wr_prop {
 	/** Local operation (BIND_MW, LOCAL_INV): no packet; the requester
 	 * executes it in send queue order (IBA 10.6.7.3, 10.6.7.2.1). */
 	UROCE_WRP_LOCAL = 1u << 7,
+	/** One request packet without SGEs, answered by an RDMA READ Response
+	 * Only with no payload (IBA 1.5 A19: ATOMIC WRITE, FLUSH). Its
+	 * operands ride in the WQE (see struct uroce_wr_send). */
+	UROCE_WRP_EMPTY_RESP = 1u << 24,
 };
 
 /** The property bit of the QP type @p t that carries an opcode (IBA 10.7.3.1,
@@ -58,7 +62,7 @@ enum uroce_wr_prop {
 #define UROCE_WRP_QPT(t) (1u << (8 + (t)))
 
 /** Largest send opcode the table knows, plus one. */
-#define UROCE_WR_OPCODE_COUNT 10u
+#define UROCE_WR_OPCODE_COUNT 16u
 
 /** One row of the opcode table. */
 struct uroce_wr_info {
@@ -119,11 +123,16 @@ struct uroce_wr_send {
 	/** host order; SEND_WITH_INV, LOCAL_INV: the rkey; BIND_MW: the MR's lkey */
 	uint32_t imm;
 	uint32_t num_sge;            /**< ignored with UROCE_SEND_INLINE */
-	uint64_t remote_addr;        /**< RDMA and atomics; BIND_MW: the window's address */
+	/** RDMA, atomics, ATOMIC WRITE, FLUSH; BIND_MW: the window's address */
+	uint64_t remote_addr;
 	uint32_t rkey;               /**< BIND_MW: the window's new rkey */
 	uint32_t inline_len;         /**< bytes at inline_data, with UROCE_SEND_INLINE */
-	uint64_t compare_add;        /**< atomics; BIND_MW: the window's length */
-	uint64_t swap;               /**< BIND_MW: the window's UROCE_ACCESS_* flags */
+	/** atomics; ATOMIC WRITE: the 8 bytes to store, as they lie in memory;
+	 * FLUSH: the length; BIND_MW: the window's length */
+	uint64_t compare_add;
+	/** CMP_AND_SWP; FLUSH: the FETH (placement type | selectivity << 4);
+	 * BIND_MW: the window's UROCE_ACCESS_* flags */
+	uint64_t swap;
 	uint32_t remote_qpn;         /**< UD */
 	uint32_t remote_qkey;        /**< UD */
 	uint32_t ah_handle;          /**< UD: the client's address handle, as posted */

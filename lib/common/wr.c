@@ -33,4 +33,10 @@ const struct uroce_wr_info uroce_wr_info_tab[UROCE_WR_OPCODE_COUNT] = {
 	[UROCE_WR_BIND_MW] = { UROCE_WRP_LOCAL | RC | UC, UROCE_WC_BIND_MW },
 	[UROCE_WR_SEND_WITH_INV] = { UROCE_WRP_PAYLOAD | UROCE_WRP_INV | UROCE_WRP_RECV | RC,
 				     UROCE_WC_SEND },
+	/* IBA 1.5 A19: RC only (the RD forms are not implemented); each takes
+	 * a responder resource like a READ (oA19-14). */
+	[UROCE_WR_FLUSH] = { UROCE_WRP_RDMA | UROCE_WRP_RD_ATOMIC | UROCE_WRP_EMPTY_RESP | RC,
+			     UROCE_WC_FLUSH },
+	[UROCE_WR_ATOMIC_WRITE] = { UROCE_WRP_RDMA | UROCE_WRP_RD_ATOMIC | UROCE_WRP_EMPTY_RESP |
+				    RC, UROCE_WC_ATOMIC_WRITE },
 };

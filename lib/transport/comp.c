@@ -24,6 +24,7 @@ enum comp_st {
 	COMP_CHECK_ACK,
 	COMP_READ,
 	COMP_ATOMIC,
+	COMP_EMPTY_RESP,
 	COMP_COMPLETE,
 	COMP_RETRY,
 	COMP_RNR,
@@ -36,6 +37,7 @@ enum comp_st {
 static const char *const comp_st_names[COMP_NUM_STATES] __attribute__((unused)) = {
 	[COMP_GET_WQE] = "GET_WQE", [COMP_CHECK_PSN] = "CHECK_PSN",
 	[COMP_CHECK_ACK] = "CHECK_ACK", [COMP_READ] = "READ", [COMP_ATOMIC] = "ATOMIC",
+	[COMP_EMPTY_RESP] = "EMPTY_RESP",
 	[COMP_COMPLETE] = "COMPLETE", [COMP_RETRY] = "RETRY", [COMP_RNR] = "RNR",
 	[COMP_ERROR] = "ERROR", [COMP_DONE] = "DONE", [COMP_EXIT] = "EXIT",
 };
@@ -63,13 +65,29 @@ comp_rto_us(const struct uroce_eng_qp *qp)
 static bool
 wqe_is_read(const struct swqe *w)
 {
-	return (w->props & (UROCE_WRP_RD_ATOMIC | UROCE_WRP_ATOMIC)) == UROCE_WRP_RD_ATOMIC;
+	return (w->props & (UROCE_WRP_RD_ATOMIC | UROCE_WRP_ATOMIC | UROCE_WRP_EMPTY_RESP)) ==
+	       UROCE_WRP_RD_ATOMIC;
 }
 
 static bool
 wqe_is_atomic(const struct swqe *w)
 {
 	return (w->props & UROCE_WRP_ATOMIC) != 0;
+}
+
+/* ATOMIC WRITE, FLUSH (IBA 1.5 A19): answered by an empty READ response. */
+static bool
+wqe_is_empty_resp(const struct swqe *w)
+{
+	return (w->props & UROCE_WRP_EMPTY_RESP) != 0;
+}
+
+/* A READ, atomic, ATOMIC WRITE or FLUSH: a response of its own answers it,
+ * so an ACK or a later response in its place is an implied NAK. */
+static bool
+wqe_wants_response(const struct swqe *w)
+{
+	return (w->props & UROCE_WRP_RD_ATOMIC) != 0;
 }
 
 /* Off the good path: remember what the requester met, for the record of a
@@ -228,7 +246,7 @@ comp_check_psn(struct comp_ctx *c)
 		return comp_nothing(c);
 	}
 	if (uroce_psn_diff(psn, c->w->last_psn) > 0) {
-		if (wqe_is_read(c->w) || wqe_is_atomic(c->w)) {
+		if (wqe_wants_response(c->w)) {
 			QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
 			c->retry_psn = qp->comp.psn;
 			return COMP_RETRY;
@@ -256,7 +274,7 @@ comp_nak(struct comp_ctx *c)
 		/* Resend from the NAK'd PSN; everything before it was received. */
 		QP_CNT(qp, PACKET_SEQ_ERR);
 		req_event(qp, UROCE_REQ_EV_NAK_SEQ, psn);
-		if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w)) {
+		if (!wqe_wants_response(c->w)) {
 			if (uroce_psn_diff(psn, qp->comp.psn) > 0)
 				c->progressed = true;
 			advance_psn(qp, psn);
@@ -288,6 +306,8 @@ comp_check_ack(struct comp_ctx *c)
 	if (pkt->info->mask & UROCE_F_READ) {
 		if (wqe_is_read(c->w))
 			return COMP_READ;
+		if (wqe_is_empty_resp(c->w))
+			return COMP_EMPTY_RESP;
 		QP_CNT(qp, GHOST_RESPONSE);
 		return COMP_EXIT;
 	}
@@ -299,7 +319,7 @@ comp_check_ack(struct comp_ctx *c)
 	}
 	switch (uroce_aeth_type(c->syn)) {
 	case UROCE_AETH_ACK:
-		if (wqe_is_read(c->w) || wqe_is_atomic(c->w)) {
+		if (wqe_wants_response(c->w)) {
 			QP_CNT(qp, IMPLIED_NAK_SEQ_ERR);
 			c->retry_psn = qp->comp.psn;
 			return COMP_RETRY;
@@ -383,6 +403,26 @@ comp_atomic(struct comp_ctx *c)
 	return COMP_COMPLETE;
 }
 
+/* IBA 1.5 A19: an ATOMIC WRITE or FLUSH is answered by one RDMA READ
+ * Response Only with an ACK syndrome and no payload, at its own PSN; any
+ * other READ response for it is a bad response. */
+static enum comp_st
+comp_empty_resp(struct comp_ctx *c)
+{
+	const struct uroce_pkt *pkt = c->pkt;
+
+	if (pkt->psn != c->w->first_psn) {
+		QP_CNT(c->qp, GHOST_RESPONSE);
+		return comp_nothing(c);
+	}
+	if ((pkt->opcode & 0x1F) != UROCE_OP_RDMA_READ_RESPONSE_ONLY || pkt->paylen != 0 ||
+	    uroce_aeth_type(c->syn) != UROCE_AETH_ACK) {
+		c->err = UROCE_WC_BAD_RESP_ERR;
+		return COMP_ERROR;
+	}
+	return COMP_COMPLETE;
+}
+
 /* IBA 9.7.5.2.2, 10.8.3: the WQE completes, in order; an implicit
  * acknowledgement goes on with the next WQE. */
 static enum comp_st
@@ -442,7 +482,7 @@ comp_rnr(struct comp_ctx *c)
 	if (uroce_psn_before(psn, qp->comp.psn))
 		return comp_nothing(c);
 	req_event(qp, UROCE_REQ_EV_RNR, psn);
-	if (!wqe_is_read(c->w) && !wqe_is_atomic(c->w))
+	if (!wqe_wants_response(c->w))
 		advance_psn(qp, psn);
 	if (qp->comp.rnr_left == 0) {
 		QP_CNT(qp, RNR_NAK_RETRY_ERR);
@@ -485,6 +525,7 @@ static const comp_step_fn comp_steps[COMP_NUM_STATES] = {
 	[COMP_CHECK_ACK] = comp_check_ack,
 	[COMP_READ] = comp_read,
 	[COMP_ATOMIC] = comp_atomic,
+	[COMP_EMPTY_RESP] = comp_empty_resp,
 	[COMP_COMPLETE] = comp_complete,
 	[COMP_RETRY] = comp_retry,
 	[COMP_RNR] = comp_rnr,

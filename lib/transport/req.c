@@ -122,9 +122,18 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 		return -EINVAL;
 	w->props = uroce_wr_props(r->opcode);
 	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
-	/* A bind or invalidation carries no data. */
-	if ((w->props & UROCE_WRP_LOCAL) && (w->is_inline || r->num_sge != 0))
+	/* A bind or invalidation carries no data; an ATOMIC WRITE or FLUSH
+	 * carries its operands in the WQE (IBA 1.5 A19). */
+	if ((w->props & (UROCE_WRP_LOCAL | UROCE_WRP_EMPTY_RESP)) &&
+	    (w->is_inline || r->num_sge != 0))
 		return -EINVAL;
+	if (r->opcode == UROCE_WR_FLUSH) {
+		if (!uroce_feth_valid((uint32_t)r->swap) || r->swap > UINT32_MAX)
+			return -EINVAL;
+		if (uroce_feth_level((uint32_t)r->swap) == UROCE_FLUSH_RANGE &&
+		    r->compare_add > UROCE_MAX_MSG_SIZE)
+			return -EMSGSIZE;
+	}
 	if (w->is_inline) {
 		if (!(w->props & UROCE_WRP_PAYLOAD) || r->inline_data == NULL)
 			return -EINVAL;
@@ -306,6 +315,29 @@ fmt_atomic(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *
 	p->ext.compare = wr->compare_add;
 }
 
+/* IBA 1.5 A19: an ATOMIC WRITE is one packet with a RETH of length 8 and
+ * the 8 bytes (req_send_payload()); a FLUSH one with a FETH and a RETH
+ * (length ignored at selectivity MR). */
+static void
+fmt_empty_resp(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
+{
+	const struct uroce_wr_send *wr = &w->s.wr;
+
+	(void)qp;
+	p->bth.ackreq = true;
+	p->ext.va = wr->remote_addr;
+	p->ext.rkey = wr->rkey;
+	if (wr->opcode == UROCE_WR_ATOMIC_WRITE) {
+		p->bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_ATOMIC_WRITE);
+		p->ext.dma_len = 8;
+		p->paylen = 8;
+	} else {
+		p->bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_FLUSH);
+		p->ext.feth = (uint32_t)wr->swap;
+		p->ext.dma_len = (uint32_t)wr->compare_add;
+	}
+}
+
 /* A SEND or WRITE segmented by path MTU (IBA 9.7.1): the packet at the
  * current offset, FIRST/MIDDLE/LAST or ONLY. */
 static void
@@ -351,6 +383,8 @@ req_fmt(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
 		fmt_ud(qp, w, p);
 	else if (w->props & UROCE_WRP_ATOMIC)
 		fmt_atomic(qp, w, p);
+	else if (w->props & UROCE_WRP_EMPTY_RESP)
+		fmt_empty_resp(qp, w, p);
 	else if (w->props & UROCE_WRP_RD_ATOMIC)
 		fmt_read(qp, w, p);
 	else
@@ -369,7 +403,10 @@ static bool
 req_send_payload(struct uroce_eng_qp *qp, struct swqe *w, const struct req_pkt *p, uint8_t *buf,
 		 uint32_t hdr_len)
 {
-	if (p->paylen > 0) {
+	if (w->props & UROCE_WRP_EMPTY_RESP) {
+		/* ATOMIC WRITE: the 8 bytes kept in the WQE, as they lay. */
+		memcpy(buf + hdr_len, &w->s.wr.compare_add, p->paylen);
+	} else if (p->paylen > 0) {
 		struct uroce_eng_mr *mr = NULL;
 		const uint8_t *src = NULL;
 
@@ -499,7 +536,8 @@ req_start_wqe(struct req_ctx *c)
 					  rd_atomic ? UROCE_ACCESS_LOCAL_WRITE : 0))
 		return REQ_WQE_ERROR;
 	w->first_psn = qp->req.psn;
-	if ((w->props & UROCE_WRP_ATOMIC) || qp->init.qp_type == UROCE_QPT_UD)
+	if ((w->props & (UROCE_WRP_ATOMIC | UROCE_WRP_EMPTY_RESP)) ||
+	    qp->init.qp_type == UROCE_QPT_UD)
 		w->npkts = 1;
 	else
 		w->npkts = uroce_num_pkts(w->length, qp->mtu);

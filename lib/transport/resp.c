@@ -32,6 +32,7 @@
  *   SEND:   GET_WQE → CHECK_RECV_LENGTH → CHECK_INVALIDATE → PLACE_SEND
  *   WRITE:  CHECK_DMA_LENGTH → [GET_WQE with immediate] → PLACE_WRITE
  *   READ:   EXEC_READ        ATOMIC: EXEC_ATOMIC
+ *   ATOMIC WRITE: EXEC_ATOMIC_WRITE    FLUSH: EXEC_FLUSH (IBA 1.5 A19)
  *   last packet of a SEND/WRITE: COMPLETE → ACK; other packets: ACK
  *   errors: ERROR (NAK), RNR (RNR NAK), DROP (silent)
  */
@@ -51,6 +52,8 @@ enum resp_st {
 	RESP_PLACE_WRITE,
 	RESP_EXEC_READ,
 	RESP_EXEC_ATOMIC,
+	RESP_EXEC_ATOMIC_WRITE,
+	RESP_EXEC_FLUSH,
 	RESP_COMPLETE,
 	RESP_ACK,
 	RESP_RNR,
@@ -68,7 +71,8 @@ static const char *const resp_st_names[RESP_NUM_STATES] __attribute__((unused)) 
 	[RESP_GET_WQE] = "GET_WQE", [RESP_CHECK_RECV_LENGTH] = "CHECK_RECV_LENGTH",
 	[RESP_CHECK_INVALIDATE] = "CHECK_INVALIDATE", [RESP_PLACE_SEND] = "PLACE_SEND",
 	[RESP_PLACE_WRITE] = "PLACE_WRITE", [RESP_EXEC_READ] = "EXEC_READ",
-	[RESP_EXEC_ATOMIC] = "EXEC_ATOMIC", [RESP_COMPLETE] = "COMPLETE", [RESP_ACK] = "ACK",
+	[RESP_EXEC_ATOMIC] = "EXEC_ATOMIC", [RESP_EXEC_ATOMIC_WRITE] = "EXEC_ATOMIC_WRITE",
+	[RESP_EXEC_FLUSH] = "EXEC_FLUSH", [RESP_COMPLETE] = "COMPLETE", [RESP_ACK] = "ACK",
 	[RESP_RNR] = "RNR", [RESP_ERROR] = "ERROR", [RESP_DROP] = "DROP", [RESP_EXIT] = "EXIT",
 };
 
@@ -112,7 +116,7 @@ struct resp_ctx {
 	bool rc;                /* RC (NAKs, duplicates) or UC (silent drops) */
 	enum resp_err err;      /* set by a step that returns RESP_ERROR */
 	enum uroce_resp_check chk; /* and which check it was */
-	struct uroce_eng_mr *mr; /* ATOMIC: the MR resp_check_rkey() found */
+	struct uroce_eng_mr *mr; /* ATOMIC, ATOMIC WRITE, FLUSH: the MR resp_check_rkey() found */
 	struct uroce_eng_mr win; /* the window binding c->mr may point to */
 };
 
@@ -518,15 +522,23 @@ resp_duplicate(struct resp_ctx *c)
 		queue_res(qp, slot);
 		return RESP_EXIT;
 	}
-	if (c->mask & UROCE_F_ATOMIC) {
-		res = find_res(qp, RES_ATOMIC, pkt->psn, &slot);
+	/* IBA 1.5 oA19-14, oA19-15: a duplicate ATOMIC WRITE or FLUSH is
+	 * answered again from its resource, never executed twice. */
+	if (c->mask & (UROCE_F_ATOMIC | UROCE_F_ATOMIC_WRITE | UROCE_F_FLUSH)) {
+		enum res_type t = (c->mask & UROCE_F_ATOMIC) ? RES_ATOMIC :
+				  (c->mask & UROCE_F_FLUSH) ? RES_FLUSH : RES_ATOMIC_WRITE;
+
+		res = find_res(qp, t, pkt->psn, &slot);
 		if (res == NULL) {
 			QP_CNT(qp, RESP_REPLAY_MISS);
 			resp_reject(qp, UROCE_RCHK_REPLAY_MISS, pkt, pkt->psn,
 				    UROCE_RESP_REJECT_DROPPED);
 			return RESP_DROP;
 		}
-		QP_CNT(qp, RESP_ATOMIC_REPLAY);
+		if (t == RES_ATOMIC)
+			QP_CNT(qp, RESP_ATOMIC_REPLAY);
+		else
+			QP_CNT(qp, RESP_ATOMIC_WRITE_FLUSH_REPLAY);
 		if (!res->queued)
 			res->replay = true;
 		queue_res(qp, slot);
@@ -562,22 +574,107 @@ resp_check_length(struct resp_ctx *c)
 	return RESP_CHECK_QP_ACCESS;
 }
 
+/* The access flags a FLUSH of FETH @p feth needs, per placement type. */
+static int
+flush_access(uint32_t feth)
+{
+	uint8_t t = uroce_feth_type(feth);
+
+	return ((t & UROCE_FLUSH_GLOBAL) ? UROCE_ACCESS_FLUSH_GLOBAL : 0) |
+	       ((t & UROCE_FLUSH_PERSISTENT) ? UROCE_ACCESS_FLUSH_PERSISTENT : 0);
+}
+
+/* The FETH word of a FLUSH request. */
+static uint32_t
+pkt_feth(const struct uroce_pkt *pkt)
+{
+	return uroce_feth_word(pkt->bth + pkt->info->off_feth);
+}
+
 /* IBA 9.7.5.1, 10.2.4: the QP must enable the remote operation
- * (qp_access_flags); UC carries no READ or ATOMIC (IBA 9.8.1). */
+ * (qp_access_flags); UC carries no READ or ATOMIC (IBA 9.8.1). IBA 1.5 A19:
+ * ATOMIC WRITE needs remote write; FLUSH the flag of each placement type it
+ * names, after its FETH is found well formed (a malformed request). */
 static enum resp_st
 resp_check_qp_access(struct resp_ctx *c)
 {
-	int need = (c->mask & UROCE_F_WRITE) ? UROCE_ACCESS_REMOTE_WRITE :
+	int need = (c->mask & (UROCE_F_WRITE | UROCE_F_ATOMIC_WRITE)) ? UROCE_ACCESS_REMOTE_WRITE :
 		   (c->mask & UROCE_F_READ) ? UROCE_ACCESS_REMOTE_READ :
 		   (c->mask & UROCE_F_ATOMIC) ? UROCE_ACCESS_REMOTE_ATOMIC : 0;
 
-	if ((c->mask & (UROCE_F_READ | UROCE_F_ATOMIC)) && !c->rc)
+	if ((c->mask & (UROCE_F_READ | UROCE_F_ATOMIC | UROCE_F_ATOMIC_WRITE | UROCE_F_FLUSH)) &&
+	    !c->rc)
 		return RESP_DROP;
+	if (c->mask & UROCE_F_FLUSH) {
+		if (!uroce_feth_valid(pkt_feth(c->pkt)))
+			return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_FETH);
+		need = flush_access(pkt_feth(c->pkt));
+	}
 	if ((c->qp->attr.qp_access_flags & need) != need)
 		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_QP_ACCESS);
 	if (c->mask & UROCE_F_SEND)
 		return (c->mask & UROCE_F_START) ? RESP_GET_WQE : RESP_CHECK_RECV_LENGTH;
 	return RESP_CHECK_RKEY;
+}
+
+/*
+ * IBA 1.5 A19: an ATOMIC WRITE's RETH names exactly 8 bytes (a malformed
+ * request otherwise), 8-byte aligned (the misaligned-atomic NAK, as IBA
+ * 9.4.5 for atomics), of an MR or window that grants remote write. The
+ * word must be aligned in this mapping too, or no single store covers it.
+ */
+static enum resp_st
+check_atomic_write(struct resp_ctx *c)
+{
+	const uint8_t *h = c->pkt->bth + c->pkt->info->off_reth;
+	uint64_t va = uroce_reth_va(h);
+
+	if (uroce_reth_dma_len(h) != 8)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_DMA_LENGTH);
+	if ((va & 7) != 0)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_ATOMIC_ALIGN);
+	c->mr = rkey_check(c->qp, uroce_reth_rkey(h), va, 8, UROCE_ACCESS_REMOTE_WRITE, &c->win);
+	if (c->mr == NULL)
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
+	if (((uintptr_t)c->mr->addr + (va - c->mr->iova)) & 7)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_ATOMIC_ALIGN);
+	return RESP_EXEC_ATOMIC_WRITE;
+}
+
+/*
+ * IBA 1.5 A19: a FLUSH names a range (selectivity RANGE: the RETH's VA and
+ * length, checked like a READ's) or the whole MR or window of its R_Key
+ * (selectivity MR: no range), whose access flags must allow each placement
+ * type it asks for. PERSISTENT is refused whatever the flags: uroce has no
+ * persistent-memory MRs, so it cannot promise persistence (a remote access
+ * error, as rxe answers it for memory that is not pmem).
+ */
+static enum resp_st
+check_flush(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	const uint8_t *h = c->pkt->bth + c->pkt->info->off_reth;
+	uint32_t feth = pkt_feth(c->pkt), len = uroce_reth_dma_len(h);
+	int need = flush_access(feth);
+	struct uroce_eng_mr *mr;
+
+	if (uroce_feth_type(feth) & UROCE_FLUSH_PERSISTENT)
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_FLUSH_TYPE);
+	if (uroce_feth_level(feth) == UROCE_FLUSH_MR) {
+		mr = rkey_lookup(qp, uroce_reth_rkey(h), &c->win);
+		if (mr == NULL || mr->pd != qp->pd)
+			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
+		if ((mr->access & need) != need)
+			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_FLUSH_TYPE);
+		c->mr = mr;
+		return RESP_EXEC_FLUSH;
+	}
+	if (len > UROCE_MAX_MSG_SIZE)
+		return refuse(c, RERR_INVALID_REQUEST, UROCE_RCHK_MSG_SIZE);
+	c->mr = rkey_check(qp, uroce_reth_rkey(h), uroce_reth_va(h), len, need, &c->win);
+	if (c->mr == NULL)
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
+	return RESP_EXEC_FLUSH;
 }
 
 /*
@@ -625,6 +722,10 @@ resp_check_rkey(struct resp_ctx *c)
 		}
 		return RESP_EXEC_READ;
 	}
+	if (c->mask & UROCE_F_ATOMIC_WRITE)
+		return check_atomic_write(c);
+	if (c->mask & UROCE_F_FLUSH)
+		return check_flush(c);
 	h = c->pkt->bth + c->pkt->info->off_atmeth;
 	/* IBA 9.4.5: a misaligned address is a malformed request, before any
 	 * key is looked at. */
@@ -835,6 +936,71 @@ resp_exec_atomic(struct resp_ctx *c)
 	return RESP_EXIT;
 }
 
+/* A resource for an ATOMIC WRITE or FLUSH at the packet's PSN, answered by
+ * one RDMA READ Response Only without payload (IBA 1.5 A19); NULL if
+ * max_dest_rd_atomic is reached (then nothing was executed). */
+static struct rd_res *
+take_empty_res(struct resp_ctx *c, enum res_type type)
+{
+	const uint8_t *reth = c->pkt->bth + c->pkt->info->off_reth;
+	int slot = alloc_res(c->qp);
+	struct rd_res *res;
+
+	if (slot < 0)
+		return NULL;
+	res = &c->qp->resp.res[slot];
+	memset(res, 0, sizeof(*res));
+	res->type = type;
+	res->first_psn = res->last_psn = res->start_psn = res->cur_psn = c->pkt->psn;
+	res->va = uroce_reth_va(reth);
+	res->rkey = uroce_reth_rkey(reth);
+	res->len = uroce_reth_dma_len(reth);
+	queue_res(c->qp, (uint32_t)slot);
+	rd_atomic_accepted(c->qp, res, uroce_psn_add(c->pkt->psn, 1));
+	return res;
+}
+
+/*
+ * IBA 1.5 A19: an ATOMIC WRITE stores its 8 bytes as one aligned 64-bit
+ * store, after everything this QP placed before it (release ordering), and
+ * executes once: a duplicate is answered from the resource (resp_duplicate()).
+ * The bytes land as they came, as rxe stores them. The store is a CPU
+ * atomic, so a reader on another worker or in the owning process sees the
+ * old or the new word, never a mix (check_atomic_write() made it aligned).
+ */
+static enum resp_st
+resp_exec_atomic_write(struct resp_ctx *c)
+{
+	const uint8_t *reth = c->pkt->bth + c->pkt->info->off_reth;
+	uint64_t va = uroce_reth_va(reth), v;
+	uint64_t *word;
+
+	if (take_empty_res(c, RES_ATOMIC_WRITE) == NULL)
+		return refuse(c, RERR_RD_ATOMIC, UROCE_RCHK_RD_ATOMIC);
+	memcpy(&v, c->pkt->payload, sizeof(v));
+	word = (uint64_t *)(void *)(c->mr->addr + (va - c->mr->iova));
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+	QP_CNT(c->qp, RX_ATOMIC_WRITE_REQUESTS);
+	return RESP_EXIT;
+}
+
+/*
+ * IBA 1.5 A19: FLUSH GLOBAL makes every earlier write visible before the
+ * response says so. This QP's earlier requests were placed by this worker
+ * before this packet (in PSN order); a full fence orders those stores
+ * before the response and before any later access. No pmem: PERSISTENT
+ * was refused in check_flush().
+ */
+static enum resp_st
+resp_exec_flush(struct resp_ctx *c)
+{
+	if (take_empty_res(c, RES_FLUSH) == NULL)
+		return refuse(c, RERR_RD_ATOMIC, UROCE_RCHK_RD_ATOMIC);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	QP_CNT(c->qp, RX_FLUSH_REQUESTS);
+	return RESP_EXIT;
+}
+
 /* IBA 9.7.4.1, 9.7.5.1.5: the last packet of a SEND or WRITE ends the
  * message: the MSN moves on, and a message that consumed a receive WQE
  * (SEND, WRITE with immediate) completes it. */
@@ -962,6 +1128,8 @@ static const resp_step_fn resp_steps[RESP_NUM_STATES] = {
 	[RESP_PLACE_WRITE] = resp_place_write,
 	[RESP_EXEC_READ] = resp_exec_read,
 	[RESP_EXEC_ATOMIC] = resp_exec_atomic,
+	[RESP_EXEC_ATOMIC_WRITE] = resp_exec_atomic_write,
+	[RESP_EXEC_FLUSH] = resp_exec_flush,
 	[RESP_COMPLETE] = resp_complete,
 	[RESP_ACK] = resp_ack,
 	[RESP_RNR] = resp_rnr,
@@ -1115,6 +1283,9 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 	if (res->type == RES_ATOMIC) {
 		op = UROCE_OP_ATOMIC_ACKNOWLEDGE;
 		ext.orig = res->orig;
+	} else if (res->type != RES_READ) {
+		/* IBA 1.5 A19: ATOMIC WRITE and FLUSH: no data. */
+		op = UROCE_OP_RDMA_READ_RESPONSE_ONLY;
 	} else {
 		bool first = res->cur_psn == res->start_psn;
 		bool last;
@@ -1167,7 +1338,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 	}
 	if (buf != NULL)
 		eng_tx_send(qp, buf, &bth, hdr_len, paylen, &qp->attr.ah_attr);
-	if (res->type == RES_ATOMIC)
+	if (res->type != RES_READ)
 		return true;
 	res->cur_psn = uroce_psn_add(res->cur_psn, 1);
 	res->cur_va += paylen;

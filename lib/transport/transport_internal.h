@@ -176,8 +176,9 @@ struct comp_state {
 	TAILQ_ENTRY(uroce_eng_qp) timer_link;
 };
 
-/* Responder READ/ATOMIC resource (IBA 9.7.5.1.2, saved for duplicates). */
-enum res_type { RES_NONE = 0, RES_READ, RES_ATOMIC };
+/* Responder READ/ATOMIC resource (IBA 9.7.5.1.2, saved for duplicates);
+ * ATOMIC WRITE and FLUSH take one too (IBA 1.5 A19, oA19-14). */
+enum res_type { RES_NONE = 0, RES_READ, RES_ATOMIC, RES_ATOMIC_WRITE, RES_FLUSH };
 
 struct rd_res {
 	enum res_type type;

@@ -25,6 +25,8 @@ uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
 		return 0;
 	if (!(oi->mask & UROCE_F_PAYLOAD) && paylen != 0)
 		return 0;
+	if ((oi->mask & UROCE_F_ATOMIC_WRITE) && paylen != 8)
+		return 0;
 	if (paylen > UROCE_MAX_PMTU)
 		return 0;
 	pad = uroce_pad(paylen);
@@ -45,6 +47,8 @@ uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
 		h[4] = 0;
 		uroce_put_be24(h + 5, ext->src_qp & UROCE_QPN_MASK);
 	}
+	if (oi->mask & UROCE_HDR_FETH)
+		uroce_put_be32(buf + oi->off_feth, ext->feth);
 	if (oi->mask & UROCE_HDR_RETH) {
 		uint8_t *h = buf + oi->off_reth;
 

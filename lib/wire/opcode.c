@@ -7,7 +7,7 @@
  * the CNP). Each entry lists which extension headers follow the BTH; their
  * offsets and the total header length are derived from that list at compile
  * time, in the fixed order IBA gives them (9.2: DETH, RETH, AETH, AtomicETH,
- * AtomicAckETH, ImmDt, IETH). Parsing, building and the transport's
+ * AtomicAckETH, ImmDt, IETH; IBA 1.5 A19 puts the FETH before the RETH). Parsing, building and the transport's
  * opcode-sequence checks all read this table; nothing else knows a layout.
  */
 
@@ -16,7 +16,8 @@
 #define LEN_IF(m, bit, len) (((m) & (bit)) ? (len) : 0)
 
 #define OFF_DETH(m)    UROCE_BTH_LEN
-#define OFF_RETH(m)    (OFF_DETH(m) + LEN_IF(m, UROCE_HDR_DETH, UROCE_DETH_LEN))
+#define OFF_FETH(m)    (OFF_DETH(m) + LEN_IF(m, UROCE_HDR_DETH, UROCE_DETH_LEN))
+#define OFF_RETH(m)    (OFF_FETH(m) + LEN_IF(m, UROCE_HDR_FETH, UROCE_FETH_LEN))
 #define OFF_AETH(m)    (OFF_RETH(m) + LEN_IF(m, UROCE_HDR_RETH, UROCE_RETH_LEN))
 #define OFF_ATMETH(m)  (OFF_AETH(m) + LEN_IF(m, UROCE_HDR_AETH, UROCE_AETH_LEN))
 #define OFF_ATMACK(m)  (OFF_ATMETH(m) + LEN_IF(m, UROCE_HDR_ATMETH, UROCE_ATMETH_LEN))
@@ -33,6 +34,7 @@
 		.mask = (m), \
 		.hdr_len = HDR_LEN(m), \
 		.off_deth = OFF(m, UROCE_HDR_DETH, OFF_DETH(m)), \
+		.off_feth = OFF(m, UROCE_HDR_FETH, OFF_FETH(m)), \
 		.off_reth = OFF(m, UROCE_HDR_RETH, OFF_RETH(m)), \
 		.off_aeth = OFF(m, UROCE_HDR_AETH, OFF_AETH(m)), \
 		.off_atmeth = OFF(m, UROCE_HDR_ATMETH, OFF_ATMETH(m)), \
@@ -73,6 +75,11 @@
 #define ATOMIC_ACK       (UROCE_F_RESP | UROCE_F_ATOMIC | ONLY_NODATA | UROCE_HDR_AETH | \
 			  UROCE_HDR_ATMACK)
 #define ATOMIC_REQ       (UROCE_F_REQ | UROCE_F_ATOMIC | ONLY_NODATA | UROCE_HDR_ATMETH)
+/* IBA 1.5 A19: FLUSH carries FETH and RETH and no data; ATOMIC WRITE a RETH
+ * and exactly 8 bytes (uroce_pkt_parse() checks the 8). */
+#define FLUSH_REQ        (UROCE_F_REQ | UROCE_F_FLUSH | ONLY_NODATA | UROCE_HDR_FETH | \
+			  UROCE_HDR_RETH)
+#define ATOMIC_WRITE_REQ (UROCE_F_REQ | UROCE_F_ATOMIC_WRITE | ONLY | UROCE_HDR_RETH)
 #define UD_SEND_ONLY     (SEND_ONLY | UROCE_HDR_DETH)
 #define UD_SEND_ONLY_IMM (SEND_ONLY_IMM | UROCE_HDR_DETH)
 #define CNP              (UROCE_F_CNP | UROCE_HDR_CNPRSVD)
@@ -90,6 +97,9 @@ _Static_assert(HDR_LEN(SEND_ONLY_INV) == 16, "BTH+IETH");
 _Static_assert(HDR_LEN(UD_SEND_ONLY_IMM) == 12 + 8 + 4, "BTH+DETH+ImmDt");
 _Static_assert(OFF_IMMDT(UD_SEND_ONLY_IMM) == 20, "ImmDt follows DETH");
 _Static_assert(HDR_LEN(CNP) == 28, "BTH+16 reserved");
+_Static_assert(HDR_LEN(FLUSH_REQ) == 12 + 4 + 16, "BTH+FETH+RETH");
+_Static_assert(OFF_RETH(FLUSH_REQ) == 16, "RETH follows FETH");
+_Static_assert(HDR_LEN(ATOMIC_WRITE_REQ) == 28, "BTH+RETH");
 
 #define RC(op) UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_##op)
 #define UC(op) UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_##op)
@@ -121,6 +131,8 @@ const struct uroce_opcode_info uroce_opcode_table[256] = {
 	ENTRY(RC(FETCH_ADD), "RC FetchAdd", ATOMIC_REQ),
 	ENTRY(RC(SEND_LAST_WITH_INVALIDATE), "RC SEND Last with Invalidate", SEND_LAST_INV),
 	ENTRY(RC(SEND_ONLY_WITH_INVALIDATE), "RC SEND Only with Invalidate", SEND_ONLY_INV),
+	ENTRY(RC(FLUSH), "RC FLUSH", FLUSH_REQ),
+	ENTRY(RC(ATOMIC_WRITE), "RC ATOMIC WRITE", ATOMIC_WRITE_REQ),
 
 	/* UC carries SEND and RDMA WRITE only (IBA 9.8.1). */
 	ENTRY(UC(SEND_FIRST), "UC SEND First", SEND_FIRST),

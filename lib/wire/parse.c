@@ -211,6 +211,9 @@ uroce_pkt_parse(const uint8_t *bth, uint32_t ib_len, struct uroce_pkt *p)
 		/* IBA C9-92: FIRST and MIDDLE carry exactly one PMTU, so no pad. */
 		if ((oi->mask & UROCE_F_FULL_PMTU) && (pad != 0 || uroce_mtu_enum(rest) == 0))
 			return UROCE_WIRE_BAD_LENGTH;
+		/* IBA 1.5 A19: an ATOMIC WRITE carries exactly 8 bytes. */
+		if ((oi->mask & UROCE_F_ATOMIC_WRITE) && (rest != 8 || pad != 0))
+			return UROCE_WIRE_BAD_LENGTH;
 	}
 
 	p->bth = bth;

@@ -58,6 +58,7 @@ extern "C" {
 #define UROCE_ATMACK_LEN     8
 #define UROCE_IMMDT_LEN      4
 #define UROCE_IETH_LEN       4
+#define UROCE_FETH_LEN       4     /**< FLUSH extended transport header (IBA 1.5 A19) */
 #define UROCE_CNP_RSVD_LEN   16    /**< reserved bytes after the BTH of a CNP */
 #define UROCE_ICRC_LEN       4
 
@@ -104,6 +105,8 @@ enum uroce_op {
 	UROCE_OP_FETCH_ADD = 0x14,
 	UROCE_OP_SEND_LAST_WITH_INVALIDATE = 0x16,
 	UROCE_OP_SEND_ONLY_WITH_INVALIDATE = 0x17,
+	UROCE_OP_FLUSH = 0x1C,         /**< IBA 1.5 A19: BTH + FETH + RETH, no payload */
+	UROCE_OP_ATOMIC_WRITE = 0x1D,  /**< IBA 1.5 A19: BTH + RETH + 8 bytes */
 };
 
 /** Full 8-bit opcode from a service and an operation. */
@@ -135,6 +138,9 @@ enum uroce_op {
 #define UROCE_F_IMM        UROCE_HDR_IMMDT
 #define UROCE_F_INV        UROCE_HDR_IETH
 #define UROCE_F_CNP        (1u << 19)
+#define UROCE_HDR_FETH     (1u << 20) /**< FLUSH extended transport header */
+#define UROCE_F_FLUSH      (1u << 21) /**< FLUSH request (IBA 1.5 A19) */
+#define UROCE_F_ATOMIC_WRITE (1u << 22) /**< ATOMIC WRITE request (IBA 1.5 A19) */
 
 /** One entry of the opcode table: the single source of truth for layout. */
 struct uroce_opcode_info {
@@ -144,6 +150,7 @@ struct uroce_opcode_info {
 	uint8_t hdr_len;      /**< BTH plus every extension header */
 	/** Offset from the start of the BTH of each extension header, 0 if absent. */
 	uint8_t off_deth;
+	uint8_t off_feth;
 	uint8_t off_reth;
 	uint8_t off_aeth;
 	uint8_t off_atmeth;
@@ -209,6 +216,60 @@ static inline uint32_t uroce_immdt_imm(const uint8_t *h) { return uroce_get_be32
 static inline uint32_t uroce_ieth_rkey(const uint8_t *h) { return uroce_get_be32(h); }
 static inline uint32_t uroce_deth_qkey(const uint8_t *h) { return uroce_get_be32(h); }
 static inline uint32_t uroce_deth_src_qp(const uint8_t *h) { return uroce_get_be24(h + 5); }
+static inline uint32_t uroce_feth_word(const uint8_t *h) { return uroce_get_be32(h); }
+
+/* FETH (IBA 1.5 A19.4.1): placement type in bits 3:0, selectivity level in
+ * bits 5:4; every other bit is reserved. */
+#define UROCE_FETH_PLT_MASK   0x0Fu
+#define UROCE_FETH_SEL_SHIFT  4
+#define UROCE_FETH_SEL_MASK   0x30u
+
+/** FLUSH placement types (FETH bits 3:0), a set of bits. */
+enum uroce_flush_type {
+	UROCE_FLUSH_GLOBAL = 1,        /**< visible to every later access */
+	UROCE_FLUSH_PERSISTENT = 2,    /**< also persistent (pmem) */
+};
+
+/** FLUSH selectivity levels (FETH bits 5:4). */
+enum uroce_flush_level {
+	UROCE_FLUSH_RANGE = 0,         /**< the RETH's VA and DMA length */
+	UROCE_FLUSH_MR = 1,            /**< the whole MR (or window) of the R_Key */
+};
+
+/** The FETH word of a placement type set and a selectivity level. */
+static inline uint32_t
+uroce_feth_make(uint8_t type, uint8_t level)
+{
+	return (uint32_t)(type & UROCE_FETH_PLT_MASK) |
+	       ((uint32_t)level << UROCE_FETH_SEL_SHIFT & UROCE_FETH_SEL_MASK);
+}
+
+static inline uint8_t
+uroce_feth_type(uint32_t feth)
+{
+	return (uint8_t)(feth & UROCE_FETH_PLT_MASK);
+}
+
+static inline uint8_t
+uroce_feth_level(uint32_t feth)
+{
+	return (uint8_t)((feth & UROCE_FETH_SEL_MASK) >> UROCE_FETH_SEL_SHIFT);
+}
+
+/**
+ * True if @p feth is a FLUSH request uroce can interpret: at least one
+ * placement type and only GLOBAL/PERSISTENT, selectivity RANGE or MR, every
+ * reserved bit clear. Anything else is a malformed request.
+ */
+static inline bool
+uroce_feth_valid(uint32_t feth)
+{
+	uint8_t t = uroce_feth_type(feth);
+
+	return (feth & ~(UROCE_FETH_PLT_MASK | UROCE_FETH_SEL_MASK)) == 0 && t != 0 &&
+	       (t & ~(UROCE_FLUSH_GLOBAL | UROCE_FLUSH_PERSISTENT)) == 0 &&
+	       uroce_feth_level(feth) <= UROCE_FLUSH_MR;
+}
 
 /** Extension header fields for building; only those the opcode carries are used. */
 struct uroce_ext_fields {
@@ -224,6 +285,7 @@ struct uroce_ext_fields {
 	uint32_t inv_rkey;  /**< IETH */
 	uint32_t qkey;      /**< DETH */
 	uint32_t src_qp;    /**< DETH */
+	uint32_t feth;      /**< FETH word (uroce_feth_make()) */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -338,7 +400,8 @@ struct uroce_pkt {
  * Checks (IBA 9.6.1, C9-92): a known opcode; TVer 0; room for every header
  * the table lists plus the ICRC; no payload and pad count 0 when the opcode
  * carries no payload; payload plus pad a multiple of 4 and no larger than
- * UROCE_MAX_PMTU; FIRST and MIDDLE payloads exactly a valid PMTU.
+ * UROCE_MAX_PMTU; FIRST and MIDDLE payloads exactly a valid PMTU; an ATOMIC
+ * WRITE payload exactly 8 bytes (IBA 1.5 A19).
  * The ICRC is not checked here (see uroce_icrc_check()); the transport checks
  * what needs QP context (PMTU, PSN, opcode sequence, keys).
  *

@@ -74,6 +74,8 @@ check_roundtrip(uint8_t opcode, enum uroce_ip_family fam, bool vlan, uint32_t pa
 		cr_assert_eq(uroce_immdt_imm(p.bth + oi->off_immdt), 0xD1D2D3D4);
 	if (oi->mask & UROCE_HDR_IETH)
 		cr_assert_eq(uroce_ieth_rkey(p.bth + oi->off_ieth), 0xE1E2E3E4);
+	if (oi->mask & UROCE_HDR_FETH)
+		cr_assert_eq(uroce_feth_word(p.bth + oi->off_feth), 0x11);
 
 	/* Expect: payload where the table says, then zero pad. */
 	cr_assert_eq(p.payload, p.bth + oi->hdr_len);
@@ -121,7 +123,7 @@ Test(build, every_opcode_built_then_parsed)
 				check_roundtrip((uint8_t)op, encs[k].fam, encs[k].vlan, lens[i]);
 	}
 	cr_log_info("%d frames built and parsed", frames);
-	cr_assert_gt(frames, 38 * 4);
+	cr_assert_gt(frames, 40 * 4);
 }
 
 Test(build, hdr_build_rejects_what_the_table_forbids)
@@ -413,4 +415,26 @@ Test(build, frame_wrap_split_equals_frame_wrap)
 				     "family %u paylen %u", fam, paylen);
 		}
 	}
+}
+
+/* IBA 1.5 A19: ATOMIC WRITE is built only with its 8 bytes; the FETH lands
+ * between the BTH and the RETH of a FLUSH. */
+Test(build, iba15_requests)
+{
+	uint8_t buf[64];
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+
+	test_fields(0x1D, &bth, &ext);
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 4), 0);
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 16), 0);
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 8), 28);
+	cr_assert_eq(uroce_reth_dma_len(buf + 12), 0x00012345);
+	test_fields(0x1C, &bth, &ext);
+	ext.feth = uroce_feth_make(UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE);
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 4), 0, "FLUSH carries no data");
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 0), 32);
+	cr_assert_eq(buf[12], 0);
+	cr_assert_eq(buf[15], 0x01);
+	cr_assert_eq(uroce_reth_rkey(buf + 16), 0x11223344);
 }

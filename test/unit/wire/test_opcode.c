@@ -22,6 +22,7 @@ struct hdr_desc {
 /* In IBA header order (9.2). */
 static const struct hdr_desc hdrs[] = {
 	HD(UROCE_HDR_DETH, UROCE_DETH_LEN, off_deth),
+	HD(UROCE_HDR_FETH, UROCE_FETH_LEN, off_feth),
 	HD(UROCE_HDR_RETH, UROCE_RETH_LEN, off_reth),
 	HD(UROCE_HDR_AETH, UROCE_AETH_LEN, off_aeth),
 	HD(UROCE_HDR_ATMETH, UROCE_ATMETH_LEN, off_atmeth),
@@ -36,8 +37,9 @@ Test(opcode, count_of_valid_entries)
 
 	for (i = 0; i < 256; i++)
 		n += uroce_opcode_get((uint8_t)i) != NULL;
-	/* Expect: 23 RC + 12 UC + 2 UD + CNP = 38 (RD is not supported). */
-	cr_assert_eq(n, 38);
+	/* Expect: 23 RC + FLUSH + ATOMIC WRITE + 12 UC + 2 UD + CNP = 40 (RD is
+	 * not supported). */
+	cr_assert_eq(n, 40);
 }
 
 Test(opcode, offsets_follow_iba_order_and_lengths_add_up)
@@ -92,11 +94,12 @@ Test(opcode, reserved_and_rd_opcodes_are_invalid)
 {
 	int i;
 
-	/* IBA table 35: RC 0x15 and 0x18-0x1F reserved here (0x18+ are IBA 1.5
-	 * extensions uroce does not implement); RD (0x40-0x5F) unsupported. */
+	/* IBA table 35: RC 0x15 and 0x18-0x1F reserved here except IBA 1.5's
+	 * FLUSH 0x1C and ATOMIC WRITE 0x1D; RD (0x40-0x5F) unsupported. */
 	cr_assert_null(uroce_opcode_get(0x15));
 	for (i = 0x18; i <= 0x1F; i++)
-		cr_assert_null(uroce_opcode_get((uint8_t)i));
+		if (i != 0x1C && i != 0x1D)
+			cr_assert_null(uroce_opcode_get((uint8_t)i));
 	for (i = 0x40; i <= 0x5F; i++)
 		cr_assert_null(uroce_opcode_get((uint8_t)i));
 	/* UC has no READ, ACK or atomic (IBA 9.8.1). */
@@ -159,10 +162,13 @@ Test(opcode, roles_are_consistent)
 		/* Immediate only on a message's last packet (IBA 9.4.1). */
 		if (m & UROCE_HDR_IMMDT)
 			cr_assert(m & UROCE_F_END, "0x%02x", i);
-		/* RETH on WRITE FIRST/ONLY and READ request only. */
+		/* RETH on WRITE FIRST/ONLY, READ request, and IBA 1.5's FLUSH and
+		 * ATOMIC WRITE only; the FETH on FLUSH only. */
 		if (m & UROCE_HDR_RETH)
-			cr_assert((m & UROCE_F_START) && (m & (UROCE_F_WRITE | UROCE_F_READ)) &&
-				  (m & UROCE_F_REQ), "0x%02x", i);
+			cr_assert((m & UROCE_F_START) &&
+				  (m & (UROCE_F_WRITE | UROCE_F_READ | UROCE_F_FLUSH |
+					UROCE_F_ATOMIC_WRITE)) && (m & UROCE_F_REQ), "0x%02x", i);
+		cr_assert_eq(!!(m & UROCE_HDR_FETH), !!(m & UROCE_F_FLUSH), "0x%02x", i);
 		/* The same operation appears in RC and UC with the same layout. */
 		if (i < 0x20 && (m & (UROCE_F_SEND | UROCE_F_WRITE)) && !(m & UROCE_HDR_IETH)) {
 			const struct uroce_opcode_info *uc = uroce_opcode_get((uint8_t)(i | 0x20));
@@ -172,4 +178,53 @@ Test(opcode, roles_are_consistent)
 			cr_assert_eq(uc->hdr_len, oi->hdr_len);
 		}
 	}
+}
+
+/* IBA 1.5 A19 (rxe's ib_pack.h values): FLUSH is BTH + FETH + RETH without
+ * data, ATOMIC WRITE BTH + RETH + 8 bytes; both RC only. */
+Test(opcode, iba15_flush_and_atomic_write)
+{
+	const struct uroce_opcode_info *fl = uroce_opcode_get(0x1C);
+	const struct uroce_opcode_info *aw = uroce_opcode_get(0x1D);
+
+	cr_assert_not_null(fl);
+	cr_assert_str_eq(fl->name, "RC FLUSH");
+	cr_assert_eq(fl->off_feth, 12);
+	cr_assert_eq(fl->off_reth, 16);
+	cr_assert_eq(fl->hdr_len, 32);
+	cr_assert(fl->mask & UROCE_F_REQ && fl->mask & UROCE_F_FLUSH);
+	cr_assert_not(fl->mask & (UROCE_F_PAYLOAD | UROCE_F_WRITE | UROCE_F_READ));
+	cr_assert_not_null(aw);
+	cr_assert_str_eq(aw->name, "RC ATOMIC WRITE");
+	cr_assert_eq(aw->off_reth, 12);
+	cr_assert_eq(aw->off_feth, 0);
+	cr_assert_eq(aw->hdr_len, 28);
+	cr_assert(aw->mask & UROCE_F_PAYLOAD && aw->mask & UROCE_F_ATOMIC_WRITE);
+	cr_assert_not(aw->mask & (UROCE_F_WRITE | UROCE_F_ATOMIC | UROCE_F_READ));
+	cr_assert_null(uroce_opcode_get(UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_FLUSH)));
+	cr_assert_null(uroce_opcode_get(UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_ATOMIC_WRITE)));
+}
+
+/* FETH (A19.4.1): placement type bits 3:0, selectivity bits 5:4, the rest
+ * reserved; only GLOBAL/PERSISTENT and RANGE/MR mean something. */
+Test(opcode, feth_fields_and_validity)
+{
+	uint32_t t;
+
+	cr_assert_eq(uroce_feth_make(UROCE_FLUSH_GLOBAL, UROCE_FLUSH_RANGE), 0x01);
+	cr_assert_eq(uroce_feth_make(UROCE_FLUSH_GLOBAL, UROCE_FLUSH_MR), 0x11);
+	cr_assert_eq(uroce_feth_make(UROCE_FLUSH_PERSISTENT, UROCE_FLUSH_MR), 0x12);
+	cr_assert_eq(uroce_feth_type(0x13), 3);
+	cr_assert_eq(uroce_feth_level(0x13), 1);
+	cr_assert(uroce_feth_valid(0x01));
+	cr_assert(uroce_feth_valid(0x11));
+	cr_assert(uroce_feth_valid(0x03));
+	cr_assert_not(uroce_feth_valid(0x00), "no placement type");
+	cr_assert_not(uroce_feth_valid(0x10), "no placement type");
+	cr_assert_not(uroce_feth_valid(0x04), "unknown placement type bit");
+	cr_assert_not(uroce_feth_valid(0x09), "unknown placement type bit");
+	cr_assert_not(uroce_feth_valid(0x21), "selectivity 2");
+	cr_assert_not(uroce_feth_valid(0x31), "selectivity 3");
+	for (t = 6; t < 32; t++)
+		cr_assert_not(uroce_feth_valid(0x01 | 1u << t), "reserved bit %u", t);
 }

@@ -339,3 +339,44 @@ Test(parse, strerror_names)
 	cr_assert_str_eq(uroce_wire_strerror(UROCE_WIRE_ERR_MAX), "unknown");
 	cr_assert_str_eq(uroce_wire_strerror((enum uroce_wire_err)-1), "unknown");
 }
+
+/* IBA 1.5 A19: FLUSH (0x1C) carries no payload, ATOMIC WRITE (0x1D) exactly
+ * 8 bytes, and both are answered by a READ Response Only (0x10) with none. */
+Test(parse, iba15_flush_atomic_write_and_empty_read_response)
+{
+	uint8_t buf[TEST_FRAME_MAX];
+	const uint8_t *b;
+	struct uroce_pkt p;
+	uint32_t len;
+
+	len = make(buf, 0x1C, UROCE_IP_V4, false, 0);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_OK);
+	cr_assert_eq(p.paylen, 0);
+	b = p.bth;
+	/* FETH right after the BTH, then the RETH (VA, R_Key, DMA length). */
+	cr_assert_eq(uroce_get_be32(b + 12), 0x11);
+	cr_assert_eq(uroce_get_be64(b + 16), 0x0102030405060708ull);
+	cr_assert_eq(uroce_get_be32(b + 24), 0x11223344);
+	cr_assert_eq(uroce_get_be32(b + 28), 0x00012345);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42 + 4, &p), UROCE_WIRE_BAD_LENGTH,
+		     "FLUSH with data");
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42 - 4, &p), UROCE_WIRE_BAD_LENGTH,
+		     "FLUSH without its RETH");
+
+	len = make(buf, 0x1D, UROCE_IP_V4, false, 8);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_OK);
+	cr_assert_eq(p.paylen, 8);
+	cr_assert_eq(p.payload, p.bth + 28);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42 - 4, &p), UROCE_WIRE_BAD_LENGTH,
+		     "4 bytes");
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42 + 4, &p), UROCE_WIRE_BAD_LENGTH,
+		     "12 bytes");
+	buf[43] |= 0x10; /* pad 1: 7 bytes */
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_BAD_LENGTH, "7 bytes");
+
+	len = make(buf, 0x10, UROCE_IP_V4, false, 0);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_OK);
+	cr_assert_eq(p.paylen, 0);
+	cr_assert(p.info->mask & UROCE_HDR_AETH);
+	cr_assert_eq(len - 42, 12 + 4 + 4, "BTH + AETH + ICRC");
+}

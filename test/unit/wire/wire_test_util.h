@@ -44,6 +44,7 @@ test_fields(uint8_t opcode, struct uroce_bth_fields *bth, struct uroce_ext_field
 	ext->inv_rkey = 0xE1E2E3E4;
 	ext->qkey = 0x80010000;
 	ext->src_qp = 0x123456;
+	ext->feth = 0x00000011;
 }
 
 static inline void
@@ -135,6 +136,11 @@ test_paylens(const struct uroce_opcode_info *oi, uint32_t *lens)
 
 	if (!(oi->mask & UROCE_F_PAYLOAD)) {
 		lens[0] = 0;
+		return 1;
+	}
+	/* IBA 1.5 A19: an ATOMIC WRITE carries exactly 8 bytes. */
+	if (oi->mask & UROCE_F_ATOMIC_WRITE) {
+		lens[0] = 8;
 		return 1;
 	}
 	if (oi->mask & UROCE_F_FULL_PMTU) {
