@@ -388,6 +388,10 @@ ibv_query_device(struct ibv_context *c, struct ibv_device_attr *attr)
 	return 0;
 }
 
+/* Extended capability bits of rdma-core's kernel ABI (ib_user_verbs.h). */
+#define DV_DEVICE_FLUSH_GLOBAL (1ULL << 38)
+#define DV_DEVICE_ATOMIC_WRITE (1ULL << 40)
+
 int
 dv_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input *in,
 		   struct ibv_device_attr_ex *attr, size_t attr_size)
@@ -403,6 +407,12 @@ dv_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input
 	rc = ibv_query_device(c, &x.orig_attr);
 	if (rc != 0)
 		return rc;
+	/* IBA 1.5 ATOMIC WRITE and FLUSH GLOBAL (not PERSISTENT: no pmem) come
+	 * with shm ABI 1.6 (IB_UVERBS_DEVICE_ATOMIC_WRITE, _FLUSH_GLOBAL: no
+	 * IBV_ names exist for these bits). */
+	x.device_cap_flags_ex = x.orig_attr.device_cap_flags;
+	if (uroce_daemon_abi_minor(dv_ctx(c)->uctx) >= 6)
+		x.device_cap_flags_ex |= DV_DEVICE_ATOMIC_WRITE | DV_DEVICE_FLUSH_GLOBAL;
 	/* No ODP, TSO, RSS, packet pacing, tag matching, timestamps: zero. */
 	x.max_dm_size = 0;
 	x.phys_port_cnt_ex = x.orig_attr.phys_port_cnt;

@@ -130,10 +130,12 @@ dv_dealloc_td(struct ibv_td *td)
 }
 
 /* Access bits uroce implements; optional bits (relaxed ordering, ...) are
- * hints that may be ignored, IBV_ACCESS_HUGETLB too. */
+ * hints that may be ignored, IBV_ACCESS_HUGETLB too. FLUSH_GLOBAL (1 << 8,
+ * rdma-core 45's IBV_ACCESS_FLUSH_GLOBAL, absent from 44's headers) is
+ * uroce's own value; FLUSH_PERSISTENT is refused: no pmem MRs. */
 #define DV_ACCESS_OK \
 	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
-	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND)
+	 IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_MW_BIND | UROCE_ACCESS_FLUSH_GLOBAL)
 
 /*
  * Re-back the pages enclosing [addr, + length) if the range is not page

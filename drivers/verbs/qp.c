@@ -71,6 +71,10 @@ fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce
 	if (wr->opcode == IBV_WR_BIND_MW)
 		return wr->num_sge != 0 || (wr->send_flags & IBV_SEND_INLINE) ? EINVAL :
 		       dv_bind_fill(w, wr->bind_mw.mw, wr->bind_mw.rkey, &wr->bind_mw.bind_info);
+	/* ATOMIC WRITE (and rdma-core 45's FLUSH) have no ibv_send_wr form:
+	 * libibverbs offers them through ibv_wr_*() only. */
+	if (props & UROCE_WRP_EMPTY_RESP)
+		return EINVAL;
 	if ((props & UROCE_WRP_INV) || wr->opcode == IBV_WR_LOCAL_INV)
 		uroce_wqe_set_imm(w, wr->invalidate_rkey);
 	else if (props & UROCE_WRP_IMM)
@@ -391,13 +395,20 @@ qx_send_tso(struct ibv_qp_ex *x, void *hdr, uint16_t hdr_sz, uint16_t mss)
 	qx_unsupported(x);
 }
 
+/* IBA 1.5 ATOMIC WRITE: the 8 bytes at @p data, read now, stored at once at
+ * the peer. A daemon before shm ABI 1.6 does not know the opcode. */
 static void
 qx_atomic_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, const void *data)
 {
-	(void)rkey;
-	(void)raddr;
-	(void)data;
-	qx_unsupported(x);
+	struct uroce_shm_send_wqe *w;
+
+	if (uroce_daemon_abi_minor(DVQ(x)->uqp->context) < 6 || data == NULL) {
+		qx_unsupported(x);
+		return;
+	}
+	w = wr_new(x, IBV_WR_ATOMIC_WRITE);
+	if (w != NULL)
+		uroce_wqe_set_atomic_write(w, raddr, rkey, data);
 }
 
 static void
@@ -521,7 +532,8 @@ qx_set_ops(struct ibv_qp_ex *x)
 	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND | \
 	 IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ | \
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | \
-	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV)
+	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
+	 IBV_QP_EX_WITH_ATOMIC_WRITE)
 
 static struct ibv_qp *
 qp_new(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)

@@ -136,6 +136,19 @@ enum uroce_wr_opcode {
 	UROCE_WR_ATOMIC_WRITE = 15,
 };
 
+/** FLUSH placement types, a set of bits (IBA 1.5 A19.4.1 FETH bits 3:0;
+ * rdma-core 45's IBV_FLUSH_GLOBAL, IBV_FLUSH_PERSISTENT). */
+enum uroce_flush_type {
+	UROCE_FLUSH_GLOBAL = 1,        /**< visible to every later access */
+	UROCE_FLUSH_PERSISTENT = 2,    /**< also persistent (pmem: refused by uroce) */
+};
+
+/** FLUSH selectivity levels (FETH bits 5:4; IBV_FLUSH_RANGE, IBV_FLUSH_MR). */
+enum uroce_flush_level {
+	UROCE_FLUSH_RANGE = 0,         /**< [remote_addr, + length) */
+	UROCE_FLUSH_MR = 1,            /**< the whole MR (or window) of the rkey */
+};
+
 /** Send flags (ibv_send_flags). */
 enum uroce_send_flags {
 	UROCE_SEND_FENCE = 1 << 0,     /**< wait for prior READ/ATOMIC to complete */

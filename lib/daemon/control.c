@@ -320,9 +320,7 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 {
 	const struct uroce_shm_msg_reg_mr_req *q = body;
 	struct uroce_shm_msg_reg_mr_resp *p = r->body;
-	const uint32_t all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			     UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
-			     UROCE_ACCESS_MW_BIND;
+	const uint32_t all = UROCE_ACCESS_FLAGS_ALL;
 	struct dpd *pd;
 	struct dseg *g;
 	struct dmr *mr;

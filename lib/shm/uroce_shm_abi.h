@@ -71,8 +71,11 @@ extern "C" {
  * 1.5: the status segment (GET_STATUS, uroce_shm_status.h): the daemon's
  * heartbeat, and idle workers a client wakes after a doorbell; memory
  * windows (ALLOC_MW, DEALLOC_MW; BIND_MW and LOCAL_INV send WQEs,
- * send_wqe.wr.bind); MW_BIND access on REG_MR; RESIZE_CQ and REREG_MR. */
-#define UROCE_SHM_ABI_MINOR 5
+ * send_wqe.wr.bind); MW_BIND access on REG_MR; RESIZE_CQ and REREG_MR.
+ * 1.6: IBA 1.5 ATOMIC_WRITE (15) and FLUSH (14) send WQEs
+ * (send_wqe.wr.atomic_write, wr.flush), the FLUSH_GLOBAL access flag on
+ * REG_MR and QPs, their capability bits in QUERY_DEVICE. */
+#define UROCE_SHM_ABI_MINOR 6
 
 /**
  * Check a peer's ABI version against ours.

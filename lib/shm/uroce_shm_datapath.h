@@ -87,6 +87,27 @@ struct uroce_shm_send_wqe {
 			uint32_t rkey;
 			uint32_t reserved;
 		} bind;
+		/** ATOMIC_WRITE (ABI 1.6, IBA 1.5 A19): the 8 bytes stored at
+		 * remote_addr (8-aligned) in one piece, as they lie in memory.
+		 * No SGEs, not inline. */
+		struct {
+			uint64_t remote_addr;
+			uint64_t data;
+			uint32_t rkey;
+			uint32_t reserved;
+		} atomic_write;
+		/** FLUSH (ABI 1.6, IBA 1.5 A19): placement @c type (bits of
+		 * GLOBAL 1, PERSISTENT 2) of [remote_addr, + length) at
+		 * @c level RANGE 0, or of the whole MR of rkey at level MR 1.
+		 * No SGEs, not inline. */
+		struct {
+			uint64_t remote_addr;
+			uint64_t length;
+			uint32_t rkey;
+			uint8_t type;
+			uint8_t level;
+			uint16_t reserved;
+		} flush;
 		/** UD: address handle issued by CREATE_AH, destination QP and Q_Key. */
 		struct {
 			uint32_t ah_handle;
@@ -115,6 +136,12 @@ UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.length, 32);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.mr_lkey, 40);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.access, 44);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.bind.rkey, 48);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic_write.data, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic_write.rkey, 40);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.flush.length, 32);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.flush.rkey, 40);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.flush.type, 44);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.flush.level, 45);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.ah_handle, 24);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qpn, 28);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.ud.remote_qkey, 32);

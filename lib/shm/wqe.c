@@ -72,6 +72,23 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 		wr->rkey = SHM_READ(sw->wr.bind.rkey);
 		if (SHM_READ(sw->wr.bind.reserved) != 0)
 			return UROCE_WC_LOC_QP_OP_ERR;
+	} else if (op == UROCE_WR_ATOMIC_WRITE) {
+		wr->remote_addr = SHM_READ(sw->wr.atomic_write.remote_addr);
+		wr->compare_add = SHM_READ(sw->wr.atomic_write.data);
+		wr->rkey = SHM_READ(sw->wr.atomic_write.rkey);
+		if (SHM_READ(sw->wr.atomic_write.reserved) != 0)
+			return UROCE_WC_LOC_QP_OP_ERR;
+	} else if (op == UROCE_WR_FLUSH) {
+		uint8_t type = SHM_READ(sw->wr.flush.type), level = SHM_READ(sw->wr.flush.level);
+
+		/* The FETH (IBA 1.5 A19.4.1): type in bits 3:0, level in 5:4;
+		 * the engine checks what the values mean. */
+		if (type > 0xF || level > 3 || SHM_READ(sw->wr.flush.reserved) != 0)
+			return UROCE_WC_LOC_QP_OP_ERR;
+		wr->remote_addr = SHM_READ(sw->wr.flush.remote_addr);
+		wr->compare_add = SHM_READ(sw->wr.flush.length);
+		wr->rkey = SHM_READ(sw->wr.flush.rkey);
+		wr->swap = (uint64_t)type | (uint64_t)level << 4;
 	} else if (props & UROCE_WRP_ATOMIC) {
 		wr->remote_addr = SHM_READ(sw->wr.atomic.remote_addr);
 		wr->compare_add = SHM_READ(sw->wr.atomic.compare_add);
@@ -81,8 +98,10 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 		wr->remote_addr = SHM_READ(sw->wr.rdma.remote_addr);
 		wr->rkey = SHM_READ(sw->wr.rdma.rkey);
 	}
-	/* A bind or invalidation carries no data (IBA 10.6.7.3). */
-	if ((props & UROCE_WRP_LOCAL) && ((flags & UROCE_SEND_INLINE) || nsge != 0))
+	/* A bind or invalidation carries no data (IBA 10.6.7.3); an ATOMIC
+	 * WRITE or FLUSH carries its operands in the WQE (IBA 1.5 A19). */
+	if ((props & (UROCE_WRP_LOCAL | UROCE_WRP_EMPTY_RESP)) &&
+	    ((flags & UROCE_SEND_INLINE) || nsge != 0))
 		return UROCE_WC_LOC_QP_OP_ERR;
 	if (flags & UROCE_SEND_INLINE) {
 		uint32_t len = SHM_READ(sw->inline_len);

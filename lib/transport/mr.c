@@ -39,9 +39,9 @@ static bool
 mr_args_ok(const struct uroce_eng_pd *pd, const void *addr, uint64_t iova, uint64_t length,
 	   int access)
 {
-	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
-			UROCE_ACCESS_MW_BIND;
+	/* IBA 1.5 A19: no MR of uroce is persistent memory, so none may be
+	 * flushed to persistence (as rxe refuses it outside pmem). */
+	const int all = UROCE_ACCESS_FLAGS_ALL & ~UROCE_ACCESS_FLUSH_PERSISTENT;
 
 	if (pd == NULL || (access & ~all) != 0 || (addr == NULL && length != 0) ||
 	    iova + length < iova)

@@ -146,8 +146,9 @@ check_transition(const struct uroce_eng_qp *qp, enum uroce_qp_state cur, enum ur
 static int
 check_values(const struct uroce_eng_qp *qp, const struct uroce_eng_qp_attr *a, int mask)
 {
-	const int all_access = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			       UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+	/* MW_BIND means nothing on a QP; the FLUSH types are allowed per QP
+	 * (IBA 1.5 A19). */
+	const int all_access = UROCE_ACCESS_FLAGS_ALL & ~UROCE_ACCESS_MW_BIND;
 	uint8_t port = qp->eng->port;
 
 	if ((mask & UROCE_QP_CUR_STATE) && a->cur_qp_state != qp->attr.qp_state)

@@ -293,6 +293,26 @@ struct uroce_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** ATOMIC_WRITE (IBA 1.5): the 8 bytes of @c data are stored at
+		 * @c remote_addr (8-aligned) in one piece, as they lie here.
+		 * num_sge must be 0. */
+		struct {
+			uint64_t remote_addr;
+			uint8_t data[8];
+			uint32_t rkey;
+		} atomic_write;
+		/** FLUSH (IBA 1.5): make earlier writes to the peer's memory
+		 * visible (@c type UROCE_FLUSH_GLOBAL; PERSISTENT is refused
+		 * by uroce peers), for [remote_addr, + length) at @c level
+		 * UROCE_FLUSH_RANGE or the rkey's whole MR at UROCE_FLUSH_MR.
+		 * num_sge must be 0. */
+		struct {
+			uint64_t remote_addr;
+			uint64_t length;
+			uint32_t rkey;
+			uint8_t type;   /**< enum uroce_flush_type bits */
+			uint8_t level;  /**< enum uroce_flush_level */
+		} flush;
 		/** BIND_MW: the window named by @c rkey (its new key: the
 		 * window's rkey with another low byte) over [addr, addr +
 		 * length) of the MR of @c mr_lkey; type 1 with length 0 unbinds. */

@@ -76,6 +76,32 @@ uroce_wqe_set_atomic(struct uroce_shm_send_wqe *w, uint64_t remote_addr, uint32_
 	w->wr.atomic.swap = swap;
 }
 
+/** An ATOMIC_WRITE (no SGEs): the 8 bytes at @p data, stored at once at
+ * @p remote_addr (IBA 1.5 A19). */
+static inline void
+uroce_wqe_set_atomic_write(struct uroce_shm_send_wqe *w, uint64_t remote_addr, uint32_t rkey,
+			   const void *data)
+{
+	w->wr.atomic_write.remote_addr = remote_addr;
+	w->wr.atomic_write.rkey = rkey;
+	memcpy(&w->wr.atomic_write.data, data, 8);
+	w->num_sge = 0;
+}
+
+/** A FLUSH (no SGEs) of placement @p type at selectivity @p level (IBA 1.5
+ * A19): [remote_addr, + length) at level RANGE, the whole MR at level MR. */
+static inline void
+uroce_wqe_set_flush(struct uroce_shm_send_wqe *w, uint64_t remote_addr, uint32_t rkey,
+		    uint64_t length, uint8_t type, uint8_t level)
+{
+	w->wr.flush.remote_addr = remote_addr;
+	w->wr.flush.rkey = rkey;
+	w->wr.flush.length = length;
+	w->wr.flush.type = type;
+	w->wr.flush.level = level;
+	w->num_sge = 0;
+}
+
 /** A BIND_MW (no SGEs): the window of @p rkey over the MR of @p mr_lkey. */
 static inline void
 uroce_wqe_set_bind(struct uroce_shm_send_wqe *w, uint32_t rkey, uint32_t mr_lkey, uint64_t addr,

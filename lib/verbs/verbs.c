@@ -1666,6 +1666,22 @@ wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce
 				   wr->wr.bind_mw.access);
 		return 0;
 	}
+	if (props & UROCE_WRP_EMPTY_RESP) {
+		/* IBA 1.5 A19: operands in the WQE; a daemon before ABI 1.6
+		 * knows neither opcode. */
+		if (wr->num_sge != 0 || (wr->send_flags & UROCE_SEND_INLINE) ||
+		    qp->context->daemon_minor < 6)
+			return -EINVAL;
+		if (wr->opcode == UROCE_WR_ATOMIC_WRITE)
+			uroce_wqe_set_atomic_write(w, wr->wr.atomic_write.remote_addr,
+						   wr->wr.atomic_write.rkey,
+						   wr->wr.atomic_write.data);
+		else
+			uroce_wqe_set_flush(w, wr->wr.flush.remote_addr, wr->wr.flush.rkey,
+					    wr->wr.flush.length, wr->wr.flush.type,
+					    wr->wr.flush.level);
+		return 0;
+	}
 	if (props & UROCE_WRP_ATOMIC)
 		uroce_wqe_set_atomic(w, wr->wr.atomic.remote_addr, wr->wr.atomic.rkey,
 				     wr->wr.atomic.compare_add, wr->wr.atomic.swap);

@@ -25,6 +25,7 @@
 
 #include "uroce_common.h"
 #include "uroce_limits.h"
+#include "uroce_verbs_defs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -224,18 +225,7 @@ static inline uint32_t uroce_feth_word(const uint8_t *h) { return uroce_get_be32
 #define UROCE_FETH_SEL_SHIFT  4
 #define UROCE_FETH_SEL_MASK   0x30u
 
-/** FLUSH placement types (FETH bits 3:0), a set of bits. */
-enum uroce_flush_type {
-	UROCE_FLUSH_GLOBAL = 1,        /**< visible to every later access */
-	UROCE_FLUSH_PERSISTENT = 2,    /**< also persistent (pmem) */
-};
-
-/** FLUSH selectivity levels (FETH bits 5:4). */
-enum uroce_flush_level {
-	UROCE_FLUSH_RANGE = 0,         /**< the RETH's VA and DMA length */
-	UROCE_FLUSH_MR = 1,            /**< the whole MR (or window) of the R_Key */
-};
-
+/* Placement types and levels: enum uroce_flush_type and uroce_flush_level. */
 /** The FETH word of a placement type set and a selectivity level. */
 static inline uint32_t
 uroce_feth_make(uint8_t type, uint8_t level)
