@@ -38,6 +38,15 @@ post_one(struct uroce_eng_qp *qp, enum uroce_qp_type t, const struct uroce_eng_s
 		r->remote_addr = wr->wr.bind_mw.addr;
 		r->compare_add = wr->wr.bind_mw.length;
 		r->swap = (uint64_t)wr->wr.bind_mw.access;
+	} else if (wr->opcode == UROCE_WR_ATOMIC_WRITE) {
+		r->remote_addr = wr->wr.atomic_write.remote_addr;
+		r->rkey = wr->wr.atomic_write.rkey;
+		memcpy(&r->compare_add, wr->wr.atomic_write.data, 8);
+	} else if (wr->opcode == UROCE_WR_FLUSH) {
+		r->remote_addr = wr->wr.flush.remote_addr;
+		r->rkey = wr->wr.flush.rkey;
+		r->compare_add = wr->wr.flush.length;
+		r->swap = (uint64_t)wr->wr.flush.type | (uint64_t)wr->wr.flush.level << 4;
 	} else if (uroce_wr_props(wr->opcode) & UROCE_WRP_ATOMIC) {
 		r->remote_addr = wr->wr.atomic.remote_addr;
 		r->rkey = wr->wr.atomic.rkey;

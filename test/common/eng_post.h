@@ -41,6 +41,20 @@ struct uroce_eng_send_wr {
 			uint64_t swap;
 			uint32_t rkey;
 		} atomic;
+		/** ATOMIC_WRITE: the 8 bytes of @c data (IBA 1.5 A19). */
+		struct {
+			uint64_t remote_addr;
+			uint8_t data[8];
+			uint32_t rkey;
+		} atomic_write;
+		/** FLUSH: enum uroce_flush_type bits at an enum uroce_flush_level. */
+		struct {
+			uint64_t remote_addr;
+			uint64_t length;
+			uint32_t rkey;
+			uint8_t type;
+			uint8_t level;
+		} flush;
 		/** BIND_MW (ibv_bind_mw_info; the window is named by @c rkey). */
 		struct {
 			uint32_t rkey;            /**< the window's new rkey */
