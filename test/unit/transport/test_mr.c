@@ -76,7 +76,10 @@ Test(mr, access_rights)
 	/* Remote write without local write is invalid (IBA 10.6.3.1). */
 	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_WRITE));
 	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_ATOMIC));
-	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, 0x100));
+	/* Bits no MR may carry: unknown, or FLUSH_PERSISTENT (no pmem MRs). */
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, 0x400));
+	cr_expect_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_FLUSH_PERSISTENT));
+	cr_expect_not_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_FLUSH_GLOBAL));
 	cr_expect_not_null(uroce_eng_mr_reg(pd, mem, 0, 16, UROCE_ACCESS_REMOTE_READ));
 }
 
