@@ -112,7 +112,9 @@ make_fields(uint8_t opcode, uint32_t n, struct uroce_bth_fields *b, struct uroce
 	b->psn = (0xFFFFF0u + n * 0x1357u) & UROCE_PSN_MASK; /* crosses the 2^24 wrap */
 	x->va = 0x00007F0000000000ull + (uint64_t)n * 0x1008;
 	x->rkey = 0x00000241u + n * 0x100;
-	x->dma_len = 4096u * (1 + n % 7);
+	x->dma_len = (oi->mask & UROCE_F_ATOMIC_WRITE) ? 8 : 4096u * (1 + n % 7);
+	/* FLUSH: GLOBAL at selectivity RANGE or MR (IBA 1.5 A19.4.1). */
+	x->feth = uroce_feth_make(UROCE_FLUSH_GLOBAL, (uint8_t)(n & 1));
 	/* Responses to atomics and reads carry a plain ACK syndrome. */
 	x->syndrome = (oi->mask & (UROCE_F_READ | UROCE_F_ATOMIC)) ? 0x1F :
 				syndromes[n % UROCE_ARRAY_SIZE(syndromes)];
@@ -135,6 +137,11 @@ paylens_for(const struct uroce_opcode_info *oi, uint32_t *out)
 
 	if (!(oi->mask & UROCE_F_PAYLOAD)) {
 		out[0] = 0;
+		return 1;
+	}
+	/* IBA 1.5 A19: an ATOMIC WRITE carries exactly 8 bytes. */
+	if (oi->mask & UROCE_F_ATOMIC_WRITE) {
+		out[0] = 8;
 		return 1;
 	}
 	for (i = 0; i < UROCE_ARRAY_SIZE(any); i++) {
@@ -185,9 +192,9 @@ emit(FILE *pcap, FILE *tsv, uint8_t op, enum encap_kind k, uint32_t paylen, uint
 		n + 1, op, oi->name, encap_name[k], paylen, pad, b.psn, b.dqpn, b.se, b.migreq,
 		b.ackreq, b.fecn, b.becn, b.pkey);
 	fprintf(tsv, "\t%" PRIu64 "\t%u\t%u\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		"\t%u\t%u\t%u\t%u\t%u\t%u\n",
+		"\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
 		x.va, x.rkey, x.dma_len, x.syndrome, x.msn, x.swap_add, x.compare, x.orig, x.imm,
-		x.inv_rkey, x.qkey, x.src_qp, icrc, oi->mask);
+		x.inv_rkey, x.qkey, x.src_qp, icrc, oi->mask, x.feth);
 	return ferror(tsv) ? -1 : 0;
 }
 
@@ -212,7 +219,7 @@ main(int argc, char **argv)
 		goto io_err;
 	fprintf(tsv, "frame\topcode\tname\tencap\tpaylen\tpadcnt\tpsn\tdqpn\tse\tmigreq\tackreq"
 		     "\tfecn\tbecn\tpkey\tva\trkey\tdma_len\tsyndrome\tmsn\tswap_add\tcompare"
-		     "\torig\timm\tinv_rkey\tqkey\tsrc_qp\ticrc\tmask\n");
+		     "\torig\timm\tinv_rkey\tqkey\tsrc_qp\ticrc\tmask\tfeth\n");
 
 	for (op = 0; op < 256; op++) {
 		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)op);

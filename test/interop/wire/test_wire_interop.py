@@ -75,13 +75,19 @@ ALLOWED_EXPERT = {
     "ipv6": {"Illegal checksum value (0)"},
 }
 
-# IBA table 35 (plus the RoCEv2 CNP): the opcodes a complete table holds.
-EXPECTED_OPCODES = (set(range(0x00, 0x15)) | {0x16, 0x17} | set(range(0x20, 0x2C)) |
+# IBA table 35 (plus the RoCEv2 CNP and IBA 1.5's FLUSH and ATOMIC WRITE):
+# the opcodes a complete table holds.
+EXPECTED_OPCODES = (set(range(0x00, 0x15)) | {0x16, 0x17, 0x1C, 0x1D} | set(range(0x20, 0x2C)) |
                     {0x64, 0x65, 0x81})
+# IBA 1.5 A19 opcodes that Debian 12's tshark (4.0) does not know: it shows
+# their BTH and then an "Unknown" header sequence, so only the BTH is
+# compared with tshark; scapy's byte-level check covers the rest.
+TSHARK_UNKNOWN = {0x1C, 0x1D}
 
 HDR_DETH, HDR_RETH, HDR_AETH, HDR_ATMETH = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 HDR_ATMACK, HDR_IMMDT, HDR_IETH, HDR_CNPRSVD = 1 << 4, 1 << 5, 1 << 6, 1 << 7
 F_PAYLOAD, F_FULL_PMTU = 1 << 8, 1 << 9
+HDR_FETH, F_ATOMIC_WRITE = 1 << 20, 1 << 22
 
 TSHARK_FIELDS = [
     "frame.number", "frame.protocols", "infiniband.bth.opcode", "infiniband.bth.se",
@@ -109,6 +115,8 @@ def expected_ext(row):
     b = b""
     if m & HDR_DETH:
         b += struct.pack("!II", row["qkey"], row["src_qp"] & 0xFFFFFF)
+    if m & HDR_FETH:
+        b += struct.pack("!I", row["feth"])
     if m & HDR_RETH:
         b += struct.pack("!QII", row["va"], row["rkey"], row["dma_len"])
     if m & HDR_AETH:
@@ -210,6 +218,8 @@ class WireInterop(unittest.TestCase):
             mask = next(r["mask"] for r in self.rows if r["opcode"] == op)
             if not mask & F_PAYLOAD:
                 self.assertEqual(lens, {0}, hex(op))
+            elif mask & F_ATOMIC_WRITE:
+                self.assertEqual(lens, {8}, hex(op))
             elif mask & F_FULL_PMTU:
                 self.assertEqual(lens, {256, 1024, 4096}, hex(op))
             else:
@@ -236,6 +246,8 @@ class WireInterop(unittest.TestCase):
                 self.assertEqual(num(t["infiniband.bth.padcnt"]), r["padcnt"])
                 self.assertEqual(num(t["infiniband.bth.tver"]), 0)
                 self.assertEqual(num(t["infiniband.bth.p_key"]), r["pkey"])
+                if r["opcode"] in TSHARK_UNKNOWN:
+                    continue
                 m = r["mask"]
                 if m & HDR_RETH:
                     self.assertEqual(num(t["infiniband.reth.va"]), r["va"])
