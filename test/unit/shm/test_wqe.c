@@ -113,13 +113,68 @@ Test(wqe, bind_and_local_inv)
 	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
 }
 
+/* ABI 1.6: ATOMIC_WRITE and FLUSH carry their operands in the WQE, no SGEs,
+ * RC only; FLUSH's type and level become the FETH word. */
+Test(wqe, atomic_write_and_flush)
+{
+	struct uroce_shm_wq_limits lim = { 8, 256, UROCE_QPT_RC };
+	struct uroce_shm_send_wqe w = send_wqe(UROCE_WR_ATOMIC_WRITE, 0);
+	static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct uroce_wr_send wr;
+
+	w.wr.atomic_write.remote_addr = 0x2000;
+	w.wr.atomic_write.rkey = 0x77;
+	memcpy(&w.wr.atomic_write.data, bytes, 8);
+	memset(&wr, 0, sizeof(wr));
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.remote_addr, 0x2000);
+	cr_expect_eq(wr.rkey, 0x77);
+	cr_expect_eq(memcmp(&wr.compare_add, bytes, 8), 0, "the bytes as they lay");
+	w.wr.atomic_write.reserved = 1;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.wr.atomic_write.reserved = 0;
+	w.num_sge = 1;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR, "SGE");
+
+	w = send_wqe(UROCE_WR_FLUSH, 0);
+	w.wr.flush.remote_addr = 0x3000;
+	w.wr.flush.length = 4096;
+	w.wr.flush.rkey = 0x99;
+	w.wr.flush.type = UROCE_FLUSH_GLOBAL;
+	w.wr.flush.level = UROCE_FLUSH_MR;
+	cr_assert_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_SUCCESS);
+	cr_expect_eq(wr.remote_addr, 0x3000);
+	cr_expect_eq(wr.compare_add, 4096);
+	cr_expect_eq(wr.rkey, 0x99);
+	cr_expect_eq(wr.swap, 0x11, "FETH GLOBAL | MR << 4");
+	w.wr.flush.type = 0x10;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.wr.flush.type = UROCE_FLUSH_GLOBAL;
+	w.wr.flush.level = 4;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.wr.flush.level = 0;
+	w.wr.flush.reserved = 1;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	w.wr.flush.reserved = 0;
+	w.send_flags |= UROCE_SEND_INLINE;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR,
+		     "inline");
+	w.send_flags &= (uint16_t)~UROCE_SEND_INLINE;
+	/* Expect: RC only (IBA 1.5 A19 defines RC and RD forms). */
+	lim.qp_type = UROCE_QPT_UC;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+	lim.qp_type = UROCE_QPT_UD;
+	cr_expect_eq(uroce_shm_send_wqe_read(&w, &lim, &wr, NULL), UROCE_WC_LOC_QP_OP_ERR);
+}
+
 Test(wqe, bad_send_wqes)
 {
 	struct uroce_shm_send_wqe w;
-	uint8_t bad_ops[] = {7, 8, 10, 0x80, 0xff};
+	uint8_t bad_ops[] = {7, 8, 10, 11, 12, 13, 16, 0x80, 0xff};
 
-	/* Expect: unknown opcodes; LOCAL_INV 7 and BIND_MW 8 with an SGE (they
-	 * carry no data). */
+	/* Expect: unknown opcodes (10-13 are TSO and driver opcodes of
+	 * libibverbs, 16 is past ATOMIC_WRITE); LOCAL_INV 7 and BIND_MW 8 with
+	 * an SGE (they carry no data). */
 	for (size_t i = 0; i < sizeof(bad_ops); i++) {
 		w = send_wqe(bad_ops[i], 1);
 		cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR,
