@@ -471,3 +471,48 @@ Test(iba15, mixed_under_loss)
 		    (unsigned long long)cnt(&e, 1, UROCE_CNT_RESP_ATOMIC_WRITE_FLUSH_REPLAY));
 	env_fini(&e);
 }
+
+/* Inject one response at the requester (side 0). */
+static void
+inject_resp(struct env *e, uint8_t op, uint32_t psn, const void *pay, uint32_t paylen)
+{
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+
+	memset(&bth, 0, sizeof(bth));
+	memset(&ext, 0, sizeof(ext));
+	bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, op);
+	bth.pkey = UROCE_DEFAULT_PKEY;
+	bth.dqpn = uroce_eng_qp_num(e->s[0].qp);
+	bth.psn = psn;
+	ext.syndrome = UROCE_AETH_ACK_NO_CREDIT;
+	ext.msn = 1;
+	cr_assert_eq(simwire_inject(e->sw, 0, &bth, &ext, pay, paylen), 0);
+	simwire_settle(e->sw);
+}
+
+/* A hostile or broken responder: an atomic ACK is no answer to an ATOMIC
+ * WRITE (ignored, ghost_response); the empty READ Response Only completes
+ * it; a READ response carrying data for a FLUSH is a bad response. */
+Test(iba15, completer_takes_only_the_empty_read_response)
+{
+	struct uroce_eng_wc wc;
+	uint64_t data = 0;
+	struct env e;
+
+	env_init(&e, ALL_REMOTE, MR_ACCESS);
+	simwire_set_capture(e.sw, 0, true); /* the requests never arrive */
+	cr_assert_eq(post_aw(&e, 64, 1, 1), 0);
+	simwire_settle(e.sw);
+	inject_resp(&e, UROCE_OP_ATOMIC_ACKNOWLEDGE, 100, NULL, 0);
+	cr_expect_eq(uroce_eng_poll_cq(e.s[0].scq, 1, &wc), 0, "an atomic ACK completed it");
+	cr_expect_eq(cnt(&e, 0, UROCE_CNT_GHOST_RESPONSE), 1);
+	inject_resp(&e, UROCE_OP_RDMA_READ_RESPONSE_ONLY, 100, NULL, 0);
+	expect_wc(&e, 1, UROCE_WC_SUCCESS, UROCE_WC_ATOMIC_WRITE);
+	cr_assert_eq(post_flush(&e, uroce_eng_mr_rkey(e.mr[1]), 0, 64, UROCE_FLUSH_GLOBAL,
+				UROCE_FLUSH_RANGE, 2), 0);
+	simwire_settle(e.sw);
+	inject_resp(&e, UROCE_OP_RDMA_READ_RESPONSE_ONLY, 101, &data, 8);
+	expect_wc(&e, 2, UROCE_WC_BAD_RESP_ERR, 0);
+	env_fini(&e);
+}
