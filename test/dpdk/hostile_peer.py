@@ -54,6 +54,7 @@ READ_REQ = 0x0C
 READ_FIRST, READ_MIDDLE, READ_LAST, READ_ONLY = 0x0D, 0x0E, 0x0F, 0x10
 ACK, ATOMIC_ACK, CSWAP, FADD = 0x11, 0x12, 0x13, 0x14
 SEND_ONLY_INV = 0x17
+FLUSH, ATOMIC_WRITE = 0x1C, 0x1D  # IBA 1.5 Annex A19
 # AETH syndromes (IBA 9.7.5.1, tables 43-44)
 NAK_SEQ, NAK_INV_REQ, NAK_REM_ACC = 0x60, 0x61, 0x62
 PMTU = 1024
@@ -230,7 +231,7 @@ def parse(data):
 
 
 def ib(op, dqpn, psn, payload=b"", reth=None, atm=None, aeth=None, atmack=None, imm=None,
-       ieth=None, deth=None, pad=None, pkey=0xFFFF, ackreq=True, se=False, tver=0):
+       ieth=None, deth=None, pad=None, pkey=0xFFFF, ackreq=True, se=False, tver=0, feth=None):
     """BTH, the extension headers in IBA order, payload and pad (no ICRC)."""
     if pad is None:
         pad = (4 - len(payload) % 4) % 4
@@ -239,6 +240,8 @@ def ib(op, dqpn, psn, payload=b"", reth=None, atm=None, aeth=None, atmack=None, 
                     psn >> 16 & 0xFF, psn & 0xFFFF)
     if deth is not None:
         h += struct.pack("!II", deth[0], deth[1] & 0xFFFFFF)
+    if feth is not None:
+        h += struct.pack("!I", feth)
     if reth is not None:
         h += struct.pack("!QII", reth[0] & (2**64 - 1), reth[1], reth[2] & 0xFFFFFFFF)
     if atm is not None:
@@ -541,6 +544,7 @@ class Suite:
         self.bounds_and_keys()
         self.rights()
         self.atomics()
+        self.iba15()
         self.psns()
         self.headers()
         self.services_and_states()
@@ -696,6 +700,68 @@ class Suite:
             self.expect_nak(name, "rc", [self.to("rc", self.atomic("rc", e, op, va,
                                                                    m["rkey"], 1, 0))],
                             NAK_REM_ACC, e, counter="resp_remote_access_errors")
+
+    def iba15(self):
+        """IBA 1.5 ATOMIC WRITE and FLUSH (Annex A19) from a hostile peer: the
+        victim's QP allows remote write but no FLUSH type, its MRs no FLUSH."""
+        rw, ro = self.v.mr("rw"), self.v.mr("ro")
+        val = bytes(range(0xA0, 0xA8))
+
+        def aw(e, va, rkey, data=val, dma=8):
+            return ib(RC | ATOMIC_WRITE, self.v.qpn("rc"), e, data, reth=(va, rkey, dma))
+
+        def fl(e, va, rkey, n, feth):
+            return ib(RC | FLUSH, self.v.qpn("rc"), e, reth=(va, rkey, n), feth=feth)
+
+        e = self.reset("rc")
+        self.v.cmd("fill rw 0")
+        first = self.to("rc", aw(e, rw["addr"] + 128, rw["rkey"]))
+        rs = self.exchange("rc", [first], n=1)
+        self.ok(len(rs) == 1 and rs[0]["op"] == RC | READ_ONLY and rs[0]["payload"] == b"" and
+                rs[0]["psn"] == e and rs[0].get("syn", 0x60) & 0x60 == 0,
+                "ATOMIC WRITE: an empty READ Response Only at PSN %#x (got %s)" %
+                (e, self.syn_str(rs)))
+        got = bytes.fromhex(self.v.cmd("dump rw 128 8")["hex"])
+        self.ok(got == val, "ATOMIC WRITE: the 8 bytes landed in MR rw (%s)" % got.hex())
+        # oA19-14/15: the duplicate is answered again, never executed again.
+        self.v.cmd("fill rw 0")
+        rs = self.exchange("rc", [first], n=1)
+        self.ok(len(rs) == 1 and rs[0]["op"] == RC | READ_ONLY and rs[0]["psn"] == e,
+                "duplicate ATOMIC WRITE: answered again at PSN %#x (got %s)" %
+                (e, self.syn_str(rs)))
+        got = bytes.fromhex(self.v.cmd("dump rw 128 8")["hex"])
+        self.ok(got == b"\0" * 8, "duplicate ATOMIC WRITE: not executed again (%s)" % got.hex())
+        self.canary("ATOMIC WRITE")
+        for name, pkt, syn in [
+                ("ATOMIC WRITE 4 bytes off alignment",
+                 lambda e: aw(e, rw["addr"] + 4, rw["rkey"]), NAK_INV_REQ),
+                ("ATOMIC WRITE with RETH DMA length 4",
+                 lambda e: aw(e, rw["addr"] + 8, rw["rkey"], dma=4), NAK_INV_REQ),
+                ("ATOMIC WRITE to a read-only MR", lambda e: aw(e, ro["addr"], ro["rkey"]),
+                 NAK_REM_ACC),
+                ("ATOMIC WRITE with a deregistered key",
+                 lambda e: aw(e, self.v.mr("stale")["addr"], self.v.mr("stale")["rkey"]),
+                 NAK_REM_ACC),
+                ("FLUSH with a reserved FETH bit", lambda e: fl(e, rw["addr"], rw["rkey"], 64,
+                                                               0x41), NAK_INV_REQ),
+                ("FLUSH with selectivity 2", lambda e: fl(e, rw["addr"], rw["rkey"], 64, 0x21),
+                 NAK_INV_REQ),
+                ("FLUSH with no placement type", lambda e: fl(e, rw["addr"], rw["rkey"], 64,
+                                                             0x10), NAK_INV_REQ),
+                ("FLUSH GLOBAL on a QP without FLUSH_GLOBAL",
+                 lambda e: fl(e, rw["addr"], rw["rkey"], 64, 0x01), NAK_REM_ACC),
+                ("FLUSH PERSISTENT of a whole MR", lambda e: fl(e, rw["addr"], rw["rkey"], 0,
+                                                               0x12), NAK_REM_ACC)]:
+            e = self.reset("rc")
+            self.v.cmd("fill rw 0")
+            self.expect_nak(name, "rc", [self.to("rc", pkt(e))], syn, e)
+            got = bytes.fromhex(self.v.cmd("dump rw 0 16")["hex"])
+            self.ok(got == b"\0" * 16, "%s: nothing written" % name)
+        # A payload other than 8 bytes is not an ATOMIC WRITE the wire allows.
+        e = self.reset("rc")
+        self.expect_silent("ATOMIC WRITE carrying 12 bytes", "rc",
+                           [self.to("rc", aw(e, rw["addr"], rw["rkey"], data=b"\x55" * 12))],
+                           port_counter="rx_bad_length", state="RTS")
 
     def psns(self):
         rw = self.v.mr("rw")
