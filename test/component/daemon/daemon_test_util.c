@@ -301,3 +301,37 @@ dt_qp_to_rts(struct uroce_qp *qp, int access, const struct dt_rc *rc)
 
 	return r != 0 ? r : dt_qp_rtr_rts(qp, rc);
 }
+
+int
+dt_rc_pair(struct uroce_pd *pd, struct uroce_cq *cqa, struct uroce_cq *cqb, int access,
+	   struct uroce_qp **a, struct uroce_qp **b)
+{
+	struct dt_rc to_a, to_b;
+	uint8_t gid[16];
+	int rc;
+
+	rc = uroce_query_gid(pd->context, 1, 0, gid);
+	if (rc != 0)
+		return rc;
+	*a = dt_qp_create(pd, cqa, NULL, UROCE_QPT_RC, 32, 2);
+	*b = dt_qp_create(pd, cqb, NULL, UROCE_QPT_RC, 32, 2);
+	if (*a == NULL || *b == NULL)
+		return -errno;
+	to_b = (struct dt_rc){.dgid = gid, .dqpn = (*b)->qp_num, .rq_psn = 7, .sq_psn = 5,
+			      .rd_atomic = 4};
+	to_a = (struct dt_rc){.dgid = gid, .dqpn = (*a)->qp_num, .rq_psn = 5, .sq_psn = 7,
+			      .rd_atomic = 4};
+	rc = dt_qp_to_rts(*a, access, &to_b);
+	return rc != 0 ? rc : dt_qp_to_rts(*b, access, &to_a);
+}
+
+int
+dt_wait_wc(struct uroce_cq *cq, struct uroce_wc *wc, double timeout_s)
+{
+	double end = dt_now_s() + timeout_s;
+	int n;
+
+	while ((n = uroce_poll_cq(cq, 1, wc)) == 0 && dt_now_s() < end)
+		dt_nap_us(100);
+	return n;
+}

@@ -118,4 +118,18 @@ int dt_qp_rtr_rts(struct uroce_qp *qp, const struct dt_rc *rc);
 /** dt_qp_init(), then dt_qp_rtr_rts(). @return 0 or -errno. */
 int dt_qp_to_rts(struct uroce_qp *qp, int access, const struct dt_rc *rc);
 
+/**
+ * Two RC QPs of @p pd (32 WRs, 2 SGEs; a completes on @p cqa, b on
+ * @p cqb) in RTS with remote @p access, connected to each other over the
+ * loopback port's GID 0 (a sends from PSN 5, b from 7; 4 READs/atomics in
+ * flight). @return 0 or -errno (QPs created so far are left to the caller's
+ * uroce_close_device()).
+ */
+int dt_rc_pair(struct uroce_pd *pd, struct uroce_cq *cqa, struct uroce_cq *cqb, int access,
+	       struct uroce_qp **a, struct uroce_qp **b);
+
+/** Poll @p cq for one completion, up to @p timeout_s. @return 1, 0 if none
+ * came, or the negative error of uroce_poll_cq(). */
+int dt_wait_wc(struct uroce_cq *cq, struct uroce_wc *wc, double timeout_s);
+
 #endif /* DAEMON_TEST_UTIL_H */

@@ -3,6 +3,7 @@
  */
 
 #include <errno.h>
+#include <string.h>
 
 #include "daemon_test_util.h"
 #include "dt_daemon.h"
@@ -126,4 +127,42 @@ void
 dt_daemon_unlock(struct dt_daemon *dd)
 {
 	pthread_mutex_unlock(&dd->lock);
+}
+
+int
+dt_rc_fixture_start(struct dt_rc_fixture *f, const char *tag, size_t len, int mr_access,
+		    int qp_access)
+{
+	struct uroce_daemon_conf conf;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	memset(&conf, 0, sizeof(conf));
+	conf.n_workers = dt_workers();
+	rc = dt_daemon_start(&f->dd, tag, &conf);
+	if (rc != 0)
+		return rc;
+	f->ctx = uroce_open_device(f->dd.sock_path);
+	if (f->ctx == NULL)
+		return -errno;
+	f->pd = uroce_alloc_pd(f->ctx);
+	f->buf = uroce_alloc_buf(f->ctx, len);
+	if (f->pd == NULL || f->buf == NULL)
+		return -errno;
+	memset(f->buf, 0, len);
+	f->mr = uroce_reg_mr(f->pd, f->buf, len, mr_access);
+	f->cqa = uroce_create_cq(f->ctx, 64, NULL);
+	f->cqb = uroce_create_cq(f->ctx, 64, NULL);
+	if (f->mr == NULL || f->cqa == NULL || f->cqb == NULL)
+		return -errno;
+	return dt_rc_pair(f->pd, f->cqa, f->cqb, qp_access, &f->a, &f->b);
+}
+
+void
+dt_rc_fixture_stop(struct dt_rc_fixture *f)
+{
+	if (f->ctx != NULL)
+		uroce_close_device(f->ctx);
+	f->ctx = NULL;
+	dt_daemon_stop(&f->dd);
 }

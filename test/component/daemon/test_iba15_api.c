@@ -34,61 +34,24 @@
 	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
 	 UROCE_ACCESS_FLUSH_GLOBAL)
 
-static struct {
-	struct dt_daemon dd;
-	struct uroce_context *ctx;
-	struct uroce_pd *pd;
-	uint8_t *buf;     /* a's memory [0, BUF_LEN/2), b's [BUF_LEN/2, BUF_LEN) */
-	struct uroce_mr *mr;
-	struct uroce_cq *cqa, *cqb;
-	struct uroce_qp *a, *b;
-} t;
+/* buf: a's memory [0, BUF_LEN/2), b's [BUF_LEN/2, BUF_LEN) */
+static struct dt_rc_fixture t;
 
 #define BBUF (t.buf + BUF_LEN / 2)
 
 static void
 setup(void)
 {
-	struct uroce_daemon_conf conf;
-	struct dt_rc to_a, to_b;
-	uint8_t gid[16];
-	int rc;
+	int rc = dt_rc_fixture_start(&t, "iba15", BUF_LEN, ACC, ACC);
 
-	memset(&t, 0, sizeof(t));
-	memset(&conf, 0, sizeof(conf));
-	conf.n_workers = dt_workers();
-	rc = dt_daemon_start(&t.dd, "iba15", &conf);
-	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
-	t.ctx = uroce_open_device(t.dd.sock_path);
-	cr_assert_not_null(t.ctx, "open: %s", strerror(errno));
+	cr_assert_eq(rc, 0, "fixture: %s", strerror(-rc));
 	cr_assert_geq(uroce_daemon_abi_minor(t.ctx), 6);
-	t.pd = uroce_alloc_pd(t.ctx);
-	t.buf = uroce_alloc_buf(t.ctx, BUF_LEN);
-	cr_assert(t.pd != NULL && t.buf != NULL);
-	memset(t.buf, 0, BUF_LEN);
-	t.mr = uroce_reg_mr(t.pd, t.buf, BUF_LEN, ACC);
-	cr_assert_not_null(t.mr, "reg_mr: %s", strerror(errno));
-	t.cqa = uroce_create_cq(t.ctx, 64, NULL);
-	t.cqb = uroce_create_cq(t.ctx, 64, NULL);
-	cr_assert(t.cqa != NULL && t.cqb != NULL);
-	cr_assert_eq(uroce_query_gid(t.ctx, 1, 0, gid), 0);
-	t.a = dt_qp_create(t.pd, t.cqa, NULL, UROCE_QPT_RC, 32, 2);
-	t.b = dt_qp_create(t.pd, t.cqb, NULL, UROCE_QPT_RC, 32, 2);
-	cr_assert(t.a != NULL && t.b != NULL, "create_qp: %s", strerror(errno));
-	to_b = (struct dt_rc){.dgid = gid, .dqpn = t.b->qp_num, .rq_psn = 7, .sq_psn = 5,
-			      .rd_atomic = 4};
-	to_a = (struct dt_rc){.dgid = gid, .dqpn = t.a->qp_num, .rq_psn = 5, .sq_psn = 7,
-			      .rd_atomic = 4};
-	cr_assert_eq(dt_qp_to_rts(t.a, ACC & ~UROCE_ACCESS_LOCAL_WRITE, &to_b), 0);
-	cr_assert_eq(dt_qp_to_rts(t.b, ACC & ~UROCE_ACCESS_LOCAL_WRITE, &to_a), 0);
 }
 
 static void
 teardown(void)
 {
-	if (t.ctx != NULL)
-		uroce_close_device(t.ctx); /* the daemon frees what is left */
-	dt_daemon_stop(&t.dd);
+	dt_rc_fixture_stop(&t);
 }
 
 TestSuite(iba15_api, .init = setup, .fini = teardown, .timeout = 60);
@@ -97,17 +60,9 @@ static struct uroce_wc
 wait_wc(struct uroce_cq *cq)
 {
 	struct uroce_wc wc;
-	double end = dt_now_s() + 10;
 
-	for (;;) {
-		int n = uroce_poll_cq(cq, 1, &wc);
-
-		cr_assert_geq(n, 0);
-		if (n == 1)
-			return wc;
-		cr_assert_lt(dt_now_s(), end, "no completion");
-		dt_nap_us(100);
-	}
+	cr_assert_eq(dt_wait_wc(cq, &wc, 10), 1, "no completion");
+	return wc;
 }
 
 static int

@@ -23,117 +23,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include <infiniband/verbs.h>
-
-static int fails;
-
-#define CHECK(c, ...)                                                   \
-	do {                                                            \
-		if (c) {                                                \
-			printf("verbs_mw: ok: ");                        \
-		} else {                                                \
-			printf("verbs_mw: FAIL: ");                      \
-			fails++;                                        \
-		}                                                       \
-		printf(__VA_ARGS__);                                    \
-		printf("\n");                                           \
-	} while (0)
-#define DIE(...)                                                        \
-	do {                                                            \
-		printf("verbs_mw: FAIL: " __VA_ARGS__);                 \
-		printf("\n");                                           \
-		exit(1);                                                \
-	} while (0)
+#include "verbs_probe.h"
 
 #define BUF_LEN 65536
+#define RW (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
-static struct ibv_context *ctx;
-static struct ibv_pd *pd;
-static struct ibv_cq *cqa, *cqb;
+const char *probe_name = "verbs_mw";
 static struct ibv_mr *mr;
 static uint8_t *buf;
-static union ibv_gid gid;
-
-static void
-qp_up(struct ibv_qp *qp, uint32_t dqpn)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS) != 0)
-		DIE("INIT: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dqpn;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = gid;
-	a.ah_attr.grh.hop_limit = 64;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER) != 0)
-		DIE("RTR: %s", strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC) != 0)
-		DIE("RTS: %s", strerror(errno));
-}
-
-static void
-pair(struct ibv_qp **a, struct ibv_qp **b, uint64_t send_ops)
-{
-	struct ibv_qp_init_attr_ex ia;
-
-	memset(&ia, 0, sizeof(ia));
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 16;
-	ia.cap.max_recv_wr = 16;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
-	ia.pd = pd;
-	ia.comp_mask = IBV_QP_INIT_ATTR_PD | (send_ops ? IBV_QP_INIT_ATTR_SEND_OPS_FLAGS : 0);
-	ia.send_ops_flags = send_ops;
-	ia.send_cq = ia.recv_cq = cqa;
-	*a = ibv_create_qp_ex(ctx, &ia);
-	ia.send_cq = ia.recv_cq = cqb;
-	*b = ibv_create_qp_ex(ctx, &ia);
-	if (*a == NULL || *b == NULL)
-		DIE("create_qp: %s", strerror(errno));
-	qp_up(*a, (*b)->qp_num);
-	qp_up(*b, (*a)->qp_num);
-}
-
-static struct ibv_wc
-wait_wc(struct ibv_cq *cq)
-{
-	struct timespec ts = {0, 100000};
-	struct ibv_wc wc;
-	int i;
-
-	for (i = 0; i < 100000; i++) {
-		int n = ibv_poll_cq(cq, 1, &wc);
-
-		if (n < 0)
-			DIE("poll_cq");
-		if (n == 1)
-			return wc;
-		nanosleep(&ts, NULL);
-	}
-	DIE("no completion");
-}
 
 static struct ibv_wc
 write_from(struct ibv_qp *a, uint32_t rkey, uint8_t *dst, uint32_t len)
@@ -150,13 +48,12 @@ write_from(struct ibv_qp *a, uint32_t rkey, uint8_t *dst, uint32_t len)
 	wr.wr.rdma.rkey = rkey;
 	if (ibv_post_send(a, &wr, &bad) != 0)
 		DIE("post WRITE");
-	return wait_wc(cqa);
+	return probe_wait_wc(cqa);
 }
 
 int
 main(void)
 {
-	struct ibv_device **list;
 	struct ibv_device_attr_ex dx;
 	struct ibv_qp *a, *b;
 	struct ibv_mw *mw1, *mw2;
@@ -167,14 +64,9 @@ main(void)
 	struct ibv_wc wc;
 	uint8_t *win = NULL;
 	uint32_t key;
-	int n, rc;
+	int rc;
 
-	list = ibv_get_device_list(&n);
-	if (list == NULL || n < 1)
-		DIE("no device");
-	ctx = ibv_open_device(list[0]);
-	if (ctx == NULL || ibv_query_gid(ctx, 1, 0, &gid) != 0)
-		DIE("open/gid");
+	probe_open();
 	memset(&dx, 0, sizeof(dx));
 	if (ibv_query_device_ex(ctx, NULL, &dx) != 0)
 		DIE("query_device_ex");
@@ -182,17 +74,14 @@ main(void)
 	      (dx.orig_attr.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B) &&
 	      dx.orig_attr.max_mw > 0, "caps %#x, max_mw %d", dx.orig_attr.device_cap_flags,
 	      dx.orig_attr.max_mw);
-	pd = ibv_alloc_pd(ctx);
-	cqa = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	cqb = ibv_create_cq(ctx, 64, NULL, NULL, 0);
-	if (posix_memalign((void **)&buf, 4096, BUF_LEN) != 0 || pd == NULL || !cqa || !cqb)
+	if (posix_memalign((void **)&buf, 4096, BUF_LEN) != 0)
 		DIE("objects");
 	memset(buf, 0, BUF_LEN);
 	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 	if (mr == NULL)
 		DIE("reg_mr with MW_BIND: %s", strerror(errno));
 	win = buf + 32768;
-	pair(&a, &b, 0);
+	probe_pair(&a, &b, RW, 0);
 
 	/* Type 1 through ibv_bind_mw. */
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
@@ -209,7 +98,7 @@ main(void)
 	mb.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	key = mw1->rkey;
 	rc = ibv_bind_mw(b, mw1, &mb);
-	wc = wait_wc(cqb);
+	wc = probe_wait_wc(cqb);
 	CHECK(rc == 0 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
 	      mw1->rkey == ibv_inc_rkey(key), "ibv_bind_mw type 1: rc %d, %s, opcode %d, rkey %#x",
 	      rc, ibv_wc_status_str(wc.status), wc.opcode, mw1->rkey);
@@ -231,7 +120,7 @@ main(void)
 	wr.bind_mw.bind_info.length = 256;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	rc = ibv_post_send(b, &wr, &bad);
-	wc = wait_wc(cqb);
+	wc = probe_wait_wc(cqb);
 	key = wr.bind_mw.rkey;
 	CHECK(rc == 0 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
 	      "IBV_WR_BIND_MW type 2: %s", ibv_wc_status_str(wc.status));
@@ -249,9 +138,9 @@ main(void)
 	wr.invalidate_rkey = key;
 	if (ibv_post_send(a, &wr, &bad) != 0)
 		DIE("post SEND_WITH_INV");
-	wc = wait_wc(cqa);
+	wc = probe_wait_wc(cqa);
 	CHECK(wc.status == IBV_WC_SUCCESS, "SEND_WITH_INV: %s", ibv_wc_status_str(wc.status));
-	wc = wait_wc(cqb);
+	wc = probe_wait_wc(cqb);
 	CHECK(wc.status == IBV_WC_SUCCESS && (wc.wc_flags & IBV_WC_WITH_INV) &&
 	      wc.invalidated_rkey == key, "receive: WITH_INV, invalidated_rkey %#x (want %#x)",
 	      wc.invalidated_rkey, key);
@@ -260,7 +149,7 @@ main(void)
 	      "WRITE with the invalidated key: %s", ibv_wc_status_str(wc.status));
 
 	/* ibv_wr_bind_mw and ibv_wr_local_inv on a fresh pair. */
-	pair(&a, &b, IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV);
+	probe_pair(&a, &b, RW, IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV);
 	{
 		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(b);
 		struct ibv_mw_bind_info bi = {mr, (uintptr_t)win + 12288, 128,
@@ -274,10 +163,10 @@ main(void)
 		x->wr_id = 15;
 		ibv_wr_local_inv(x, key);
 		rc = ibv_wr_complete(x);
-		wc = wait_wc(cqb);
+		wc = probe_wait_wc(cqb);
 		CHECK(rc == 0 && wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW,
 		      "ibv_wr_bind_mw: rc %d %s", rc, ibv_wc_status_str(wc.status));
-		wc = wait_wc(cqb);
+		wc = probe_wait_wc(cqb);
 		CHECK(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_LOCAL_INV,
 		      "ibv_wr_local_inv: %s opcode %d", ibv_wc_status_str(wc.status), wc.opcode);
 	}
@@ -286,6 +175,6 @@ main(void)
 	      ibv_wc_status_str(wc.status));
 	CHECK(ibv_dealloc_mw(mw1) == 0 && ibv_dealloc_mw(mw2) == 0, "ibv_dealloc_mw");
 	CHECK(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr once the windows are gone");
-	printf("verbs_mw: %d failure(s)\n", fails);
-	return fails == 0 ? 0 : 1;
+	printf("verbs_mw: %d failure(s)\n", probe_fails);
+	return probe_fails == 0 ? 0 : 1;
 }
