@@ -75,6 +75,15 @@ nak_name(uint8_t nak)
  * READ/ATOMIC resource (doc/operations.md, "A QP in ERR after a remote
  * error"). Control thread only.
  */
+/* The kind of a saved responder resource (uroce_eng_resp_res.type). */
+static const char *
+res_type_name(uint8_t type)
+{
+	static const char *const names[] = { "free", "READ", "ATOMIC", "ATOMIC_WRITE", "FLUSH" };
+
+	return type < UROCE_ARRAY_SIZE(names) ? names[type] : "?";
+}
+
 static void
 log_reject(struct uroce_daemon *d, const struct dreject *e)
 {
@@ -97,7 +106,7 @@ log_reject(struct uroce_daemon *d, const struct dreject *e)
 			continue;
 		n = snprintf(res + off, sizeof(res) - off,
 			     " [%u %s psn %#x-%#x va %#" PRIx64 " len %u rkey %#x msn %u%s%s"
-			     " cur %#x resid %u]", i, x->type == 1 ? "READ" : "ATOMIC",
+			     " cur %#x resid %u]", i, res_type_name(x->type),
 			     x->first_psn, x->last_psn, x->va, x->len, x->rkey, x->msn,
 			     x->queued ? " queued" : "", x->replay ? " replay" : "", x->cur_psn,
 			     x->resid);

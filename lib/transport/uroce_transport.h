@@ -157,7 +157,7 @@ struct uroce_eng_zc {
 /** How the engine reaches the outside world. Called on the engine's thread only. */
 /** One saved READ/ATOMIC resource of a responder, as a rejection saw it. */
 struct uroce_eng_resp_res {
-	uint8_t type;        /**< 0 free, 1 READ, 2 ATOMIC */
+	uint8_t type;        /**< 0 free, 1 READ, 2 ATOMIC, 3 ATOMIC WRITE, 4 FLUSH */
 	uint8_t queued;      /**< its response (or replay) waits to be sent */
 	uint8_t replay;      /**< queued again for a duplicate */
 	uint8_t reserved;
