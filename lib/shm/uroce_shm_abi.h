@@ -73,8 +73,9 @@ extern "C" {
  * windows (ALLOC_MW, DEALLOC_MW; BIND_MW and LOCAL_INV send WQEs,
  * send_wqe.wr.bind); MW_BIND access on REG_MR; RESIZE_CQ and REREG_MR.
  * 1.6: IBA 1.5 ATOMIC_WRITE (15) and FLUSH (14) send WQEs
- * (send_wqe.wr.atomic_write, wr.flush), the FLUSH_GLOBAL access flag on
- * REG_MR and QPs, their capability bits in QUERY_DEVICE. */
+ * (send_wqe.wr.atomic_write, wr.flush), the FLUSH access flags on REG_MR
+ * (GLOBAL only) and QPs; QUERY_DEVICE is unchanged: a 1.6 daemon offers
+ * both (the drop-in reports their capability bits from the minor). */
 #define UROCE_SHM_ABI_MINOR 6
 
 /**

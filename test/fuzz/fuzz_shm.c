@@ -86,6 +86,13 @@ check_send_wqe(const struct uroce_shm_send_wqe *w, uint32_t max_sge, uint32_t ma
 	CHECK(uroce_wr_allowed(w->opcode, lim.qp_type));
 	CHECK(w->reserved0 == 0 && w->reserved1 == 0);
 	CHECK((w->send_flags & ~UROCE_SEND_FLAGS_ALL) == 0);
+	/* ATOMIC WRITE and FLUSH: operands in the WQE, no data; a FLUSH's
+	 * type and level fit the FETH's bits. */
+	if (uroce_wr_props(w->opcode) & UROCE_WRP_EMPTY_RESP)
+		CHECK(w->num_sge == 0 && !(w->send_flags & UROCE_SEND_INLINE) && total == 0);
+	if (w->opcode == UROCE_WR_FLUSH)
+		CHECK(w->wr.flush.type <= 0xF && w->wr.flush.level <= 3 &&
+		      wr.swap == ((uint64_t)w->wr.flush.type | (uint64_t)w->wr.flush.level << 4));
 	if (w->send_flags & UROCE_SEND_INLINE) {
 		CHECK(w->inline_len <= max_inline && w->inline_len <= UROCE_MAX_INLINE);
 		CHECK(total == w->inline_len);

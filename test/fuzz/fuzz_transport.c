@@ -244,7 +244,8 @@ static void
 setup(void)
 {
 	const int all = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+			UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
+			UROCE_ACCESS_FLUSH_GLOBAL;
 	struct uroce_eng_conf c;
 	struct uroce_eng_ah_attr aa;
 	struct region *w;
@@ -313,7 +314,8 @@ bring_up(struct fqp *f, enum uroce_mtu mtu, uint32_t sq_psn, uint32_t rq_psn, ui
 	a.port_num = 1;
 	a.qkey = 0x11111111;
 	a.qp_access_flags = UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE |
-			    UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC;
+			    UROCE_ACCESS_REMOTE_READ | UROCE_ACCESS_REMOTE_ATOMIC |
+			    UROCE_ACCESS_FLUSH_GLOBAL | UROCE_ACCESS_FLUSH_PERSISTENT;
 	mask = UROCE_QP_STATE | UROCE_QP_PORT | UROCE_QP_PKEY_INDEX |
 	       (f->type == UROCE_QPT_UD ? UROCE_QP_QKEY : UROCE_QP_ACCESS_FLAGS);
 	if (uroce_eng_modify_qp(f->qp, &a, mask) != 0)
@@ -593,8 +595,9 @@ rec_request(struct fin *in)
 
 	memset(&b, 0, sizeof(b));
 	memset(&e, 0, sizeof(e));
-	/* Mostly this QP's service; sometimes any opcode at all. */
-	b.opcode = opb & 0x80 ? (uint8_t)(opb << 1 | (flags & 1)) : svc_of(f->type) | (opb % 0x18);
+	/* Mostly this QP's service (up to IBA 1.5's FLUSH and ATOMIC WRITE);
+	 * sometimes any opcode at all. */
+	b.opcode = opb & 0x80 ? (uint8_t)(opb << 1 | (flags & 1)) : svc_of(f->type) | (opb % 0x1E);
 	b.dqpn = flags & 2 ? fin_u32(in) & UROCE_QPN_MASK : f->qpn;
 	b.psn = pick_psn(in, f, &advance);
 	b.pkey = flags & 4 ? fin_u16(in) : UROCE_DEFAULT_PKEY;
@@ -612,6 +615,8 @@ rec_request(struct fin *in)
 	e.inv_rkey = pick_key(in);
 	e.qkey = flags & 128 ? fin_u32(in) : 0x11111111;
 	e.src_qp = f->peer_qpn;
+	/* FETH: mostly a placement type and level, sometimes any word. */
+	e.feth = opb & 0x40 ? fin_u32(in) : (uint32_t)(flags & 0x33);
 	build_and_deliver(in, &b, &e, paylen);
 	if (advance)
 		f->next_psn = uroce_psn_add(b.psn, 1);
@@ -735,7 +740,8 @@ rec_post_send(struct fin *in)
 	static const enum uroce_wr_opcode wops[] = {
 		UROCE_WR_RDMA_WRITE, UROCE_WR_RDMA_WRITE_WITH_IMM, UROCE_WR_SEND,
 		UROCE_WR_SEND_WITH_IMM, UROCE_WR_RDMA_READ, UROCE_WR_ATOMIC_CMP_AND_SWP,
-		UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_WR_SEND_WITH_INV,
+		UROCE_WR_ATOMIC_FETCH_AND_ADD, UROCE_WR_SEND_WITH_INV, UROCE_WR_ATOMIC_WRITE,
+		UROCE_WR_FLUSH,
 	};
 	struct fqp *f = pick_qp(in);
 	uint8_t m = fin_u8(in);
@@ -744,7 +750,7 @@ rec_post_send(struct fin *in)
 
 	memset(&w, 0, sizeof(w));
 	w.wr_id = 0x5E00 | m;
-	w.opcode = wops[m % 8];
+	w.opcode = wops[m % UROCE_ARRAY_SIZE(wops)];
 	w.send_flags = (m & 8 ? UROCE_SEND_SIGNALED : 0) | (m & 16 ? UROCE_SEND_FENCE : 0) |
 		       (m & 32 ? UROCE_SEND_SOLICITED : 0);
 	sge[0].addr = local_addr(in);
@@ -770,6 +776,14 @@ rec_post_send(struct fin *in)
 		w.wr.ud.ah = ah;
 		w.wr.ud.remote_qpn = 0x900;
 		w.wr.ud.remote_qkey = 0x11111111;
+	} else if (w.opcode == UROCE_WR_ATOMIC_WRITE || w.opcode == UROCE_WR_FLUSH) {
+		/* Operands in the WQE; an SGE (m & 1) makes the post fail. */
+		w.num_sge = m & 1;
+		w.wr.flush.remote_addr = fin_u64(in);
+		w.wr.flush.length = fin_u32(in);
+		w.wr.flush.rkey = fin_u32(in);
+		w.wr.flush.type = fin_u8(in) & 0x7;
+		w.wr.flush.level = fin_u8(in) % 3;
 	} else if (w.opcode == UROCE_WR_ATOMIC_CMP_AND_SWP ||
 		   w.opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		w.wr.atomic.remote_addr = fin_u64(in);
