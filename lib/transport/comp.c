@@ -311,7 +311,7 @@ comp_check_ack(struct comp_ctx *c)
 		QP_CNT(qp, GHOST_RESPONSE);
 		return COMP_EXIT;
 	}
-	if ((pkt->opcode & 0x1F) == UROCE_OP_ATOMIC_ACKNOWLEDGE) {
+	if (UROCE_OPCODE_OP(pkt->opcode) == UROCE_OP_ATOMIC_ACKNOWLEDGE) {
 		if (wqe_is_atomic(c->w))
 			return COMP_ATOMIC;
 		QP_CNT(qp, GHOST_RESPONSE);
@@ -415,7 +415,7 @@ comp_empty_resp(struct comp_ctx *c)
 		QP_CNT(c->qp, GHOST_RESPONSE);
 		return comp_nothing(c);
 	}
-	if ((pkt->opcode & 0x1F) != UROCE_OP_RDMA_READ_RESPONSE_ONLY || pkt->paylen != 0 ||
+	if (UROCE_OPCODE_OP(pkt->opcode) != UROCE_OP_RDMA_READ_RESPONSE_ONLY || pkt->paylen != 0 ||
 	    uroce_aeth_type(c->syn) != UROCE_AETH_ACK) {
 		c->err = UROCE_WC_BAD_RESP_ERR;
 		return COMP_ERROR;

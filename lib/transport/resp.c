@@ -915,7 +915,7 @@ resp_exec_atomic(struct resp_ctx *c)
 		return refuse(c, RERR_RD_ATOMIC, UROCE_RCHK_RD_ATOMIC);
 	word = (uint64_t *)(void *)(mr->addr + (va - mr->iova));
 	assert(((uintptr_t)word & 7) == 0);
-	if ((c->pkt->opcode & 0x1F) == UROCE_OP_COMPARE_SWAP) {
+	if (UROCE_OPCODE_OP(c->pkt->opcode) == UROCE_OP_COMPARE_SWAP) {
 		/* On failure the builtin stores the value it found into orig. */
 		orig = uroce_atmeth_compare(ae);
 		__atomic_compare_exchange_n(word, &orig, uroce_atmeth_swap_add(ae), false,

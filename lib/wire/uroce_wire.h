@@ -113,6 +113,9 @@ enum uroce_op {
 /** Full 8-bit opcode from a service and an operation. */
 #define UROCE_OPCODE(svc, op) ((uint8_t)((svc) | (op)))
 
+/** The operation (enum uroce_op) of a full 8-bit opcode, without its service. */
+#define UROCE_OPCODE_OP(opcode) ((uint8_t)((opcode) & 0x1F))
+
 /** The RoCEv2 congestion notification packet opcode. */
 #define UROCE_OPCODE_CNP 0x81
 
