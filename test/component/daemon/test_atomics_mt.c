@@ -26,6 +26,14 @@
  *   cpu_and_remote: the client's own CPU adds to the word with
  *     __atomic_fetch_add while the QPs' FETCH_ADDs run (IBV_ATOMIC_GLOB).
  *     Expect: the word ends at the sum of both.
+ *   atomic_write_not_torn (IBA 1.5 ATOMIC WRITE, 9.4.8): four QPs whose
+ *     responders sit two on each worker post ATOMIC WRITEs of tagged values
+ *     (one 16-bit tag repeated in all four lanes) to one word, while the
+ *     four others read it with FETCH_ADD 0 (also executed on both workers)
+ *     and the client's CPU loads it.
+ *     Expect: every value seen is 0 or a whole tag ever written (never two
+ *     writes' halves), the word ends at one writer's last tag, and the
+ *     neighbouring words keep their contents.
  *
  * Before the fix (a plain read-modify-write in resp_exec_atomic) updates
  * were lost and originals returned twice.
@@ -50,7 +58,9 @@
 #define BUF_LEN 65536u
 #define RES_OFF 4096u           /* per QP: DEPTH result slots of 8 bytes */
 #define TARGET_OFF 64u          /* the words hit: one 64-byte aligned line */
-#define ACCESS (UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_ATOMIC)
+#define ACCESS \
+	(UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_REMOTE_WRITE)
+#define LANES 0x0001000100010001ull /* a 16-bit tag in each of the four lanes */
 
 enum kind { K_FADD, K_CAS };
 
@@ -140,7 +150,8 @@ setup(void)
 				      .rq_psn = 0x100 * (i ^ 1), .sq_psn = 0x100 * i,
 				      .rd_atomic = INFLIGHT};
 
-		rc = dt_qp_to_rts(h.q[i].qp, UROCE_ACCESS_REMOTE_ATOMIC, &rc_to);
+		rc = dt_qp_to_rts(h.q[i].qp,
+				  UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_REMOTE_WRITE, &rc_to);
 		cr_assert_eq(rc, 0, "QP %u to RTS: %s", i, strerror(-rc));
 	}
 	for (w = 0; w < NWORDS; w++)
@@ -328,6 +339,35 @@ pair_word(unsigned int qp)
 	return qp / 2;
 }
 
+static bool
+whole_tag(uint64_t v, unsigned int nwriters, uint32_t nwrites)
+{
+	uint64_t tag = v & 0xFFFF;
+
+	/* tag = writer << 13 | (seq + 1): see atomic_write_not_torn */
+	return v == tag * LANES && (v == 0 ||
+		((tag >> 13) < nwriters && (tag & 0x1FFF) >= 1 && (tag & 0x1FFF) <= nwrites));
+}
+
+static void
+post_atomic_write(struct aqp *a, uint64_t v)
+{
+	struct uroce_send_wr wr;
+	int rc;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = v;
+	wr.opcode = UROCE_WR_ATOMIC_WRITE;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.wr.atomic_write.remote_addr = (uintptr_t)word_ptr(0);
+	wr.wr.atomic_write.rkey = h.mr->rkey;
+	memcpy(wr.wr.atomic_write.data, &v, 8);
+	rc = uroce_post_send(a->qp, &wr, NULL);
+	cr_assert_eq(rc, 0, "QP %u post: %s", a->idx, strerror(-rc));
+	a->posted++;
+	a->inflight++;
+}
+
 TestSuite(atomics_2w, .init = setup, .fini = teardown, .timeout = 180);
 
 Test(atomics_2w, one_word)
@@ -343,4 +383,85 @@ Test(atomics_2w, neighbouring_words)
 Test(atomics_2w, cpu_and_remote)
 {
 	run(one_word, 20000, 0, 200000);
+}
+
+/* Writers: QPs 0, 3, 4 and 7, whose responders (1, 2, 5 and 6) alternate
+ * between the workers; readers: the other four, likewise. */
+Test(atomics_2w, atomic_write_not_torn)
+{
+	const uint32_t nwrites = 8000; /* per writer; fits the tag's 13 bits */
+	const uint64_t sentinel = 0x5A5A5A5A5A5A5A5Aull;
+	uint32_t wrote[NQP] = {0}, reads = 0, cpu_loads = 0;
+	uint64_t last[NQP] = {0}, final;
+	unsigned int i, busy, nwriters = 0, writer_of[NQP];
+	double end = dt_now_s() + 90;
+
+	for (i = 1; i < NWORDS; i++)
+		*word_ptr(i) = sentinel;
+	for (i = 0; i < NQP; i++)
+		writer_of[i] = (i % 4 == 0 || i % 4 == 3) ? nwriters++ : NQP;
+	cr_assert_eq(nwriters, 4);
+	do {
+		busy = 0;
+		for (i = 0; i < NQP; i++) {
+			struct aqp *a = &h.q[i];
+			struct uroce_wc wc[16];
+			int n, k;
+
+			while (a->inflight < INFLIGHT) {
+				if (writer_of[i] < NQP && wrote[i] < nwrites) {
+					uint64_t tag = (uint64_t)writer_of[i] << 13 | (wrote[i] + 1);
+
+					post_atomic_write(a, tag * LANES);
+					wrote[i]++;
+				} else if (writer_of[i] == NQP && a->posted < nwrites) {
+					post(a, K_FADD, 0, 0);
+				} else {
+					break;
+				}
+			}
+			n = uroce_poll_cq(a->cq, 16, wc);
+			cr_assert_geq(n, 0, "poll_cq: %s", strerror(-n));
+			for (k = 0; k < n; k++) {
+				cr_assert_eq(wc[k].status, UROCE_WC_SUCCESS, "QP %u: %s", a->idx,
+					     uroce_wc_status_name(wc[k].status));
+				if (writer_of[i] < NQP) {
+					cr_assert_eq(wc[k].opcode, UROCE_WC_ATOMIC_WRITE);
+					last[i] = wc[k].wr_id;
+				} else {
+					uint64_t v = *res_ptr(a, a->completed % DEPTH);
+
+					cr_assert(whole_tag(v, nwriters, nwrites),
+						  "QP %u read a torn value %#" PRIx64, a->idx, v);
+					reads++;
+				}
+				a->completed++;
+				a->inflight--;
+			}
+			if (a->inflight > 0 || (writer_of[i] < NQP ? wrote[i] < nwrites :
+						a->posted < nwrites))
+				busy++;
+		}
+		if (busy > 0) {
+			uint64_t v = __atomic_load_n(word_ptr(0), __ATOMIC_ACQUIRE);
+
+			cr_assert(whole_tag(v, nwriters, nwrites),
+				  "the CPU loaded a torn value %#" PRIx64, v);
+			cpu_loads++;
+		}
+		cr_assert_lt(dt_now_s(), end, "ATOMIC WRITEs did not complete in 90 s");
+	} while (busy > 0);
+	final = __atomic_load_n(word_ptr(0), __ATOMIC_ACQUIRE);
+	cr_expect(whole_tag(final, nwriters, nwrites) && final != 0, "final %#" PRIx64, final);
+	/* Expect: the word holds the last write of one of the writers
+	 * (each QP's writes execute in order, IBA C9-28 ordering). */
+	for (i = 0; i < NQP; i++)
+		if (writer_of[i] < NQP && last[i] == final)
+			break;
+	cr_expect_lt(i, NQP, "final %#" PRIx64 " is no writer's last write", final);
+	for (i = 1; i < NWORDS; i++)
+		cr_expect_eq(*word_ptr(i), sentinel, "word %u disturbed: %#" PRIx64, i,
+			     *word_ptr(i));
+	cr_log_info("4 writers x %u ATOMIC WRITEs, %u FETCH_ADD-0 reads, %u CPU loads, no tear",
+		    nwrites, reads, cpu_loads);
 }
