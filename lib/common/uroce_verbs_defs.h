@@ -26,6 +26,8 @@ enum uroce_qp_type {
 	UROCE_QPT_RC = 2,
 	UROCE_QPT_UC = 3,
 	UROCE_QPT_UD = 4,
+	UROCE_QPT_XRC_SEND = 9,  /**< XRC initiator: send queue only (IBA 1.2 XRC) */
+	UROCE_QPT_XRC_RECV = 10, /**< XRC target: in an XRC domain, receives via XRC SRQs */
 };
 
 /**
