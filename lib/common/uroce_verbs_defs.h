@@ -76,6 +76,7 @@ enum uroce_access_flags {
 /** Device capability flags uroce reports (ibv_device_cap_flags values). */
 enum uroce_device_cap_flags {
 	UROCE_DEVICE_MEM_WINDOW = 1 << 17,
+	UROCE_DEVICE_XRC = 1 << 20,          /**< since shm ABI 1.7 (IBA 1.2 XRC) */
 	UROCE_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24,
 };
 

@@ -1586,7 +1586,8 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	 * the client's CPU atomics on the word see it as indivisible. */
 	p->atomic_cap = UROCE_ATOMIC_GLOB;
 	/* Memory windows type 1 and 2B (IBA 10.6.7, mr.c). */
-	p->device_cap_flags = UROCE_DEVICE_MEM_WINDOW | UROCE_DEVICE_MEM_WINDOW_TYPE_2B;
+	p->device_cap_flags = UROCE_DEVICE_MEM_WINDOW | UROCE_DEVICE_MEM_WINDOW_TYPE_2B |
+			      UROCE_DEVICE_XRC;
 	p->phys_port_cnt = 1;
 	p->max_pkeys = 1;
 }
