@@ -897,28 +897,31 @@ qp_worker(struct uroce_daemon *d, struct session *s, struct dcq *scq, struct dcq
 	return w >= 0 ? w : (int)next_worker(d, s);
 }
 
+/* What a new QP is made of, once its handles are checked and it is placed. */
+struct qp_plan {
+	struct dpd *pd;
+	struct dpd *xrcd;       /* an XRC TGT QP's domain (then no CQs, no SRQ) */
+	struct dcq *scq, *rcq;
+	struct dsrq *srq;
+	unsigned int w;
+	uint32_t sqn, rqn;
+};
+
 /*
  * An XRC TGT QP (IBA 1.2 XRC, ABI 1.7): in an XRC domain, on the domain's
  * worker, with no CQs and no queues (the segment holds a one-slot send ring
- * the daemon never reads: no doorbell slot is served for it). Its receives
+ * the daemon never reads: its doorbell slot is never served). Its receives
  * come from the domain's XRC SRQs, per request.
  */
 static int
-create_tgt_qp(struct uroce_daemon *d, struct session *s,
-	      const struct uroce_shm_msg_create_qp_req *q, struct reply *r)
+qp_plan_tgt(struct uroce_daemon *d, struct session *s,
+	    const struct uroce_shm_msg_create_qp_req *q, struct qp_plan *pl)
 {
-	struct uroce_shm_msg_create_qp_resp *p = r->body;
-	struct uroce_shm_qp_layout lay;
-	struct dpd *x;
-	struct dqp *qp;
-	uint32_t slot;
-	struct dcmd c;
-	unsigned int w;
 	int rc;
 
 	if (s->minor < 7)
 		return -EOPNOTSUPP;
-	rc = xrcd_get(s, q->pd_handle, &x);
+	rc = xrcd_get(s, q->pd_handle, &pl->xrcd);
 	if (rc != 0)
 		return rc;
 	if (q->send_cq != UROCE_SHM_HANDLE_NONE || q->recv_cq != UROCE_SHM_HANDLE_NONE ||
@@ -926,61 +929,61 @@ create_tgt_qp(struct uroce_daemon *d, struct session *s,
 	    q->cap.max_send_wr != 0 || q->cap.max_recv_wr != 0 || q->cap.max_send_sge != 0 ||
 	    q->cap.max_recv_sge != 0 || q->cap.max_inline_data != 0 || q->cap.reserved != 0)
 		return -EINVAL;
-	w = xrcd_worker(d, s, x, -1);
-	rc = ws_ensure(d, s, w);
+	pl->pd = pl->xrcd; /* its hidden PD */
+	pl->w = xrcd_worker(d, s, pl->xrcd, -1);
+	pl->sqn = 1;
+	pl->rqn = 0;
+	return ws_ensure(d, s, pl->w);
+}
+
+/* RC, UC, UD and XRC initiator QPs: with their CQs and SRQ, on the worker
+ * those are placed on (placing them there). */
+static int
+qp_plan(struct uroce_daemon *d, struct session *s, const struct uroce_shm_msg_create_qp_req *q,
+	struct qp_plan *pl)
+{
+	bool ini = q->qp_type == UROCE_QPT_XRC_SEND;
+	int rc, w;
+
+	rc = pd_get(s, q->pd_handle, &pl->pd);
 	if (rc == 0)
-		rc = uroce_shm_qp_layout(1, 0, &lay);
+		rc = obj_get(s, q->send_cq, OBJ_CQ, (void **)&pl->scq);
 	if (rc == 0)
-		rc = slot_alloc(s, w, &slot);
+		rc = obj_get(s, q->recv_cq, OBJ_CQ, (void **)&pl->rcq);
+	/* Another client's SRQ handle: -EPERM; no such SRQ: -ENOENT. */
+	if (rc == 0 && q->srq_handle != UROCE_SHM_HANDLE_NONE)
+		rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&pl->srq);
 	if (rc != 0)
 		return rc;
-	qp = calloc(1, sizeof(*qp));
-	if (qp == NULL) {
-		rc = -ENOMEM;
-		goto fail_slot;
-	}
-	qp->owner = s;
-	qp->worker = (int)w;
-	qp->slot = slot;
-	qp->type = UROCE_QPT_XRC_RECV;
-	qp->pd = x;
-	qp->xrcd = x;
-	qp->max_send_wr = 1;
-	rc = uroce_shm_segment_create(&qp->seg, "uroce-qp", lay.total, 0);
-	if (rc != 0)
-		goto fail_free;
-	rc = uroce_shm_ring_init(&qp->sq, (uint8_t *)qp->seg.addr + lay.sq_offset, lay.sq_bytes,
-				 1, sizeof(struct uroce_shm_send_wqe), 0, UROCE_SHM_RING_CONSUMER,
-				 UROCE_SHM_RING_F_UNTRUSTED);
+	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
+	    q->qp_type != UROCE_QPT_UD && !ini)
+		return -EINVAL;
+	/* IBA 1.2 XRC: an initiator has no receive queue (ibv_create_qp
+	 * ignores its receive capacities) and takes no SRQ. */
+	if (ini && (s->minor < 7 || pl->srq != NULL))
+		return s->minor < 7 ? -EOPNOTSUPP : -EINVAL;
+	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
+	 * ignores max_recv_wr and max_recv_sge then). */
+	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
+	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
+	    q->cap.max_inline_data > UROCE_MAX_INLINE ||
+	    (pl->srq == NULL && !ini &&
+	     (q->cap.max_recv_wr == 0 || q->cap.max_recv_wr > UROCE_MAX_QP_WR ||
+	      q->cap.max_recv_sge > UROCE_MAX_SGE)))
+		return -EINVAL;
+	w = qp_worker(d, s, pl->scq, pl->rcq, pl->srq);
+	if (w < 0)
+		return w;
+	pl->w = (unsigned int)w;
+	rc = ws_ensure(d, s, pl->w);
 	if (rc == 0)
-		rc = obj_add(s, OBJ_QP, qp, &p->qp_handle);
-	if (rc != 0)
-		goto fail_seg;
-	qp->handle = p->qp_handle;
-	memset(&c, 0, sizeof(c));
-	c.type = CMD_QP_CREATE;
-	c.u.qp.qp = qp;
-	rc = worker_call(d, w, &c);
-	if (rc != 0) {
-		obj_del(s, qp->handle);
-		goto fail_seg;
-	}
-	x->xrcd_users++;
-	d->st.qps++;
-	p->qp_num = qp->qpn;
-	p->seg_size = qp->seg.size;
-	p->sq_offset = lay.sq_offset;
-	p->rq_offset = 0;
-	p->db_block = s->n_db_blocks > 1 ? w : 0;
-	p->db_slot = slot;
-	r->fd = qp->seg.fd;
-	return 0;
-fail_seg:
-	uroce_shm_segment_unmap(&qp->seg);
-fail_free:
-	free(qp);
-fail_slot:
-	slot_free(s, w, slot);
+		rc = cq_place(d, pl->scq, pl->w);
+	if (rc == 0)
+		rc = cq_place(d, pl->rcq, pl->w);
+	if (rc == 0 && pl->srq != NULL)
+		rc = srq_place(d, pl->srq, pl->w);
+	pl->sqn = pow2_at_least(q->cap.max_send_wr);
+	pl->rqn = pl->srq != NULL || ini ? 0 : pow2_at_least(q->cap.max_recv_wr);
 	return rc;
 }
 
@@ -990,62 +993,18 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	const struct uroce_shm_msg_create_qp_req *q = body;
 	struct uroce_shm_msg_create_qp_resp *p = r->body;
 	struct uroce_shm_qp_layout lay;
-	struct dsrq *srq = NULL;
-	struct dpd *pd;
-	struct dcq *scq, *rcq;
+	struct qp_plan pl;
 	struct dqp *qp;
-	uint32_t slot, sqn, rqn;
+	uint32_t slot;
 	struct dcmd c;
-	bool ini;
-	int rc, w;
+	int rc;
 
-	if (q->qp_type == UROCE_QPT_XRC_RECV)
-		return create_tgt_qp(d, s, q, r);
-	rc = pd_get(s, q->pd_handle, &pd);
+	memset(&pl, 0, sizeof(pl));
+	rc = q->qp_type == UROCE_QPT_XRC_RECV ? qp_plan_tgt(d, s, q, &pl) : qp_plan(d, s, q, &pl);
 	if (rc == 0)
-		rc = obj_get(s, q->send_cq, OBJ_CQ, (void **)&scq);
+		rc = uroce_shm_qp_layout(pl.sqn, pl.rqn, &lay);
 	if (rc == 0)
-		rc = obj_get(s, q->recv_cq, OBJ_CQ, (void **)&rcq);
-	/* Another client's SRQ handle: -EPERM; no such SRQ: -ENOENT. */
-	if (rc == 0 && q->srq_handle != UROCE_SHM_HANDLE_NONE)
-		rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&srq);
-	if (rc != 0)
-		return rc;
-	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
-	    q->qp_type != UROCE_QPT_UD && q->qp_type != UROCE_QPT_XRC_SEND)
-		return -EINVAL;
-	/* IBA 1.2 XRC: an initiator has no receive queue (ibv_create_qp
-	 * ignores its receive capacities) and takes no SRQ. */
-	ini = q->qp_type == UROCE_QPT_XRC_SEND;
-	if (ini && (s->minor < 7 || srq != NULL))
-		return s->minor < 7 ? -EOPNOTSUPP : -EINVAL;
-	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
-	 * ignores max_recv_wr and max_recv_sge then). */
-	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
-	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
-	    q->cap.max_inline_data > UROCE_MAX_INLINE ||
-	    (srq == NULL && !ini &&
-	     (q->cap.max_recv_wr == 0 || q->cap.max_recv_wr > UROCE_MAX_QP_WR ||
-	      q->cap.max_recv_sge > UROCE_MAX_SGE)))
-		return -EINVAL;
-	w = qp_worker(d, s, scq, rcq, srq);
-	if (w < 0)
-		return w;
-	rc = ws_ensure(d, s, (unsigned int)w);
-	if (rc == 0)
-		rc = cq_place(d, scq, (unsigned int)w);
-	if (rc == 0)
-		rc = cq_place(d, rcq, (unsigned int)w);
-	if (rc == 0 && srq != NULL)
-		rc = srq_place(d, srq, (unsigned int)w);
-	if (rc != 0)
-		return rc;
-	sqn = pow2_at_least(q->cap.max_send_wr);
-	rqn = srq != NULL || ini ? 0 : pow2_at_least(q->cap.max_recv_wr);
-	rc = uroce_shm_qp_layout(sqn, rqn, &lay);
-	if (rc != 0)
-		return rc;
-	rc = slot_alloc(s, (unsigned int)w, &slot);
+		rc = slot_alloc(s, pl.w, &slot);
 	if (rc != 0)
 		return rc;
 	qp = calloc(1, sizeof(*qp));
@@ -1054,28 +1013,29 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 		goto fail_slot;
 	}
 	qp->owner = s;
-	qp->worker = w;
+	qp->worker = (int)pl.w;
 	qp->slot = slot;
 	qp->type = q->qp_type;
 	qp->sig_all = q->sq_sig_all;
-	qp->pd = pd;
-	qp->scq = scq;
-	qp->rcq = rcq;
-	qp->srq = srq;
-	qp->max_send_wr = sqn;
-	qp->max_recv_wr = rqn;
+	qp->pd = pl.pd;
+	qp->xrcd = pl.xrcd;
+	qp->scq = pl.scq;
+	qp->rcq = pl.rcq;
+	qp->srq = pl.srq;
+	qp->max_send_wr = pl.sqn;
+	qp->max_recv_wr = pl.rqn;
 	qp->max_send_sge = q->cap.max_send_sge ? q->cap.max_send_sge : 1;
-	qp->max_recv_sge = srq != NULL || ini ? 0 : q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
+	qp->max_recv_sge = pl.rqn == 0 ? 0 : q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
 	qp->max_inline = q->cap.max_inline_data;
 	rc = uroce_shm_segment_create(&qp->seg, "uroce-qp", lay.total, 0);
 	if (rc != 0)
 		goto fail_free;
 	rc = uroce_shm_ring_init(&qp->sq, (uint8_t *)qp->seg.addr + lay.sq_offset, lay.sq_bytes,
-				 sqn, sizeof(struct uroce_shm_send_wqe), 0,
+				 pl.sqn, sizeof(struct uroce_shm_send_wqe), 0,
 				 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
-	if (rc == 0 && rqn > 0)
+	if (rc == 0 && pl.rqn > 0)
 		rc = uroce_shm_ring_init(&qp->rq, (uint8_t *)qp->seg.addr + lay.rq_offset,
-					 lay.rq_bytes, rqn, sizeof(struct uroce_shm_recv_wqe), 0,
+					 lay.rq_bytes, pl.rqn, sizeof(struct uroce_shm_recv_wqe), 0,
 					 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
 	if (rc != 0)
 		goto fail_seg;
@@ -1086,24 +1046,30 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	memset(&c, 0, sizeof(c));
 	c.type = CMD_QP_CREATE;
 	c.u.qp.qp = qp;
-	rc = worker_call(d, (unsigned int)w, &c);
+	rc = worker_call(d, pl.w, &c);
 	if (rc != 0)
 		goto fail_obj;
-	scq->qps++;
-	rcq->qps++;
-	if (srq != NULL)
-		srq->qps++;
+	if (pl.xrcd != NULL) {
+		pl.xrcd->xrcd_users++;
+	} else {
+		pl.scq->qps++;
+		pl.rcq->qps++;
+	}
+	if (pl.srq != NULL)
+		pl.srq->qps++;
 	d->st.qps++;
 	p->qp_num = qp->qpn;
-	p->cap.max_send_wr = qp->max_send_wr;
-	p->cap.max_recv_wr = qp->max_recv_wr;
-	p->cap.max_send_sge = qp->max_send_sge;
-	p->cap.max_recv_sge = qp->max_recv_sge;
-	p->cap.max_inline_data = qp->max_inline;
+	if (pl.xrcd == NULL) {
+		p->cap.max_send_wr = qp->max_send_wr;
+		p->cap.max_recv_wr = qp->max_recv_wr;
+		p->cap.max_send_sge = qp->max_send_sge;
+		p->cap.max_recv_sge = qp->max_recv_sge;
+		p->cap.max_inline_data = qp->max_inline;
+	}
 	p->seg_size = qp->seg.size;
 	p->sq_offset = lay.sq_offset;
 	p->rq_offset = lay.rq_offset;
-	p->db_block = s->n_db_blocks > 1 ? (uint32_t)w : 0;
+	p->db_block = s->n_db_blocks > 1 ? pl.w : 0;
 	p->db_slot = slot;
 	r->fd = qp->seg.fd;
 	return 0;
@@ -1114,7 +1080,7 @@ fail_seg:
 fail_free:
 	free(qp);
 fail_slot:
-	slot_free(s, (unsigned int)w, slot);
+	slot_free(s, pl.w, slot);
 	return rc;
 }
 

@@ -696,10 +696,34 @@ uroce_query_gid_ex(struct uroce_context *c, uint8_t port, int index, uint8_t gid
 /* PD, buffers, MR                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* A daemon object that is only a handle (a PD, an XRC domain), asked for
+ * with @p type (no body). @return the handle in @p handle, 0 or -errno. */
+static int
+handle_new(struct uroce_context *c, uint16_t type, uint32_t *handle)
+{
+	struct uroce_shm_msg_handle r;
+	int rc = rpc(c, type, NULL, 0, -1, &r, sizeof(r), NULL);
+
+	if (rc == 0)
+		*handle = r.handle;
+	return rc;
+}
+
+/* Release @p handle with @p type; free @p obj once the daemon's object is
+ * gone (or the daemon is). */
+static int
+handle_release(struct uroce_context *c, uint16_t type, uint32_t handle, void *obj)
+{
+	int rc = rpc_handle(c, type, handle);
+
+	if (rc == 0 || rc == -ENOTCONN)
+		free(obj);
+	return rc;
+}
+
 struct uroce_pd *
 uroce_alloc_pd(struct uroce_context *c)
 {
-	struct uroce_shm_msg_handle r;
 	struct uroce_pd *pd;
 	int rc;
 
@@ -710,70 +734,51 @@ uroce_alloc_pd(struct uroce_context *c)
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL)
 		return NULL;
-	rc = rpc(c, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, -1, &r, sizeof(r), NULL);
+	rc = handle_new(c, UROCE_SHM_MSG_ALLOC_PD, &pd->handle);
 	if (rc != 0) {
 		free(pd);
 		errno = -rc;
 		return NULL;
 	}
 	pd->context = c;
-	pd->handle = r.handle;
 	return pd;
 }
 
 int
 uroce_dealloc_pd(struct uroce_pd *pd)
 {
-	int rc;
-
-	if (pd == NULL)
-		return -EINVAL;
-	rc = rpc_handle(pd->context, UROCE_SHM_MSG_DEALLOC_PD, pd->handle);
-	if (rc == 0 || rc == -ENOTCONN)
-		free(pd);
-	return rc;
+	return pd == NULL ? -EINVAL :
+	       handle_release(pd->context, UROCE_SHM_MSG_DEALLOC_PD, pd->handle, pd);
 }
 
 struct uroce_xrcd *
 uroce_open_xrcd(struct uroce_context *c)
 {
-	struct uroce_shm_msg_handle r;
 	struct uroce_xrcd *x;
 	int rc;
 
-	if (c == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	if (c->daemon_minor < 7 && !c->fatal) {
-		errno = EOPNOTSUPP;
+	if (c == NULL || (c->daemon_minor < 7 && !c->fatal)) {
+		errno = c == NULL ? EINVAL : EOPNOTSUPP;
 		return NULL;
 	}
 	x = calloc(1, sizeof(*x));
 	if (x == NULL)
 		return NULL;
-	rc = rpc(c, UROCE_SHM_MSG_OPEN_XRCD, NULL, 0, -1, &r, sizeof(r), NULL);
+	rc = handle_new(c, UROCE_SHM_MSG_OPEN_XRCD, &x->handle);
 	if (rc != 0) {
 		free(x);
 		errno = -rc;
 		return NULL;
 	}
 	x->context = c;
-	x->handle = r.handle;
 	return x;
 }
 
 int
 uroce_close_xrcd(struct uroce_xrcd *x)
 {
-	int rc;
-
-	if (x == NULL)
-		return -EINVAL;
-	rc = rpc_handle(x->context, UROCE_SHM_MSG_CLOSE_XRCD, x->handle);
-	if (rc == 0 || rc == -ENOTCONN)
-		free(x);
-	return rc;
+	return x == NULL ? -EINVAL :
+	       handle_release(x->context, UROCE_SHM_MSG_CLOSE_XRCD, x->handle, x);
 }
 
 struct uroce_ah *

@@ -788,11 +788,11 @@ class Suite:
         wc = self.poll_until(lambda wc: any(c["qpn"] == qpn for c in wc))
         self.ok(any(c["qpn"] == qpn and c["status"] == 0 and c["len"] == 64 for c in wc),
                 "the XRC SRQ's receive completed for the target QP (%s)" % wc)
-        for name, srqn in (("another domain of the client", srq["xother"]),
-                           ("another client's domain", srq["xforeign"]),
-                           ("no SRQ at all", 0xFFFFFF)):
+        for name, srqn in (("an SRQ of another domain of the client", srq["xother"]),
+                           ("an SRQ of another client's domain", srq["xforeign"]),
+                           ("a number that is no SRQ", 0xFFFFFF)):
             e = self.reset(q)
-            self.expect_nak("XRC SEND naming an SRQ of %s" % name, q,
+            self.expect_nak("XRC SEND naming %s" % name, q,
                             [self.to(q, ib(XRC | SEND_ONLY, qpn, e, b"\x5A" * 64,
                                            xrceth=srqn))],
                             NAK_REM_ACC, e, counter="resp_xrc_domain_err")
