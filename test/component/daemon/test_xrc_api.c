@@ -18,7 +18,8 @@
  *   refusals: a domain's handle used as a PD (REG_MR) and a PD's handle used
  *     as a domain (TGT QP, XRC SRQ) are EINVAL; receives on XRC QPs and sends
  *     on a TGT QP are EINVAL; the SRQ's CQ cannot be destroyed (EBUSY) nor the
- *     domain closed (EBUSY) while in use; a 25-bit SRQ number fails the post.
+ *     domain closed (EBUSY) while in use; a 25-bit SRQ number fails the post;
+ *     with two workers, an XRC SRQ on a CQ of the other worker is EXDEV.
  *   teardown: closing the client with every XRC object alive reclaims them all.
  */
 
@@ -254,6 +255,21 @@ Test(xrc_api, refusals)
 	cr_expect_eq(uroce_post_send(e.tgt[0], &sw, NULL), -EINVAL, "send on a TGT QP");
 	sw.xrc_remote_srqn = 0x1000000;
 	cr_expect_eq(uroce_post_send(e.ini[0], &sw, NULL), -EINVAL, "25-bit SRQ number");
+	/* With two workers the first initiator's CQ runs on worker 1, the
+	 * domain on worker 0: an XRC SRQ of the domain on that CQ is -EXDEV. */
+	{
+		struct uroce_srq *x2;
+
+		si.attr.max_wr = 4;
+		x2 = uroce_create_xrc_srq(e.pd, e.x, e.scq[0], &si);
+		if (dt_workers() > 1) {
+			cr_expect(x2 == NULL && errno == EXDEV, "a CQ of another worker: errno %d",
+				  errno);
+		} else {
+			cr_expect_not_null(x2, "one worker: the same CQ is fine");
+			cr_expect_eq(uroce_destroy_srq(x2), 0);
+		}
+	}
 	cr_expect_eq(uroce_destroy_cq(e.srq_cq), -EBUSY, "the XRC SRQ's CQ");
 	cr_expect_eq(uroce_close_xrcd(e.x), -EBUSY, "domain in use");
 	cr_expect_eq(uroce_destroy_qp(e.tgt[0]), 0);
