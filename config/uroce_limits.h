@@ -21,6 +21,8 @@
 
 /** Queue pairs per engine, QPN 0 and 1 (SMI/GSI) included. */
 #define UROCE_MAX_QP 4096
+/** XRC SRQs per engine (their numbers are engine bits | index, index >= 1). */
+#define UROCE_MAX_XRC_SRQ 1024
 /** First QPN handed out for user QPs (rxe and ConnectX both start above 1). */
 #define UROCE_FIRST_USER_QPN 0x11
 /** Work requests per send or receive queue. */

@@ -263,6 +263,7 @@ static const struct ext_desc ext_descs[] = {
 	{ "ieth", UROCE_HDR_IETH, UROCE_IETH_LEN },
 	{ "deth", UROCE_HDR_DETH, UROCE_DETH_LEN },
 	{ "feth", UROCE_HDR_FETH, UROCE_FETH_LEN },
+	{ "xrceth", UROCE_HDR_XRCETH, UROCE_XRCETH_LEN },
 };
 
 static uint32_t
@@ -277,6 +278,7 @@ ext_off(const struct uroce_opcode_info *oi, uint32_t bit)
 	case UROCE_HDR_IETH: return oi->off_ieth;
 	case UROCE_HDR_DETH: return oi->off_deth;
 	case UROCE_HDR_FETH: return oi->off_feth;
+	case UROCE_HDR_XRCETH: return oi->off_xrceth;
 	default: return 0;
 	}
 }
@@ -319,6 +321,9 @@ add_ext(struct ctl_fields *fs, const struct ext_desc *e, const uint8_t *h)
 		add_u(fs, g, "placement", true, uroce_feth_type(uroce_feth_word(h)));
 		add_u(fs, g, "selectivity", true, uroce_feth_level(uroce_feth_word(h)));
 		add_u(fs, g, "word", true, uroce_feth_word(h));
+		break;
+	case UROCE_HDR_XRCETH:
+		add_u(fs, g, "srqn", true, uroce_xrceth_srqn(h));
 		break;
 	default:
 		break;

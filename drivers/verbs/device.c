@@ -274,6 +274,14 @@ ibv_open_device(struct ibv_device *device)
 	ctx->vctx.alloc_parent_domain = dv_alloc_parent_domain;
 	ctx->vctx.alloc_td = dv_alloc_td;
 	ctx->vctx.dealloc_td = dv_dealloc_td;
+	/* XRC (IBA 1.2) needs a daemon of shm ABI 1.7. */
+	if (uroce_daemon_abi_minor(ctx->uctx) >= 7) {
+		ctx->vctx.open_xrcd = dv_open_xrcd;
+		ctx->vctx.close_xrcd = dv_close_xrcd;
+		ctx->vctx.create_srq_ex = dv_create_srq_ex;
+		ctx->vctx.get_srq_num = dv_get_srq_num;
+	}
+	pthread_mutex_init(&ctx->xrcd_lock, NULL);
 	c = &ctx->vctx.context;
 	c->device = device;
 	/* No kernel command channel, but programs dup() or poll cmd_fd (rdma-core's

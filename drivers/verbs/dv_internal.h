@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <infiniband/verbs.h>
 
@@ -70,6 +71,8 @@ struct dv_context {
 	uint16_t lid;
 	uint8_t ipv4_prefix[2];
 	int ipv4_gid_index;              /* -1: no IPv4 GID, no LID routing */
+	pthread_mutex_t xrcd_lock;       /* the XRC domains opened with a file */
+	struct dv_xrcd *xrcds;
 	struct verbs_context vctx;       /* last */
 };
 
@@ -110,6 +113,18 @@ struct dv_cq {
 struct dv_srq {
 	struct ibv_srq srq;
 	struct uroce_srq *usrq;
+};
+
+/* An XRC domain (IBA 1.2 XRC). One opened with a file is shared, counted,
+ * by every ibv_open_xrcd() of this context on the same file (dev, ino). */
+struct dv_xrcd {
+	struct ibv_xrcd xrcd;
+	struct uroce_xrcd *ux;
+	bool named;
+	dev_t dev;
+	ino_t ino;
+	unsigned int refs;         /* under the context's xrcd_lock */
+	struct dv_xrcd *next;
 };
 
 /* A QP embeds ibv_qp_ex (qp_base first), so ibv_qp_to_qp_ex() is a cast. */
@@ -160,6 +175,15 @@ int dv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr *
 int dv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 int dv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr);
 struct ibv_qp *dv_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *attr);
+/* An SRQ, or an XRC SRQ of @p xrcd completing to @p cq; @p attr in and out. */
+struct ibv_srq *dv_srq_new(struct ibv_pd *pd, struct dv_xrcd *xrcd, struct ibv_cq *cq,
+			   void *srq_context, struct ibv_srq_attr *attr);
+
+/* xrc.c: XRC domains and SRQs (IBA 1.2 XRC) */
+struct ibv_xrcd *dv_open_xrcd(struct ibv_context *c, struct ibv_xrcd_init_attr *attr);
+int dv_close_xrcd(struct ibv_xrcd *xrcd);
+struct ibv_srq *dv_create_srq_ex(struct ibv_context *c, struct ibv_srq_init_attr_ex *attr);
+int dv_get_srq_num(struct ibv_srq *srq, uint32_t *srq_num);
 
 /* Trace of control calls when $UROCE_VERBS_TRACE is set (never on the data path). */
 extern int dv_trace_on;

@@ -88,6 +88,9 @@ fill_send_wqe(const struct dv_qp *qp, const struct ibv_send_wr *wr, struct uroce
 	} else if (props & UROCE_WRP_RDMA) {
 		uroce_wqe_set_rdma(w, wr->wr.rdma.remote_addr, wr->wr.rdma.rkey);
 	}
+	if (qp->qpx.qp_base.qp_type == IBV_QPT_XRC_SEND &&
+	    uroce_wqe_set_xrc_srqn(w, wr->qp_type.xrc.remote_srqn) != 0)
+		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE)
 		return put_inline(qp, w, (size_t)wr->num_sge, NULL, wr->sg_list);
 	return uroce_wqe_set_sges(w, qp->uqp, (const struct uroce_sge *)wr->sg_list,
@@ -411,11 +414,16 @@ qx_atomic_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, const void *
 		uroce_wqe_set_atomic_write(w, raddr, rkey, data);
 }
 
+/* IBA 1.2 XRC: the remote XRC SRQ of the WR just started (XRC_SEND QPs). */
 static void
 qx_set_xrc_srqn(struct ibv_qp_ex *x, uint32_t srqn)
 {
-	(void)srqn;
-	qx_unsupported(x);
+	struct dv_qp *qp = DVQ(x);
+
+	if (qp->wr_cur != NULL &&
+	    (x->qp_base.qp_type != IBV_QPT_XRC_SEND ||
+	     uroce_wqe_set_xrc_srqn(qp->wr_cur, srqn) != 0))
+		wr_fail(qp, EINVAL);
 }
 
 static void
@@ -535,38 +543,82 @@ qx_set_ops(struct ibv_qp_ex *x)
 	 IBV_QP_EX_WITH_SEND_WITH_INV | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV | \
 	 IBV_QP_EX_WITH_ATOMIC_WRITE)
 
+/* The ibv_qp part of a QP liburoce created. */
+static struct ibv_qp *
+qp_base_init(struct ibv_context *c, struct dv_qp *qp, const struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_qp *b = &qp->qpx.qp_base;
+
+	qp->ctx = dv_ctx(c);
+	qp->sq_sig_all = a->sq_sig_all != 0;
+	b->context = c;
+	b->qp_context = a->qp_context;
+	b->pd = a->qp_type == IBV_QPT_XRC_RECV ? NULL : a->pd;
+	b->send_cq = a->send_cq;
+	b->recv_cq = a->recv_cq;
+	b->srq = a->srq;
+	b->handle = qp->uqp->handle;
+	b->qp_num = qp->uqp->qp_num;
+	b->state = IBV_QPS_RESET;
+	b->qp_type = a->qp_type;
+	pthread_mutex_init(&b->mutex, NULL);
+	pthread_cond_init(&b->cond, NULL);
+	qx_set_ops(&qp->qpx);
+	return b;
+}
+
 static struct ibv_qp *
 qp_new(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 {
 	struct uroce_qp_init_attr ui;
 	struct dv_qp *qp;
 	struct ibv_qp *b;
+	bool tgt = a->qp_type == IBV_QPT_XRC_RECV, ini = a->qp_type == IBV_QPT_XRC_SEND;
 
-	if (a->pd == NULL || a->send_cq == NULL || a->recv_cq == NULL || a->pd->context != c ||
-	    a->send_cq->context != c || a->recv_cq->context != c ||
-	    (a->srq != NULL && a->srq->context != c)) {
+	/* IBA 1.2 XRC: a target QP lives in an XRC domain, with no PD, CQs
+	 * or SRQ; an initiator has no receive side (recv_cq may be NULL). */
+	if (tgt ? a->xrcd == NULL || a->xrcd->context != c :
+		  a->pd == NULL || a->send_cq == NULL || a->pd->context != c ||
+		  a->send_cq->context != c ||
+		  (!ini && a->recv_cq == NULL) ||
+		  (a->recv_cq != NULL && a->recv_cq->context != c) ||
+		  (a->srq != NULL && (ini || a->srq->context != c))) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD) {
+	if (a->qp_type != IBV_QPT_RC && a->qp_type != IBV_QPT_UC && a->qp_type != IBV_QPT_UD &&
+	    !tgt && !ini) {
 		DV_TRACE("create_qp: QP type %d unsupported", a->qp_type);
-		errno = EOPNOTSUPP; /* XRC, raw packet, driver QPs */
+		errno = EOPNOTSUPP; /* raw packet, driver QPs */
 		return NULL;
 	}
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return NULL;
+	if (tgt) {
+		qp->uqp = uroce_create_xrc_tgt_qp(((struct dv_xrcd *)a->xrcd)->ux, qp);
+		if (qp->uqp == NULL) {
+			int err = errno;
+
+			free(qp);
+			errno = err;
+			return NULL;
+		}
+		memset(&a->cap, 0, sizeof(a->cap));
+		return qp_base_init(c, qp, a);
+	}
 	memset(&ui, 0, sizeof(ui));
 	ui.qp_context = qp; /* async events name the QP through it */
 	ui.send_cq = ((struct dv_cq *)a->send_cq)->ucq;
-	ui.recv_cq = ((struct dv_cq *)a->recv_cq)->ucq;
+	ui.recv_cq = a->recv_cq != NULL ? ((struct dv_cq *)a->recv_cq)->ucq : NULL;
 	ui.srq = a->srq != NULL ? ((struct dv_srq *)a->srq)->usrq : NULL;
 	/* uroced sizes each ring at one entry at least (a queue of 0 is
 	 * refused); the actual capacities are returned, as verbs allows. */
 	ui.cap.max_send_wr = a->cap.max_send_wr != 0 ? a->cap.max_send_wr : 1;
-	ui.cap.max_recv_wr = a->srq != NULL ? 0 : a->cap.max_recv_wr != 0 ? a->cap.max_recv_wr : 1;
+	ui.cap.max_recv_wr = a->srq != NULL || ini ? 0 :
+			     a->cap.max_recv_wr != 0 ? a->cap.max_recv_wr : 1;
 	ui.cap.max_send_sge = a->cap.max_send_sge;
-	ui.cap.max_recv_sge = a->srq != NULL ? 0 : a->cap.max_recv_sge;
+	ui.cap.max_recv_sge = a->srq != NULL || ini ? 0 : a->cap.max_recv_sge;
 	ui.cap.max_inline_data = a->cap.max_inline_data;
 	ui.qp_type = a->qp_type;
 	ui.sq_sig_all = a->sq_sig_all != 0;
@@ -581,22 +633,7 @@ qp_new(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 		errno = err;
 		return NULL;
 	}
-	qp->ctx = dv_ctx(c);
-	qp->sq_sig_all = a->sq_sig_all != 0;
-	b = &qp->qpx.qp_base;
-	b->context = c;
-	b->qp_context = a->qp_context;
-	b->pd = a->pd;
-	b->send_cq = a->send_cq;
-	b->recv_cq = a->recv_cq;
-	b->srq = a->srq;
-	b->handle = qp->uqp->handle;
-	b->qp_num = qp->uqp->qp_num;
-	b->state = IBV_QPS_RESET;
-	b->qp_type = a->qp_type;
-	pthread_mutex_init(&b->mutex, NULL);
-	pthread_cond_init(&b->cond, NULL);
-	qx_set_ops(&qp->qpx);
+	b = qp_base_init(c, qp, a);
 	a->cap.max_send_wr = ui.cap.max_send_wr;
 	a->cap.max_send_sge = ui.cap.max_send_sge;
 	a->cap.max_inline_data = ui.cap.max_inline_data;
@@ -637,16 +674,18 @@ dv_create_qp_ex(struct ibv_context *c, struct ibv_qp_init_attr_ex *a)
 	struct ibv_qp *qp;
 	struct dv_qp *dq;
 
-	if (a == NULL || !(a->comp_mask & IBV_QP_INIT_ATTR_PD)) {
+	/* An XRC target QP names its XRC domain instead of a PD. */
+	if (a == NULL || !(a->comp_mask & (a->qp_type == IBV_QPT_XRC_RECV ?
+					   IBV_QP_INIT_ATTR_XRCD : IBV_QP_INIT_ATTR_PD))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	if ((a->comp_mask & ~(uint32_t)(IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
-					IBV_QP_INIT_ATTR_CREATE_FLAGS)) != 0 ||
+					IBV_QP_INIT_ATTR_CREATE_FLAGS | IBV_QP_INIT_ATTR_XRCD)) != 0 ||
 	    ((a->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && a->create_flags != 0) ||
 	    ((a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	     (a->send_ops_flags & ~(uint64_t)DV_SEND_OPS) != 0)) {
-		/* XRC domains, TSO, RSS hashing, create flags, other send ops. */
+		/* TSO, RSS hashing, create flags, other send ops. */
 		DV_TRACE("create_qp_ex: comp_mask 0x%x send_ops 0x%llx unsupported", a->comp_mask,
 			 (unsigned long long)a->send_ops_flags);
 		errno = EOPNOTSUPP;
@@ -879,8 +918,9 @@ ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 /* SRQ                                                                       */
 /* ------------------------------------------------------------------------ */
 
-DV_EXPORT struct ibv_srq *
-ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+struct ibv_srq *
+dv_srq_new(struct ibv_pd *pd, struct dv_xrcd *xrcd, struct ibv_cq *cq, void *srq_context,
+	   struct ibv_srq_attr *attr)
 {
 	struct uroce_srq_init_attr ui;
 	struct dv_srq *srq;
@@ -894,9 +934,12 @@ ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 		return NULL;
 	memset(&ui, 0, sizeof(ui));
 	ui.srq_context = srq; /* async events name the SRQ through it */
-	ui.attr.max_wr = attr->attr.max_wr;
-	ui.attr.max_sge = attr->attr.max_sge;
-	srq->usrq = uroce_create_srq(((struct dv_pd *)pd)->upd, &ui);
+	ui.attr.max_wr = attr->max_wr;
+	ui.attr.max_sge = attr->max_sge;
+	srq->usrq = xrcd != NULL ?
+		    uroce_create_xrc_srq(((struct dv_pd *)pd)->upd, xrcd->ux,
+					 ((struct dv_cq *)cq)->ucq, &ui) :
+		    uroce_create_srq(((struct dv_pd *)pd)->upd, &ui);
 	if (srq->usrq == NULL) {
 		int err = errno;
 
@@ -905,14 +948,24 @@ ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 		return NULL;
 	}
 	srq->srq.context = pd->context;
-	srq->srq.srq_context = attr->srq_context;
+	srq->srq.srq_context = srq_context;
 	srq->srq.pd = pd;
 	srq->srq.handle = srq->usrq->handle;
 	pthread_mutex_init(&srq->srq.mutex, NULL);
 	pthread_cond_init(&srq->srq.cond, NULL);
-	attr->attr.max_wr = ui.attr.max_wr;
-	attr->attr.max_sge = ui.attr.max_sge;
+	attr->max_wr = ui.attr.max_wr;
+	attr->max_sge = ui.attr.max_sge;
 	return &srq->srq;
+}
+
+DV_EXPORT struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+{
+	if (attr == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return dv_srq_new(pd, NULL, NULL, attr->srq_context, &attr->attr);
 }
 
 DV_EXPORT int

@@ -67,6 +67,7 @@ uroce_resp_check_name(uint32_t check)
 		[UROCE_RCHK_RD_ATOMIC] = "rd_atomic", [UROCE_RCHK_READ_MR] = "read_mr",
 		[UROCE_RCHK_REPLAY_MISS] = "replay_miss", [UROCE_RCHK_REPLAY_RANGE] = "replay_range",
 		[UROCE_RCHK_FETH] = "feth", [UROCE_RCHK_FLUSH_TYPE] = "flush_type",
+		[UROCE_RCHK_XRC_SRQ] = "xrc_srq",
 	};
 
 	return check < UROCE_RCHK_MAX ? names[check] : "?";

@@ -125,6 +125,7 @@ enum uroce_resp_check {
 	UROCE_RCHK_REPLAY_RANGE,  /**< duplicate READ, not the tail of its saved READ: dropped */
 	UROCE_RCHK_FETH,          /**< FLUSH: FETH reserved bits, type or level (IBA 1.5 A19) */
 	UROCE_RCHK_FLUSH_TYPE,    /**< FLUSH: a placement type the QP/MR does not allow */
+	UROCE_RCHK_XRC_SRQ,       /**< XRC: the XRCETH's SRQ is unknown or of another XRC domain */
 	UROCE_RCHK_MAX,
 };
 

@@ -26,6 +26,8 @@ enum uroce_qp_type {
 	UROCE_QPT_RC = 2,
 	UROCE_QPT_UC = 3,
 	UROCE_QPT_UD = 4,
+	UROCE_QPT_XRC_SEND = 9,  /**< XRC initiator: send queue only (IBA 1.2 XRC) */
+	UROCE_QPT_XRC_RECV = 10, /**< XRC target: in an XRC domain, receives via XRC SRQs */
 };
 
 /**
@@ -74,6 +76,7 @@ enum uroce_access_flags {
 /** Device capability flags uroce reports (ibv_device_cap_flags values). */
 enum uroce_device_cap_flags {
 	UROCE_DEVICE_MEM_WINDOW = 1 << 17,
+	UROCE_DEVICE_XRC = 1 << 20,          /**< since shm ABI 1.7 (IBA 1.2 XRC) */
 	UROCE_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24,
 };
 

@@ -136,7 +136,7 @@ struct uroce_wr_send {
 	uint32_t remote_qpn;         /**< UD */
 	uint32_t remote_qkey;        /**< UD */
 	uint32_t ah_handle;          /**< UD: the client's address handle, as posted */
-	uint32_t reserved;
+	uint32_t xrc_srqn;           /**< XRC_SEND: the remote XRC SRQ (24 bits) */
 	/**
 	 * The slot's inline buffer of max_inline_data bytes, set by whoever owns
 	 * the slot (the engine; NULL when the QP has none): inline bytes are

@@ -7,7 +7,9 @@
 
 #include "uroce_wr.h"
 
-#define RC UROCE_WRP_QPT(UROCE_QPT_RC)
+/* IBA 1.2 XRC: an XRC initiator (XRC_SEND) posts RC's remote operations. */
+#define RC (UROCE_WRP_QPT(UROCE_QPT_RC) | UROCE_WRP_QPT(UROCE_QPT_XRC_SEND))
+#define RC_ONLY UROCE_WRP_QPT(UROCE_QPT_RC)
 #define UC UROCE_WRP_QPT(UROCE_QPT_UC)
 #define UD UROCE_WRP_QPT(UROCE_QPT_UD)
 
@@ -29,8 +31,8 @@ const struct uroce_wr_info uroce_wr_info_tab[UROCE_WR_OPCODE_COUNT] = {
 					    UROCE_WC_FETCH_ADD },
 	/* IBA 10.6.7.3 / 10.6.7.2.1: binds and local invalidation are posted to
 	 * an RC or UC send queue (rdma-core providers take them there). */
-	[UROCE_WR_LOCAL_INV] = { UROCE_WRP_LOCAL | RC | UC, UROCE_WC_LOCAL_INV },
-	[UROCE_WR_BIND_MW] = { UROCE_WRP_LOCAL | RC | UC, UROCE_WC_BIND_MW },
+	[UROCE_WR_LOCAL_INV] = { UROCE_WRP_LOCAL | RC_ONLY | UC, UROCE_WC_LOCAL_INV },
+	[UROCE_WR_BIND_MW] = { UROCE_WRP_LOCAL | RC_ONLY | UC, UROCE_WC_BIND_MW },
 	[UROCE_WR_SEND_WITH_INV] = { UROCE_WRP_PAYLOAD | UROCE_WRP_INV | UROCE_WRP_RECV | RC,
 				     UROCE_WC_SEND },
 	/* IBA 1.5 A19: RC only (the RD forms are not implemented); each takes

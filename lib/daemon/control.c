@@ -135,6 +135,24 @@ cq_place(struct uroce_daemon *d, struct dcq *cq, unsigned int w)
 /* Session, segments, PD, MR, AH                                             */
 /* ------------------------------------------------------------------------ */
 
+/* The PD of @p handle; an XRC domain's handle is no PD (-EINVAL). */
+static int
+pd_get(struct session *s, uint32_t handle, struct dpd **pd)
+{
+	int rc = obj_get(s, handle, OBJ_PD, (void **)pd);
+
+	return rc == 0 && (*pd)->is_xrcd ? -EINVAL : rc;
+}
+
+/* The XRC domain of @p handle (a PD's handle: -EINVAL). */
+static int
+xrcd_get(struct session *s, uint32_t handle, struct dpd **x)
+{
+	int rc = obj_get(s, handle, OBJ_PD, (void **)x);
+
+	return rc == 0 && !(*x)->is_xrcd ? -EINVAL : rc;
+}
+
 static int
 do_hello(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
@@ -259,7 +277,7 @@ seg_graveyard_sweep(struct uroce_daemon *d)
 }
 
 static int
-do_alloc_pd(struct uroce_daemon *d, struct session *s, struct reply *r)
+pd_new(struct uroce_daemon *d, struct session *s, struct reply *r, bool xrcd)
 {
 	struct uroce_shm_msg_handle *p = r->body;
 	struct dpd *pd;
@@ -276,6 +294,13 @@ do_alloc_pd(struct uroce_daemon *d, struct session *s, struct reply *r)
 		free(pd);
 		return -ENOMEM;
 	}
+	if (xrcd) {
+		/* IBA 1.2 XRC: a domain number no other domain of this
+		 * daemon has; 0 means "not XRC" to the engine. */
+		pd->is_xrcd = true;
+		pd->xrcd_id = ++d->xrcd_next != 0 ? d->xrcd_next : ++d->xrcd_next;
+		pd->xrcd_worker = -1;
+	}
 	rc = obj_add(s, OBJ_PD, pd, &p->handle);
 	if (rc != 0) {
 		uroce_eng_pd_dealloc(pd->pd);
@@ -287,11 +312,67 @@ do_alloc_pd(struct uroce_daemon *d, struct session *s, struct reply *r)
 }
 
 static int
+do_alloc_pd(struct uroce_daemon *d, struct session *s, struct reply *r)
+{
+	return pd_new(d, s, r, false);
+}
+
+/*
+ * ibv_open_xrcd (ABI 1.7): a new XRC domain of this session. Sharing one
+ * domain through a file (ibv_xrcd_init_attr.fd) is the client library's:
+ * within one process the same file names the same domain; a domain is never
+ * shared between sessions (doc/verbs-dropin.md).
+ */
+static int
+do_open_xrcd(struct uroce_daemon *d, struct session *s, struct reply *r)
+{
+	if (s->minor < 7)
+		return -EOPNOTSUPP;
+	return pd_new(d, s, r, true);
+}
+
+/* ibv_close_xrcd: -EBUSY while a TGT QP or an XRC SRQ is in the domain. */
+static int
+do_close_xrcd(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_handle *q = body;
+	struct dpd *x;
+	int rc = xrcd_get(s, q->handle, &x);
+
+	if (rc != 0)
+		return rc;
+	if (x->xrcd_users != 0)
+		return -EBUSY;
+	rc = uroce_eng_pd_dealloc(x->pd);
+	if (rc != 0)
+		return rc;
+	obj_del(s, q->handle);
+	free(x);
+	d->st.pds--;
+	return 0;
+}
+
+/* The worker of XRC domain @p x: where its TGT QPs and XRC SRQs all run,
+ * so that only one worker ever takes WQEs from one of its SRQs. Placed with
+ * its first TGT QP or SRQ: on @p hint if that is given (the SRQ's CQ's
+ * worker), else the worker of the client's CQ placed last (the domain's
+ * SRQs will likely complete there), else the next one. */
+static unsigned int
+xrcd_worker(struct uroce_daemon *d, struct session *s, struct dpd *x, int hint)
+{
+	if (x->xrcd_worker < 0)
+		x->xrcd_worker = hint >= 0 ? hint :
+				 s->last_cq_worker >= 0 ? s->last_cq_worker :
+				 (int)next_worker(d, s);
+	return (unsigned int)x->xrcd_worker;
+}
+
+static int
 do_dealloc_pd(struct uroce_daemon *d, struct session *s, const void *body)
 {
 	const struct uroce_shm_msg_handle *q = body;
 	struct dpd *pd;
-	int rc = obj_get(s, q->handle, OBJ_PD, (void **)&pd);
+	int rc = pd_get(s, q->handle, &pd);
 
 	if (rc != 0)
 		return rc;
@@ -328,7 +409,7 @@ do_reg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct re
 
 	if (q->reserved != 0 || (q->access & ~all) != 0)
 		return -EINVAL;
-	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	rc = pd_get(s, q->pd_handle, &pd);
 	if (rc == 0)
 		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
 	if (rc != 0)
@@ -412,7 +493,7 @@ do_rereg_mr(struct uroce_daemon *d, struct session *s, const void *body, struct 
 	iova = mr->iova;
 	access = q->flags & UROCE_SHM_REREG_ACCESS ? q->access : mr->access;
 	if (q->flags & UROCE_SHM_REREG_PD)
-		rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+		rc = pd_get(s, q->pd_handle, &pd);
 	if (rc == 0 && (q->flags & UROCE_SHM_REREG_TRANSLATION)) {
 		rc = seg_window(s, q->seg_handle, q->seg_offset, q->length, &g);
 		off = q->seg_offset;
@@ -483,7 +564,7 @@ do_alloc_mw(struct uroce_daemon *d, struct session *s, const void *body, struct 
 	struct uroce_shm_msg_alloc_mw_resp *p = r->body;
 	struct dpd *pd;
 	struct dmr *mw;
-	int rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	int rc = pd_get(s, q->pd_handle, &pd);
 
 	(void)d;
 	if (rc != 0)
@@ -545,7 +626,7 @@ do_create_ah(struct uroce_daemon *d, struct session *s, const void *body, struct
 	struct uroce_eng_ah_attr at;
 	struct dpd *pd;
 	struct dah *ah;
-	int rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	int rc = pd_get(s, q->pd_handle, &pd);
 
 	if (rc != 0)
 		return rc;
@@ -816,59 +897,114 @@ qp_worker(struct uroce_daemon *d, struct session *s, struct dcq *scq, struct dcq
 	return w >= 0 ? w : (int)next_worker(d, s);
 }
 
+/* What a new QP is made of, once its handles are checked and it is placed. */
+struct qp_plan {
+	struct dpd *pd;
+	struct dpd *xrcd;       /* an XRC TGT QP's domain (then no CQs, no SRQ) */
+	struct dcq *scq, *rcq;
+	struct dsrq *srq;
+	unsigned int w;
+	uint32_t sqn, rqn;
+};
+
+/*
+ * An XRC TGT QP (IBA 1.2 XRC, ABI 1.7): in an XRC domain, on the domain's
+ * worker, with no CQs and no queues (the segment holds a one-slot send ring
+ * the daemon never reads: its doorbell slot is never served). Its receives
+ * come from the domain's XRC SRQs, per request.
+ */
+static int
+qp_plan_tgt(struct uroce_daemon *d, struct session *s,
+	    const struct uroce_shm_msg_create_qp_req *q, struct qp_plan *pl)
+{
+	int rc;
+
+	if (s->minor < 7)
+		return -EOPNOTSUPP;
+	rc = xrcd_get(s, q->pd_handle, &pl->xrcd);
+	if (rc != 0)
+		return rc;
+	if (q->send_cq != UROCE_SHM_HANDLE_NONE || q->recv_cq != UROCE_SHM_HANDLE_NONE ||
+	    q->srq_handle != UROCE_SHM_HANDLE_NONE || q->sq_sig_all != 0 ||
+	    q->cap.max_send_wr != 0 || q->cap.max_recv_wr != 0 || q->cap.max_send_sge != 0 ||
+	    q->cap.max_recv_sge != 0 || q->cap.max_inline_data != 0 || q->cap.reserved != 0)
+		return -EINVAL;
+	pl->pd = pl->xrcd; /* its hidden PD */
+	pl->w = xrcd_worker(d, s, pl->xrcd, -1);
+	pl->sqn = 1;
+	pl->rqn = 0;
+	return ws_ensure(d, s, pl->w);
+}
+
+/* RC, UC, UD and XRC initiator QPs: with their CQs and SRQ, on the worker
+ * those are placed on (placing them there). */
+static int
+qp_plan(struct uroce_daemon *d, struct session *s, const struct uroce_shm_msg_create_qp_req *q,
+	struct qp_plan *pl)
+{
+	bool ini = q->qp_type == UROCE_QPT_XRC_SEND;
+	int rc, w;
+
+	rc = pd_get(s, q->pd_handle, &pl->pd);
+	if (rc == 0)
+		rc = obj_get(s, q->send_cq, OBJ_CQ, (void **)&pl->scq);
+	if (rc == 0)
+		rc = obj_get(s, q->recv_cq, OBJ_CQ, (void **)&pl->rcq);
+	/* Another client's SRQ handle: -EPERM; no such SRQ: -ENOENT. */
+	if (rc == 0 && q->srq_handle != UROCE_SHM_HANDLE_NONE)
+		rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&pl->srq);
+	if (rc != 0)
+		return rc;
+	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
+	    q->qp_type != UROCE_QPT_UD && !ini)
+		return -EINVAL;
+	/* IBA 1.2 XRC: an initiator has no receive queue (ibv_create_qp
+	 * ignores its receive capacities) and takes no SRQ. */
+	if (ini && (s->minor < 7 || pl->srq != NULL))
+		return s->minor < 7 ? -EOPNOTSUPP : -EINVAL;
+	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
+	 * ignores max_recv_wr and max_recv_sge then). */
+	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
+	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
+	    q->cap.max_inline_data > UROCE_MAX_INLINE ||
+	    (pl->srq == NULL && !ini &&
+	     (q->cap.max_recv_wr == 0 || q->cap.max_recv_wr > UROCE_MAX_QP_WR ||
+	      q->cap.max_recv_sge > UROCE_MAX_SGE)))
+		return -EINVAL;
+	w = qp_worker(d, s, pl->scq, pl->rcq, pl->srq);
+	if (w < 0)
+		return w;
+	pl->w = (unsigned int)w;
+	rc = ws_ensure(d, s, pl->w);
+	if (rc == 0)
+		rc = cq_place(d, pl->scq, pl->w);
+	if (rc == 0)
+		rc = cq_place(d, pl->rcq, pl->w);
+	if (rc == 0 && pl->srq != NULL)
+		rc = srq_place(d, pl->srq, pl->w);
+	pl->sqn = pow2_at_least(q->cap.max_send_wr);
+	pl->rqn = pl->srq != NULL || ini ? 0 : pow2_at_least(q->cap.max_recv_wr);
+	return rc;
+}
+
 static int
 do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
 {
 	const struct uroce_shm_msg_create_qp_req *q = body;
 	struct uroce_shm_msg_create_qp_resp *p = r->body;
 	struct uroce_shm_qp_layout lay;
-	struct dsrq *srq = NULL;
-	struct dpd *pd;
-	struct dcq *scq, *rcq;
+	struct qp_plan pl;
 	struct dqp *qp;
-	uint32_t slot, sqn, rqn;
+	uint32_t slot;
 	struct dcmd c;
-	int rc, w;
+	int rc;
 
-	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
+	memset(&pl, 0, sizeof(pl));
+	rc = q->qp_type == UROCE_QPT_XRC_RECV ? qp_plan_tgt(d, s, q, &pl) : qp_plan(d, s, q, &pl);
 	if (rc == 0)
-		rc = obj_get(s, q->send_cq, OBJ_CQ, (void **)&scq);
+		rc = uroce_shm_qp_layout(pl.sqn, pl.rqn, &lay);
 	if (rc == 0)
-		rc = obj_get(s, q->recv_cq, OBJ_CQ, (void **)&rcq);
-	/* Another client's SRQ handle: -EPERM; no such SRQ: -ENOENT. */
-	if (rc == 0 && q->srq_handle != UROCE_SHM_HANDLE_NONE)
-		rc = obj_get(s, q->srq_handle, OBJ_SRQ, (void **)&srq);
-	if (rc != 0)
-		return rc;
-	if (q->qp_type != UROCE_QPT_RC && q->qp_type != UROCE_QPT_UC &&
-	    q->qp_type != UROCE_QPT_UD)
-		return -EINVAL;
-	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
-	 * ignores max_recv_wr and max_recv_sge then). */
-	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||
-	    q->cap.max_send_wr > UROCE_MAX_QP_WR || q->cap.max_send_sge > UROCE_MAX_SGE ||
-	    q->cap.max_inline_data > UROCE_MAX_INLINE ||
-	    (srq == NULL && (q->cap.max_recv_wr == 0 || q->cap.max_recv_wr > UROCE_MAX_QP_WR ||
-			     q->cap.max_recv_sge > UROCE_MAX_SGE)))
-		return -EINVAL;
-	w = qp_worker(d, s, scq, rcq, srq);
-	if (w < 0)
-		return w;
-	rc = ws_ensure(d, s, (unsigned int)w);
-	if (rc == 0)
-		rc = cq_place(d, scq, (unsigned int)w);
-	if (rc == 0)
-		rc = cq_place(d, rcq, (unsigned int)w);
-	if (rc == 0 && srq != NULL)
-		rc = srq_place(d, srq, (unsigned int)w);
-	if (rc != 0)
-		return rc;
-	sqn = pow2_at_least(q->cap.max_send_wr);
-	rqn = srq != NULL ? 0 : pow2_at_least(q->cap.max_recv_wr);
-	rc = uroce_shm_qp_layout(sqn, rqn, &lay);
-	if (rc != 0)
-		return rc;
-	rc = slot_alloc(s, (unsigned int)w, &slot);
+		rc = slot_alloc(s, pl.w, &slot);
 	if (rc != 0)
 		return rc;
 	qp = calloc(1, sizeof(*qp));
@@ -877,28 +1013,29 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 		goto fail_slot;
 	}
 	qp->owner = s;
-	qp->worker = w;
+	qp->worker = (int)pl.w;
 	qp->slot = slot;
 	qp->type = q->qp_type;
 	qp->sig_all = q->sq_sig_all;
-	qp->pd = pd;
-	qp->scq = scq;
-	qp->rcq = rcq;
-	qp->srq = srq;
-	qp->max_send_wr = sqn;
-	qp->max_recv_wr = rqn;
+	qp->pd = pl.pd;
+	qp->xrcd = pl.xrcd;
+	qp->scq = pl.scq;
+	qp->rcq = pl.rcq;
+	qp->srq = pl.srq;
+	qp->max_send_wr = pl.sqn;
+	qp->max_recv_wr = pl.rqn;
 	qp->max_send_sge = q->cap.max_send_sge ? q->cap.max_send_sge : 1;
-	qp->max_recv_sge = srq != NULL ? 0 : q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
+	qp->max_recv_sge = pl.rqn == 0 ? 0 : q->cap.max_recv_sge ? q->cap.max_recv_sge : 1;
 	qp->max_inline = q->cap.max_inline_data;
 	rc = uroce_shm_segment_create(&qp->seg, "uroce-qp", lay.total, 0);
 	if (rc != 0)
 		goto fail_free;
 	rc = uroce_shm_ring_init(&qp->sq, (uint8_t *)qp->seg.addr + lay.sq_offset, lay.sq_bytes,
-				 sqn, sizeof(struct uroce_shm_send_wqe), 0,
+				 pl.sqn, sizeof(struct uroce_shm_send_wqe), 0,
 				 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
-	if (rc == 0 && srq == NULL)
+	if (rc == 0 && pl.rqn > 0)
 		rc = uroce_shm_ring_init(&qp->rq, (uint8_t *)qp->seg.addr + lay.rq_offset,
-					 lay.rq_bytes, rqn, sizeof(struct uroce_shm_recv_wqe), 0,
+					 lay.rq_bytes, pl.rqn, sizeof(struct uroce_shm_recv_wqe), 0,
 					 UROCE_SHM_RING_CONSUMER, UROCE_SHM_RING_F_UNTRUSTED);
 	if (rc != 0)
 		goto fail_seg;
@@ -909,24 +1046,30 @@ do_create_qp(struct uroce_daemon *d, struct session *s, const void *body, struct
 	memset(&c, 0, sizeof(c));
 	c.type = CMD_QP_CREATE;
 	c.u.qp.qp = qp;
-	rc = worker_call(d, (unsigned int)w, &c);
+	rc = worker_call(d, pl.w, &c);
 	if (rc != 0)
 		goto fail_obj;
-	scq->qps++;
-	rcq->qps++;
-	if (srq != NULL)
-		srq->qps++;
+	if (pl.xrcd != NULL) {
+		pl.xrcd->xrcd_users++;
+	} else {
+		pl.scq->qps++;
+		pl.rcq->qps++;
+	}
+	if (pl.srq != NULL)
+		pl.srq->qps++;
 	d->st.qps++;
 	p->qp_num = qp->qpn;
-	p->cap.max_send_wr = qp->max_send_wr;
-	p->cap.max_recv_wr = qp->max_recv_wr;
-	p->cap.max_send_sge = qp->max_send_sge;
-	p->cap.max_recv_sge = qp->max_recv_sge;
-	p->cap.max_inline_data = qp->max_inline;
+	if (pl.xrcd == NULL) {
+		p->cap.max_send_wr = qp->max_send_wr;
+		p->cap.max_recv_wr = qp->max_recv_wr;
+		p->cap.max_send_sge = qp->max_send_sge;
+		p->cap.max_recv_sge = qp->max_recv_sge;
+		p->cap.max_inline_data = qp->max_inline;
+	}
 	p->seg_size = qp->seg.size;
 	p->sq_offset = lay.sq_offset;
 	p->rq_offset = lay.rq_offset;
-	p->db_block = s->n_db_blocks > 1 ? (uint32_t)w : 0;
+	p->db_block = s->n_db_blocks > 1 ? pl.w : 0;
 	p->db_slot = slot;
 	r->fd = qp->seg.fd;
 	return 0;
@@ -937,7 +1080,7 @@ fail_seg:
 fail_free:
 	free(qp);
 fail_slot:
-	slot_free(s, (unsigned int)w, slot);
+	slot_free(s, pl.w, slot);
 	return rc;
 }
 
@@ -951,8 +1094,12 @@ qp_free(struct uroce_daemon *d, struct session *s, struct dqp *qp)
 	c.u.qp.qp = qp;
 	worker_call(d, (unsigned int)qp->worker, &c);
 	slot_free(s, (unsigned int)qp->worker, qp->slot);
-	qp->scq->qps--;
-	qp->rcq->qps--;
+	if (qp->xrcd != NULL) {
+		qp->xrcd->xrcd_users--;
+	} else {
+		qp->scq->qps--;
+		qp->rcq->qps--;
+	}
 	if (qp->srq != NULL)
 		qp->srq->qps--;
 	uroce_shm_segment_unmap(&qp->seg);
@@ -1092,34 +1239,24 @@ do_query_qp(struct uroce_daemon *d, struct session *s, const void *body, struct 
 /* SRQ                                                                       */
 /* ------------------------------------------------------------------------ */
 
+/* A new SRQ of @p pd whose doorbell is in worker @p w's block, its reply
+ * in @p p and @p r; not placed yet. */
 static int
-do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+srq_new(struct uroce_daemon *d, struct session *s, struct dpd *pd,
+	const struct uroce_shm_msg_create_srq_req *q, unsigned int w,
+	struct uroce_shm_msg_create_srq_resp *p, struct reply *r, struct dsrq **out)
 {
-	const struct uroce_shm_msg_create_srq_req *q = body;
-	struct uroce_shm_msg_create_srq_resp *p = r->body;
 	struct dsrq *srq;
-	struct dpd *pd;
-	unsigned int w;
 	uint32_t slot;
 	size_t mem;
 	int rc;
 
-	/* A 1.0 client would never ring the SRQ's doorbell slot. */
-	if (s->minor < 1)
-		return -EOPNOTSUPP;
-	rc = obj_get(s, q->pd_handle, OBJ_PD, (void **)&pd);
-	if (rc != 0)
-		return rc;
 	/* ibv_create_srq: the limit must not exceed max_wr (0: not armed). */
 	if (q->max_wr == 0 || q->max_wr > UROCE_MAX_QP_WR || q->max_sge > UROCE_MAX_SGE ||
 	    q->srq_limit > q->max_wr)
 		return -EINVAL;
 	if (d->st.srqs >= DAEMON_MAX_SRQ)
 		return -ENOMEM;
-	/* Its doorbell block: the worker of the client's CQ placed last, if any
-	 * (its QPs will likely share that CQ), else the next one. The SRQ itself
-	 * is placed with its first QP, wherever that goes. */
-	w = s->last_cq_worker >= 0 ? (unsigned int)s->last_cq_worker : next_worker(d, s);
 	rc = ws_ensure(d, s, w);
 	if (rc != 0)
 		return rc;
@@ -1160,6 +1297,7 @@ do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struc
 	p->db_block = s->n_db_blocks > 1 ? w : 0;
 	p->db_slot = slot;
 	r->fd = srq->seg.fd;
+	*out = srq;
 	return 0;
 fail_seg:
 	uroce_shm_segment_unmap(&srq->seg);
@@ -1168,6 +1306,86 @@ fail_free:
 fail_slot:
 	slot_free(s, w, slot);
 	return rc;
+}
+
+static int
+do_create_srq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	struct dsrq *srq;
+	struct dpd *pd;
+	int rc;
+
+	/* A 1.0 client would never ring the SRQ's doorbell slot. */
+	if (s->minor < 1)
+		return -EOPNOTSUPP;
+	rc = pd_get(s, ((const struct uroce_shm_msg_create_srq_req *)body)->pd_handle, &pd);
+	if (rc != 0)
+		return rc;
+	/* Its doorbell block: the worker of the client's CQ placed last, if any
+	 * (its QPs will likely share that CQ), else the next one. The SRQ itself
+	 * is placed with its first QP, wherever that goes. */
+	return srq_new(d, s, pd, body,
+		       s->last_cq_worker >= 0 ? (unsigned int)s->last_cq_worker : next_worker(d, s),
+		       r->body, r, &srq);
+}
+
+static int srq_free(struct uroce_daemon *d, struct session *s, struct dsrq *srq);
+
+/*
+ * ibv_create_srq_ex with IBV_SRQT_XRC (ABI 1.7, IBA 1.2 XRC): placed at once
+ * on its domain's worker (placed here if it was not, with the CQ's worker
+ * if the CQ is placed), its doorbell in that worker's block, its CQ there
+ * too (-EXDEV if the CQ runs elsewhere). Its number is what remote XRC
+ * requests name.
+ */
+static int
+do_create_xrc_srq(struct uroce_daemon *d, struct session *s, const void *body, struct reply *r)
+{
+	const struct uroce_shm_msg_create_xrc_srq_req *q = body;
+	struct uroce_shm_msg_create_xrc_srq_resp *p = r->body;
+	struct uroce_shm_msg_create_srq_req sq;
+	struct dsrq *srq;
+	struct dpd *pd, *x;
+	struct dcq *cq;
+	unsigned int w;
+	int rc;
+
+	if (s->minor < 7)
+		return -EOPNOTSUPP;
+	rc = pd_get(s, q->pd_handle, &pd);
+	if (rc == 0)
+		rc = xrcd_get(s, q->xrcd_handle, &x);
+	if (rc == 0)
+		rc = obj_get(s, q->cq_handle, OBJ_CQ, (void **)&cq);
+	if (rc != 0)
+		return rc;
+	if (x->xrcd_worker >= 0 && cq->worker >= 0 && x->xrcd_worker != cq->worker)
+		return -EXDEV;
+	w = xrcd_worker(d, s, x, cq->worker);
+	rc = cq_place(d, cq, w);
+	if (rc != 0)
+		return rc;
+	memset(&sq, 0, sizeof(sq));
+	sq.pd_handle = q->pd_handle;
+	sq.max_wr = q->max_wr;
+	sq.max_sge = q->max_sge;
+	sq.srq_limit = q->srq_limit;
+	rc = srq_new(d, s, pd, &sq, w, &p->srq, r, &srq);
+	if (rc != 0)
+		return rc;
+	srq->xrcd = x;
+	srq->cq = cq;
+	rc = srq_place(d, srq, w);
+	if (rc != 0) {
+		r->fd = -1;
+		obj_del(s, srq->handle);
+		srq_free(d, s, srq);
+		return rc;
+	}
+	x->xrcd_users++;
+	cq->qps++; /* the CQ is in use: DESTROY_CQ is -EBUSY until the SRQ goes */
+	p->srq_num = srq->srqn;
+	return 0;
 }
 
 /* Release an SRQ no QP uses any more (the engine SRQ with its WQEs too). */
@@ -1188,6 +1406,10 @@ srq_free(struct uroce_daemon *d, struct session *s, struct dsrq *srq)
 			return rc;
 	}
 	slot_free(s, srq->db_worker, srq->slot);
+	if (srq->xrcd != NULL && srq->worker >= 0) {
+		srq->xrcd->xrcd_users--;
+		srq->cq->qps--;
+	}
 	uroce_shm_segment_unmap(&srq->seg);
 	free(srq);
 	d->st.srqs--;
@@ -1330,7 +1552,8 @@ do_query_device(struct uroce_daemon *d, struct reply *r)
 	 * the client's CPU atomics on the word see it as indivisible. */
 	p->atomic_cap = UROCE_ATOMIC_GLOB;
 	/* Memory windows type 1 and 2B (IBA 10.6.7, mr.c). */
-	p->device_cap_flags = UROCE_DEVICE_MEM_WINDOW | UROCE_DEVICE_MEM_WINDOW_TYPE_2B;
+	p->device_cap_flags = UROCE_DEVICE_MEM_WINDOW | UROCE_DEVICE_MEM_WINDOW_TYPE_2B |
+			      UROCE_DEVICE_XRC;
 	p->phys_port_cnt = 1;
 	p->max_pkeys = 1;
 }
@@ -1471,6 +1694,12 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_query_gid(d, body, r);
 	case UROCE_SHM_MSG_GET_STATUS:
 		return do_get_status(d, r);
+	case UROCE_SHM_MSG_OPEN_XRCD:
+		return do_open_xrcd(d, s, r);
+	case UROCE_SHM_MSG_CLOSE_XRCD:
+		return do_close_xrcd(d, s, body);
+	case UROCE_SHM_MSG_CREATE_XRC_SRQ:
+		return do_create_xrc_srq(d, s, body, r);
 	default:
 		return -EOPNOTSUPP;
 	}

@@ -92,6 +92,16 @@ struct dseg {
 
 struct dpd {
 	struct uroce_eng_pd *pd;
+	/*
+	 * An XRC domain (IBA 1.2 XRC) is a PD-table object too (the table has
+	 * no type bit left): pd is then its own hidden PD, which only its TGT
+	 * QPs are created in (their R_Keys are checked against the PD of the
+	 * XRC SRQ a request names). pd_get() refuses it where a PD is meant.
+	 */
+	bool is_xrcd;
+	uint32_t xrcd_id;               /* daemon-wide, non-zero: the engines' domain number */
+	int xrcd_worker;                /* ctl: -1 until its first TGT QP or XRC SRQ */
+	uint32_t xrcd_users;            /* ctl: TGT QPs and XRC SRQs in it */
 };
 
 struct dmr {
@@ -147,6 +157,9 @@ struct dsrq {
 	int worker;                     /* ctl: -1 until its first QP places it */
 	uint32_t qps;                   /* ctl: QPs on it */
 	struct dpd *pd;
+	struct dpd *xrcd;               /* XRC SRQ: its domain (NULL: a plain SRQ) */
+	struct dcq *cq;                 /* XRC SRQ: the CQ its receives complete to */
+	uint32_t srqn;                  /* XRC SRQ: its number (ibv_get_srq_num) */
 	struct uroce_eng_srq *srq;      /* wrk */
 	struct uroce_shm_ring ring;     /* wrk once placed: consumer, untrusted */
 	uint32_t limit;                 /* armed srq_limit, 0: not armed (ctl, then wrk) */
@@ -170,6 +183,7 @@ struct dqp {
 	struct dcq *scq;
 	struct dcq *rcq;
 	struct dsrq *srq;
+	struct dpd *xrcd;               /* XRC TGT QP: its domain (scq, rcq NULL) */
 	struct uroce_shm_segment seg;
 	struct uroce_eng_qp *qp;        /* wrk */
 	struct uroce_shm_ring sq;       /* wrk: consumer, untrusted */
@@ -408,6 +422,7 @@ struct uroce_daemon {
 	struct uroce_eng_dev *dev;
 	unsigned int n_workers;
 	unsigned int next_worker;       /* round robin of placement */
+	uint32_t xrcd_next;             /* the last XRC domain number given */
 	uint32_t loop_frames;
 	struct dworker *w[UROCE_DAEMON_MAX_WORKERS];
 	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */

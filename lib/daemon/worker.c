@@ -862,10 +862,18 @@ op_rq_refill(void *ctx, struct uroce_eng_qp *eq)
 
 	if (qp == NULL)
 		return;
-	if (qp->srq != NULL)
+	if (qp->xrcd != NULL) {
+		/* XRC TGT: the SRQ the request names (on this worker: the
+		 * domain's SRQs all are). */
+		struct uroce_eng_srq *xs = uroce_eng_qp_xrc_srq(eq);
+
+		if (xs != NULL)
+			srq_service(w, uroce_eng_srq_context(xs));
+	} else if (qp->srq != NULL) {
 		srq_service(w, qp->srq);
-	else
+	} else {
 		qp_service_rq(w, qp, true);
+	}
 }
 
 static const struct uroce_eng_ops worker_ops = {
@@ -945,6 +953,18 @@ qp_create(struct dworker *w, struct dqp *qp)
 
 	memset(&ia, 0, sizeof(ia));
 	ia.qp_context = qp;
+	if (qp->xrcd != NULL) {
+		/* XRC TGT: no CQs, no queues; its send ring is never served, so
+		 * its doorbell slot stays empty. */
+		ia.xrcd = qp->xrcd->xrcd_id;
+		ia.eng = w->eng;
+		ia.qp_type = UROCE_QPT_XRC_RECV;
+		qp->qp = uroce_eng_qp_create(qp->pd->pd, &ia);
+		if (qp->qp == NULL)
+			return errno ? -errno : -ENOMEM;
+		qp->qpn = uroce_eng_qp_num(qp->qp);
+		return 0;
+	}
 	ia.send_cq = qp->scq->cq;
 	ia.recv_cq = qp->rcq->cq;
 	ia.srq = qp->srq != NULL ? qp->srq->srq : NULL;
@@ -1075,11 +1095,16 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		sa.max_sge = c->u.srq.srq->max_sge;
 		sa.srq_context = c->u.srq.srq;
 		sa.eng = w->eng;
+		if (c->u.srq.srq->xrcd != NULL) {
+			sa.xrcd = c->u.srq.srq->xrcd->xrcd_id;
+			sa.cq = c->u.srq.srq->cq->cq;
+		}
 		c->u.srq.srq->srq = uroce_eng_srq_create(c->u.srq.pd->pd, &sa);
 		if (c->u.srq.srq->srq == NULL) {
 			c->rc = errno ? -errno : -ENOMEM;
 			break;
 		}
+		c->u.srq.srq->srqn = uroce_eng_srq_num(c->u.srq.srq->srq);
 		/* Its doorbell rings here only if its block is this worker's; else
 		 * the engine's refill hook takes its WQEs. */
 		if (c->u.srq.srq->db_worker == w->idx)

@@ -139,6 +139,12 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 	[UROCE_SHM_MSG_ALLOC_MW] = {"ALLOC_MW", S(alloc_mw_req), S(alloc_mw_resp), UROCE_SHM_FD_NONE,
 				    UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_DEALLOC_MW] = {"DEALLOC_MW", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	/* ABI 1.7 */
+	[UROCE_SHM_MSG_OPEN_XRCD] = {"OPEN_XRCD", 0, H, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_CLOSE_XRCD] = {"CLOSE_XRCD", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
+	[UROCE_SHM_MSG_CREATE_XRC_SRQ] = {"CREATE_XRC_SRQ", S(create_xrc_srq_req),
+					  S(create_xrc_srq_resp), UROCE_SHM_FD_NONE,
+					  UROCE_SHM_FD_REQUIRED},
 };
 
 #undef H

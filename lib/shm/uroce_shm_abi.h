@@ -75,8 +75,10 @@ extern "C" {
  * 1.6: IBA 1.5 ATOMIC_WRITE (15) and FLUSH (14) send WQEs
  * (send_wqe.wr.atomic_write, wr.flush), the FLUSH access flags on REG_MR
  * (GLOBAL only) and QPs; QUERY_DEVICE is unchanged: a 1.6 daemon offers
- * both (the drop-in reports their capability bits from the minor). */
-#define UROCE_SHM_ABI_MINOR 6
+ * both (the drop-in reports their capability bits from the minor).
+ * 1.7: XRC (IBA 1.2): OPEN_XRCD, CLOSE_XRCD, CREATE_XRC_SRQ; CREATE_QP takes
+ * XRC_SEND and XRC_RECV; send_wqe.xrc_remote_srqn (was reserved0). */
+#define UROCE_SHM_ABI_MINOR 7
 
 /**
  * Check a peer's ABI version against ours.

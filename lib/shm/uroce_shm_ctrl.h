@@ -99,7 +99,11 @@ enum uroce_shm_msg_type {
 	UROCE_SHM_MSG_DEALLOC_MW = 55,
 	UROCE_SHM_MSG_RESIZE_CQ = 56,
 	UROCE_SHM_MSG_REREG_MR = 57,
-	UROCE_SHM_MSG_TYPE_MAX = 57,
+	/* ABI 1.7: XRC (doc/shm-abi.md) */
+	UROCE_SHM_MSG_OPEN_XRCD = 58,
+	UROCE_SHM_MSG_CLOSE_XRCD = 59,
+	UROCE_SHM_MSG_CREATE_XRC_SRQ = 60,
+	UROCE_SHM_MSG_TYPE_MAX = 60,
 };
 
 /** Header flag: the message comes from the daemon (a response or an event). */
@@ -335,7 +339,11 @@ struct uroce_shm_msg_create_qp_req {
 	uint32_t send_cq;
 	uint32_t recv_cq;
 	uint32_t srq_handle;  /**< or UROCE_SHM_HANDLE_NONE */
-	uint32_t qp_type;     /**< enum uroce_qp_type */
+	/** enum uroce_qp_type. ABI 1.7: XRC_SEND (an initiator: send queue
+	 * only, recv_cq ignored but valid) and XRC_RECV (a target: pd_handle
+	 * names its XRC domain, both CQs and the SRQ are
+	 * UROCE_SHM_HANDLE_NONE, all capacities 0; it has no queues) */
+	uint32_t qp_type;
 	uint32_t sq_sig_all;
 	struct uroce_shm_qp_cap cap;
 };
@@ -410,6 +418,32 @@ UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, seg_size, 16);
 UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, ring_offset, 24);
 UROCE_SHM_OFF(struct uroce_shm_msg_create_srq_resp, db_slot, 28);
 UROCE_SHM_SIZE(struct uroce_shm_msg_create_srq_resp, 32);
+
+/**
+ * CREATE_XRC_SRQ request (ABI 1.7, IBA 1.2 XRC): an SRQ of PD @c pd_handle in
+ * the XRC domain @c xrcd_handle (from OPEN_XRCD) whose receives complete to
+ * @c cq_handle. It is placed at once, with its domain's TGT QPs (the CQ must
+ * be on that worker or unplaced: -EXDEV otherwise).
+ */
+struct uroce_shm_msg_create_xrc_srq_req {
+	uint32_t pd_handle;
+	uint32_t xrcd_handle;
+	uint32_t cq_handle;
+	uint32_t max_wr;
+	uint32_t max_sge;
+	uint32_t srq_limit;
+};
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_xrc_srq_req, 24);
+
+/** CREATE_XRC_SRQ response: CREATE_SRQ's, and the SRQ number remote XRC
+ * requests name (ibv_get_srq_num). Carries the SRQ segment fd. */
+struct uroce_shm_msg_create_xrc_srq_resp {
+	struct uroce_shm_msg_create_srq_resp srq;
+	uint32_t srq_num;
+	uint32_t reserved;
+};
+UROCE_SHM_OFF(struct uroce_shm_msg_create_xrc_srq_resp, srq_num, 32);
+UROCE_SHM_SIZE(struct uroce_shm_msg_create_xrc_srq_resp, 40);
 
 /** MODIFY_SRQ mask bits (ibv_srq_attr_mask values). */
 #define UROCE_SRQ_MAX_WR (1u << 0)

@@ -59,7 +59,10 @@ struct uroce_shm_send_wqe {
 	 * invalidate. */
 	uint32_t imm_data;
 	uint32_t inline_len;  /**< bytes of inline_data, if UROCE_SEND_INLINE */
-	uint32_t reserved0;   /**< must be 0 */
+	/** ABI 1.7: an XRC_SEND QP's WQE names the remote XRC SRQ (24 bits,
+	 * ibv_send_wr.qp_type.xrc.remote_srqn); must be 0 on other QPs (was
+	 * reserved0, which had to be 0). */
+	uint32_t xrc_remote_srqn;
 	union {
 		/** RDMA WRITE / WRITE_WITH_IMM / READ. */
 		struct {
@@ -127,6 +130,7 @@ UROCE_SHM_OFF(struct uroce_shm_send_wqe, num_sge, 9);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, send_flags, 10);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, imm_data, 12);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, inline_len, 16);
+UROCE_SHM_OFF(struct uroce_shm_send_wqe, xrc_remote_srqn, 20);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.rdma.remote_addr, 24);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.rdma.rkey, 32);
 UROCE_SHM_OFF(struct uroce_shm_send_wqe, wr.atomic.compare_add, 32);

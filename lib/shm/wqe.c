@@ -52,8 +52,10 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 
 	wr->wr_id = SHM_READ(sw->wr_id);
 	wr->opcode = op;
+	wr->xrc_srqn = SHM_READ(sw->xrc_remote_srqn);
 	if (!uroce_wr_allowed(op, lim->qp_type) || (flags & ~UROCE_SEND_FLAGS_ALL) != 0 ||
-	    SHM_READ(sw->reserved0) != 0 || SHM_READ(sw->reserved1) != 0)
+	    SHM_READ(sw->reserved1) != 0 ||
+	    (lim->qp_type == UROCE_QPT_XRC_SEND ? wr->xrc_srqn > QPN_MASK : wr->xrc_srqn != 0))
 		return UROCE_WC_LOC_QP_OP_ERR;
 	wr->flags = flags;
 	wr->imm = SHM_READ(sw->imm_data);

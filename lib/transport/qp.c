@@ -108,9 +108,19 @@ type_index(enum uroce_qp_type t)
 		return T_UC;
 	case UROCE_QPT_UD:
 		return T_UD;
+	case UROCE_QPT_XRC_SEND:
+	case UROCE_QPT_XRC_RECV:
+		return T_RC; /* IBA 1.2 XRC: RC's state machine */
 	}
 	return -1;
 }
+
+/* XRC (IBA 1.2): an initiator has no receive side and a target no send
+ * side, so the attributes of the side a QP lacks are optional for it (as
+ * the kernel's transition table and ConnectX take them). */
+#define XRC_INI_OPTIONAL (UROCE_QP_ACCESS_FLAGS | UROCE_QP_MAX_DEST_RD_ATOMIC | \
+			  UROCE_QP_MIN_RNR_TIMER)
+#define XRC_TGT_OPTIONAL (UROCE_QP_RETRY_CNT | UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC)
 
 /* Is cur -> next allowed for this QP type, and is @mask acceptable? */
 static int
@@ -135,6 +145,13 @@ check_transition(const struct uroce_eng_qp *qp, enum uroce_qp_state cur, enum ur
 		return -EINVAL;
 	req = tr->req[t];
 	opt = tr->opt[t];
+	if (qp->init.qp_type == UROCE_QPT_XRC_SEND || qp->init.qp_type == UROCE_QPT_XRC_RECV) {
+		int relax = qp->init.qp_type == UROCE_QPT_XRC_SEND ? XRC_INI_OPTIONAL :
+								      XRC_TGT_OPTIONAL;
+
+		opt |= req & relax;
+		req &= ~relax;
+	}
 	if ((given & req) != req)
 		return -EINVAL; /* a required attribute is missing */
 	if (given & ~(req | opt))
@@ -216,6 +233,22 @@ sq_flush(struct uroce_eng_qp *qp)
 	qp->req.rnr_wait = false;
 }
 
+/* Where the receive WQE in progress completes: an XRC SRQ's own CQ (IBA
+ * 1.2 XRC), else the QP's receive CQ. */
+struct uroce_eng_cq *
+resp_wqe_cq(const struct uroce_eng_qp *qp)
+{
+	const struct uroce_eng_srq *srq = qp->resp.wqe_srq;
+
+	return srq != NULL && srq->cq != NULL ? srq->cq : qp->init.recv_cq;
+}
+
+struct uroce_eng_srq *
+uroce_eng_qp_xrc_srq(const struct uroce_eng_qp *qp)
+{
+	return qp != NULL ? qp->resp.xsrq : NULL;
+}
+
 void
 qp_flush(struct uroce_eng_qp *qp)
 {
@@ -230,7 +263,7 @@ qp_flush(struct uroce_eng_qp *qp)
 	/* A receive WQE taken from the RQ/SRQ for a message in progress. */
 	if (qp->resp.has_wqe) {
 		wc.wr_id = qp->resp.wqe.wr_id;
-		cq_push(qp->init.recv_cq, &wc);
+		cq_push(resp_wqe_cq(qp), &wc);
 		qp->resp.has_wqe = false;
 	}
 	/* The QP's own RQ is flushed; an SRQ's WQEs belong to the SRQ. */
@@ -275,18 +308,28 @@ qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, ui
 	struct uroce_eng_qp *qp;
 	uint32_t i, idx = fixed;
 
-	/* The QP lives on its CQs' engine (worker); its SRQ must be there too. */
+	bool tgt = attr != NULL && attr->qp_type == UROCE_QPT_XRC_RECV;
+	bool own_rq;
+
+	/* The QP lives on its CQs' engine (worker); its SRQ must be there too.
+	 * An XRC TGT QP has neither CQs nor queues: it names its engine and
+	 * XRC domain instead (IBA 1.2 XRC). */
 	if (pd == NULL || attr == NULL || type_index(attr->qp_type) < 0 ||
-	    attr->send_cq == NULL || attr->recv_cq == NULL ||
-	    attr->recv_cq->eng != attr->send_cq->eng || attr->send_cq->eng->dev != pd->dev ||
+	    (tgt ? attr->eng == NULL || attr->eng->dev != pd->dev || attr->xrcd == 0 ||
+		   attr->send_cq != NULL || attr->recv_cq != NULL || attr->srq != NULL :
+		   attr->send_cq == NULL || attr->recv_cq == NULL ||
+		   attr->recv_cq->eng != attr->send_cq->eng ||
+		   attr->send_cq->eng->dev != pd->dev) ||
 	    attr->cap.max_send_wr > UROCE_MAX_QP_WR || attr->cap.max_recv_wr > UROCE_MAX_QP_WR ||
 	    attr->cap.max_send_sge > UROCE_MAX_SGE || attr->cap.max_recv_sge > UROCE_MAX_SGE ||
 	    attr->cap.max_inline_data > UROCE_MAX_INLINE ||
+	    (attr->qp_type == UROCE_QPT_XRC_SEND && attr->srq != NULL) ||
 	    (attr->srq != NULL && attr->srq->eng != attr->send_cq->eng)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	eng = attr->send_cq->eng;
+	eng = tgt ? attr->eng : attr->send_cq->eng;
+	own_rq = attr->srq == NULL && attr->qp_type != UROCE_QPT_XRC_SEND && !tgt;
 	if (fixed != 0 && eng->qps[fixed] != NULL) {
 		errno = EBUSY;
 		return NULL;
@@ -319,8 +362,7 @@ qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, ui
 		if (qp->sq_inline == NULL)
 			goto free_sq;
 	}
-	if (attr->srq == NULL &&
-	    rq_init(&qp->rq, attr->cap.max_recv_wr, attr->cap.max_recv_sge) != 0)
+	if (own_rq && rq_init(&qp->rq, attr->cap.max_recv_wr, attr->cap.max_recv_sge) != 0)
 		goto free_inline;
 	qp->eng = eng;
 	qp->pd = pd;
@@ -328,6 +370,8 @@ qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, ui
 	qp->init.cap.max_send_wr = qp->sq_size;
 	if (attr->srq == NULL)
 		qp->init.cap.max_recv_wr = qp->rq.size;
+	if (!own_rq && attr->srq == NULL)
+		qp->init.cap.max_recv_sge = 0;
 	qp->qpn = eng->qpn_base | idx;
 	qp->attr.qp_state = UROCE_QPS_RESET;
 	qp->attr.cap = qp->init.cap;
@@ -341,8 +385,10 @@ qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, ui
 	if (fixed == 0)
 		eng->qpn_next = idx - UROCE_FIRST_USER_QPN + 1;
 	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
-	attr->send_cq->refs++;
-	attr->recv_cq->refs++;
+	if (!tgt) {
+		attr->send_cq->refs++;
+		attr->recv_cq->refs++;
+	}
 	if (attr->srq != NULL)
 		attr->srq->refs++;
 	return qp;
@@ -387,8 +433,10 @@ uroce_eng_qp_destroy(struct uroce_eng_qp *qp)
 	for (c = 0; c < UROCE_CNT_MAX; c++)
 		qp->eng->cnt[c] += qp->cnt[c];
 	__atomic_fetch_sub(&qp->pd->refs, 1, __ATOMIC_RELAXED);
-	qp->init.send_cq->refs--;
-	qp->init.recv_cq->refs--;
+	if (qp->init.send_cq != NULL) {
+		qp->init.send_cq->refs--;
+		qp->init.recv_cq->refs--;
+	}
 	if (qp->init.srq != NULL)
 		qp->init.srq->refs--;
 	rq_fini(&qp->rq);
@@ -572,7 +620,7 @@ uroce_eng_rq_reserve(struct uroce_eng_qp *qp)
 uint32_t
 uroce_eng_rq_held(const struct uroce_eng_qp *qp)
 {
-	return qp->rq.count + (qp->resp.has_wqe && !qp->resp.wqe_from_srq ? 1u : 0u);
+	return qp->rq.count + (qp->resp.has_wqe && qp->resp.wqe_srq == NULL ? 1u : 0u);
 }
 
 int

@@ -13,8 +13,10 @@
 
 #include "transport_internal.h"
 
+/* The QP type a packet may reach: XRC requests go to a TGT QP, XRC
+ * responses to an INI QP (IBA 1.2 XRC). */
 static enum uroce_qp_type
-svc_type(uint8_t opcode)
+svc_type(uint8_t opcode, uint32_t mask)
 {
 	switch (opcode & 0xE0) {
 	case UROCE_SVC_RC:
@@ -23,6 +25,8 @@ svc_type(uint8_t opcode)
 		return UROCE_QPT_UC;
 	case UROCE_SVC_UD:
 		return UROCE_QPT_UD;
+	case UROCE_SVC_XRC:
+		return (mask & UROCE_F_REQ) ? UROCE_QPT_XRC_RECV : UROCE_QPT_XRC_SEND;
 	default:
 		return 0;
 	}
@@ -57,7 +61,7 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	}
 	QP_CNT(qp, RX_PACKETS);
 	/* IBA 9.6.1.1: the opcode's service must match the QP's. */
-	if (svc_type(pkt->opcode) != qp->init.qp_type) {
+	if (svc_type(pkt->opcode, mask) != qp->init.qp_type) {
 		QP_CNT(qp, RX_BAD_SERVICE);
 		return;
 	}
@@ -89,7 +93,7 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 			cc_np_ce(qp, pkt, frame); /* cc: the notification point */
 		resp_rx(qp, pkt, frame);
 	} else if (mask & UROCE_F_RESP) {
-		if (qp->init.qp_type != UROCE_QPT_RC ||
+		if (!qpt_reliable(qp->init.qp_type) ||
 		    (st != UROCE_QPS_RTS && st != UROCE_QPS_SQD)) {
 			QP_CNT(qp, RX_BAD_STATE);
 			return;

@@ -120,6 +120,9 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 
 	if (!uroce_wr_allowed(r->opcode, t) || (r->flags & ~UROCE_SEND_FLAGS_ALL) != 0)
 		return -EINVAL;
+	/* IBA 1.2 XRC: the XRCETH has 24 bits for the SRQ number. */
+	if (t == UROCE_QPT_XRC_SEND && r->xrc_srqn > UROCE_QPN_MASK)
+		return -EINVAL;
 	w->props = uroce_wr_props(r->opcode);
 	w->is_inline = (r->flags & UROCE_SEND_INLINE) != 0;
 	/* A bind or invalidation carries no data; an ATOMIC WRITE or FLUSH
@@ -362,7 +365,7 @@ fmt_segment(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt 
 	p->ext.inv_rkey = wr->imm;
 	p->bth.se = p->last && (wr->flags & UROCE_SEND_SOLICITED);
 	/* IBA 9.7.2: AckReq on the last packet and periodically. */
-	p->bth.ackreq = qp->init.qp_type == UROCE_QPT_RC &&
+	p->bth.ackreq = qpt_reliable(qp->init.qp_type) &&
 			(p->last || (uroce_psn_diff(p->bth.psn, w->first_psn) + 1) %
 					    UROCE_ACKREQ_INTERVAL == 0);
 }
@@ -389,6 +392,12 @@ req_fmt(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
 		fmt_read(qp, w, p);
 	else
 		fmt_segment(qp, w, p);
+	/* IBA 1.2 XRC: the RC operation with the XRC prefix, and the XRCETH
+	 * naming the responder's XRC SRQ the WR chose. */
+	if (qp->init.qp_type == UROCE_QPT_XRC_SEND) {
+		p->bth.opcode = UROCE_OPCODE(UROCE_SVC_XRC, UROCE_OPCODE_OP(p->bth.opcode));
+		p->ext.xrc_srqn = w->s.wr.xrc_srqn;
+	}
 }
 
 /* ---- payload: copied, or zero-copy from client memory -------------------- */
@@ -454,7 +463,7 @@ req_advance(struct uroce_eng_qp *qp, struct swqe *w, const struct req_pkt *p)
 	qp->req.psn = uroce_psn_add(psn, p->consumed);
 	if (uroce_psn_before(qp->req.psn_hi, qp->req.psn))
 		qp->req.psn_hi = qp->req.psn;
-	if (qp->init.qp_type == UROCE_QPT_RC)
+	if (qpt_reliable(qp->init.qp_type))
 		arm_rto(qp);
 	if (!p->last) {
 		qp->req.off += p->paylen;
@@ -462,7 +471,7 @@ req_advance(struct uroce_eng_qp *qp, struct swqe *w, const struct req_pkt *p)
 	}
 	qp->req.cur++;
 	qp->req.off = 0;
-	if (qp->init.qp_type != UROCE_QPT_RC)
+	if (!qpt_reliable(qp->init.qp_type))
 		req_complete_wqe(qp, w, UROCE_WC_SUCCESS);
 }
 
@@ -479,7 +488,7 @@ req_get_wqe(struct req_ctx *c)
 		return REQ_EXIT;
 	c->w = sq_at(qp, qp->req.cur);
 	/* The window of unacknowledged PSNs is full: wait for ACKs. */
-	if (qp->init.qp_type == UROCE_QPT_RC &&
+	if (qpt_reliable(qp->init.qp_type) &&
 	    uroce_psn_diff(qp->req.psn, qp->comp.psn) >= UROCE_MAX_INFLIGHT_PKTS)
 		return REQ_EXIT;
 	return c->w->state == SWQE_POSTED ? REQ_START_WQE : REQ_SEND_PKT;
@@ -565,7 +574,7 @@ req_send_pkt(struct req_ctx *c)
 		return REQ_EXIT;
 	req_fmt(qp, c->w, &p);
 	/* cc: a slowly paced RC packet asks for its ACK (cc_ackreq()). */
-	if (unlikely(qp->cc.limited) && qp->init.qp_type == UROCE_QPT_RC && !p.bth.ackreq)
+	if (unlikely(qp->cc.limited) && qpt_reliable(qp->init.qp_type) && !p.bth.ackreq)
 		p.bth.ackreq = cc_ackreq(qp, p.paylen);
 	buf = eng_tx_prepare(qp, &p.bth, &p.ext, p.paylen, &hdr_len);
 	if (buf == NULL)
@@ -587,7 +596,7 @@ req_wqe_error(struct req_ctx *c)
 	struct uroce_eng_qp *qp = c->qp;
 	struct swqe *w = c->w;
 
-	if (qp->init.qp_type == UROCE_QPT_RC) {
+	if (qpt_reliable(qp->init.qp_type)) {
 		/* Completions are in order: if earlier WQEs are still in flight,
 		 * wait for them (the WQE stays POSTED and is checked again on
 		 * the next kick). */

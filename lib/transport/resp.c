@@ -28,7 +28,7 @@
  * step returns the next state; RESP_EXIT ends the packet.
  *
  *   CHECK_PSN ─┬─ OUT_OF_SEQ / DUPLICATE (RC) ─────────────────────────── EXIT
- *              └─ CHECK_OP_SEQ → CHECK_LENGTH → CHECK_QP_ACCESS → CHECK_RKEY
+ *              └─ [CHECK_XRC] → CHECK_OP_SEQ → CHECK_LENGTH → CHECK_QP_ACCESS → CHECK_RKEY
  *   SEND:   GET_WQE → CHECK_RECV_LENGTH → CHECK_INVALIDATE → PLACE_SEND
  *   WRITE:  CHECK_DMA_LENGTH → [GET_WQE with immediate] → PLACE_WRITE
  *   READ:   EXEC_READ        ATOMIC: EXEC_ATOMIC
@@ -40,6 +40,7 @@ enum resp_st {
 	RESP_CHECK_PSN,
 	RESP_OUT_OF_SEQ,
 	RESP_DUPLICATE,
+	RESP_CHECK_XRC,
 	RESP_CHECK_OP_SEQ,
 	RESP_CHECK_LENGTH,
 	RESP_CHECK_QP_ACCESS,
@@ -65,7 +66,8 @@ enum resp_st {
 
 static const char *const resp_st_names[RESP_NUM_STATES] __attribute__((unused)) = {
 	[RESP_CHECK_PSN] = "CHECK_PSN", [RESP_OUT_OF_SEQ] = "OUT_OF_SEQ",
-	[RESP_DUPLICATE] = "DUPLICATE", [RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
+	[RESP_DUPLICATE] = "DUPLICATE", [RESP_CHECK_XRC] = "CHECK_XRC",
+	[RESP_CHECK_OP_SEQ] = "CHECK_OP_SEQ",
 	[RESP_CHECK_LENGTH] = "CHECK_LENGTH", [RESP_CHECK_QP_ACCESS] = "CHECK_QP_ACCESS",
 	[RESP_CHECK_RKEY] = "CHECK_RKEY", [RESP_CHECK_DMA_LENGTH] = "CHECK_DMA_LENGTH",
 	[RESP_GET_WQE] = "GET_WQE", [RESP_CHECK_RECV_LENGTH] = "CHECK_RECV_LENGTH",
@@ -216,23 +218,31 @@ resp_reset(struct uroce_eng_qp *qp)
 	qp->resp.epsn = qp->attr.rq_psn;
 }
 
-static struct rq *
-recv_queue(struct uroce_eng_qp *qp, struct uroce_eng_pd **pd)
+/* The SRQ a new message takes its receive WQE from: an XRC TGT QP's is the
+ * one its XRCETH names (IBA 1.2 XRC), another QP's the one it was created
+ * with; NULL: the QP's own RQ. */
+static struct uroce_eng_srq *
+recv_srq(const struct uroce_eng_qp *qp)
 {
-	if (qp->init.srq != NULL) {
-		*pd = qp->init.srq->pd;
-		return &qp->init.srq->rq;
-	}
-	*pd = qp->pd;
-	return &qp->rq;
+	return qp->init.qp_type == UROCE_QPT_XRC_RECV ? qp->resp.xsrq : qp->init.srq;
+}
+
+/* The PD whose R_Keys a request may use: an XRC TGT QP has none of its own,
+ * it uses that of the XRC SRQ the request names (IBA 1.2 XRC). */
+static struct uroce_eng_pd *
+resp_pd(const struct uroce_eng_qp *qp)
+{
+	if (qp->init.qp_type == UROCE_QPT_XRC_RECV)
+		return qp->resp.xsrq != NULL ? qp->resp.xsrq->pd : NULL;
+	return qp->pd;
 }
 
 /* Take a receive WQE for a new message (IBA 9.7.4.1). False if none. */
 static bool
 take_wqe(struct uroce_eng_qp *qp)
 {
-	struct uroce_eng_pd *pd;
-	struct rq *rq = recv_queue(qp, &pd);
+	struct uroce_eng_srq *srq = recv_srq(qp);
+	struct rq *rq = srq != NULL ? &srq->rq : &qp->rq;
 	struct rwqe *r;
 
 	if (qp->resp.has_wqe)
@@ -248,7 +258,7 @@ take_wqe(struct uroce_eng_qp *qp)
 		return false;
 	qp->resp.wqe = *r;
 	qp->resp.has_wqe = true;
-	qp->resp.wqe_from_srq = qp->init.srq != NULL;
+	qp->resp.wqe_srq = srq;
 	rq_pop(rq);
 	return true;
 }
@@ -256,7 +266,7 @@ take_wqe(struct uroce_eng_qp *qp)
 static struct uroce_eng_pd *
 wqe_pd(struct uroce_eng_qp *qp)
 {
-	return qp->resp.wqe_from_srq ? qp->init.srq->pd : qp->pd;
+	return qp->resp.wqe_srq != NULL ? qp->resp.wqe_srq->pd : qp->pd;
 }
 
 static void
@@ -264,7 +274,7 @@ recv_complete(struct uroce_eng_qp *qp, struct uroce_eng_wc *wc)
 {
 	wc->wr_id = qp->resp.wqe.wr_id;
 	wc->qp_num = qp->qpn;
-	cq_push(qp->init.recv_cq, wc);
+	cq_push(resp_wqe_cq(qp), wc);
 	qp->resp.has_wqe = false;
 	qp->resp.offset = 0;
 }
@@ -273,14 +283,21 @@ recv_complete(struct uroce_eng_qp *qp, struct uroce_eng_wc *wc)
  * An R_Key may name a memory window (IBA 10.6.7.2): its binding is copied
  * into @p snap, which the result then points to. */
 static struct uroce_eng_mr *
-rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access,
-	   struct uroce_eng_mr *snap)
+rkey_check_pd(struct uroce_eng_qp *qp, struct uroce_eng_pd *pd, uint32_t rkey, uint64_t va,
+	      uint64_t len, int access, struct uroce_eng_mr *snap)
 {
 	struct uroce_eng_mr *mr = rkey_lookup(qp, rkey, snap);
 
-	if (mr == NULL || mr->pd != qp->pd || !uroce_eng_mr_check(mr, va, len, access))
+	if (mr == NULL || pd == NULL || mr->pd != pd || !uroce_eng_mr_check(mr, va, len, access))
 		return NULL;
 	return mr;
+}
+
+static struct uroce_eng_mr *
+rkey_check(struct uroce_eng_qp *qp, uint32_t rkey, uint64_t va, uint64_t len, int access,
+	   struct uroce_eng_mr *snap)
+{
+	return rkey_check_pd(qp, resp_pd(qp), rkey, va, len, access, snap);
 }
 
 /* The MSN of an ACK or NAK is the one reached when it was queued (IBA
@@ -427,7 +444,7 @@ check_psn_rc(struct resp_ctx *c)
 {
 	int32_t d = uroce_psn_diff(c->pkt->psn, c->qp->resp.epsn);
 
-	return d > 0 ? RESP_OUT_OF_SEQ : d < 0 ? RESP_DUPLICATE : RESP_CHECK_OP_SEQ;
+	return d > 0 ? RESP_OUT_OF_SEQ : d < 0 ? RESP_DUPLICATE : RESP_CHECK_XRC;
 }
 
 /* IBA 9.8.3 (UC): a PSN gap loses the message in progress; the responder
@@ -548,6 +565,32 @@ resp_duplicate(struct resp_ctx *c)
 	return RESP_EXIT;
 }
 
+/*
+ * IBA 1.2 XRC: a request to an XRC TGT QP names in its XRCETH the XRC SRQ
+ * that receives it, and whose PD its R_Keys must belong to. That SRQ must
+ * exist and belong to the TGT QP's XRC domain; otherwise it is an XRC
+ * domain violation, NAKed as a remote access error (the TGT QP goes to
+ * ERR, the requester completes with REM_ACCESS_ERR). A SEND's later
+ * packets are placed in the WQE its first packet took.
+ */
+static enum resp_st
+resp_check_xrc(struct resp_ctx *c)
+{
+	struct uroce_eng_qp *qp = c->qp;
+	struct uroce_eng_srq *srq;
+
+	if (qp->init.qp_type != UROCE_QPT_XRC_RECV)
+		return RESP_CHECK_OP_SEQ;
+	srq = eng_xsrq_of(qp->eng, uroce_xrceth_srqn(c->pkt->bth + c->pkt->info->off_xrceth));
+	qp->resp.xsrq = NULL;
+	if (srq == NULL || srq->xrcd != qp->init.xrcd) {
+		QP_CNT(qp, RESP_XRC_DOMAIN_ERR);
+		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_XRC_SRQ);
+	}
+	qp->resp.xsrq = srq;
+	return RESP_CHECK_OP_SEQ;
+}
+
 /* IBA 9.7.5.1 (opcode sequence, C9-85): inside a message only its MIDDLE or
  * LAST may follow; outside one, only a FIRST or ONLY (or a READ/ATOMIC). */
 static enum resp_st
@@ -662,7 +705,7 @@ check_flush(struct resp_ctx *c)
 		return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_FLUSH_TYPE);
 	if (uroce_feth_level(feth) == UROCE_FLUSH_MR) {
 		mr = rkey_lookup(qp, uroce_reth_rkey(h), &c->win);
-		if (mr == NULL || mr->pd != qp->pd)
+		if (mr == NULL || mr->pd != resp_pd(qp))
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_RKEY);
 		if ((mr->access & need) != need)
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_FLUSH_TYPE);
@@ -876,6 +919,7 @@ resp_exec_read(struct resp_ctx *c)
 	res->cur_va = res->va;
 	res->resid = len;
 	res->sub_len = len;
+	res->pd = resp_pd(qp);
 	queue_res(qp, (uint32_t)slot);
 	QP_CNT(qp, RX_READ_REQUESTS);
 	rd_atomic_accepted(qp, res, uroce_psn_add(res->last_psn, 1));
@@ -1116,6 +1160,7 @@ static const resp_step_fn resp_steps[RESP_NUM_STATES] = {
 	[RESP_CHECK_PSN] = resp_check_psn,
 	[RESP_OUT_OF_SEQ] = resp_out_of_seq,
 	[RESP_DUPLICATE] = resp_duplicate,
+	[RESP_CHECK_XRC] = resp_check_xrc,
 	[RESP_CHECK_OP_SEQ] = resp_check_op_seq,
 	[RESP_CHECK_LENGTH] = resp_check_length,
 	[RESP_CHECK_QP_ACCESS] = resp_check_qp_access,
@@ -1223,7 +1268,7 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		.qp = qp,
 		.pkt = pkt,
 		.mask = pkt->info->mask,
-		.rc = qp->init.qp_type == UROCE_QPT_RC,
+		.rc = qpt_reliable(qp->init.qp_type),
 		.err = RERR_NONE,
 	};
 	enum resp_st st = RESP_CHECK_PSN;
@@ -1236,6 +1281,13 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		st = resp_steps[st](&c);
 }
 
+/* Responses of an XRC TGT QP carry the XRC prefix (IBA 1.2 XRC). */
+static uint8_t
+resp_svc(const struct uroce_eng_qp *qp)
+{
+	return qp->init.qp_type == UROCE_QPT_XRC_RECV ? UROCE_SVC_XRC : UROCE_SVC_RC;
+}
+
 static bool
 send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn)
 {
@@ -1246,7 +1298,7 @@ send_ack(struct uroce_eng_qp *qp, uint8_t syn, uint32_t psn, uint32_t msn)
 
 	memset(&bth, 0, sizeof(bth));
 	memset(&ext, 0, sizeof(ext));
-	bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_ACKNOWLEDGE);
+	bth.opcode = UROCE_OPCODE(resp_svc(qp), UROCE_OP_ACKNOWLEDGE);
 	bth.pkey = UROCE_DEFAULT_PKEY;
 	bth.migreq = true;
 	bth.dqpn = qp->attr.dest_qp_num;
@@ -1298,8 +1350,8 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 		*done = last;
 		if (paylen > 0) {
 			/* The MR may have gone since the request was checked. */
-			mr = rkey_check(qp, res->rkey, res->cur_va, paylen,
-					UROCE_ACCESS_REMOTE_READ, &win);
+			mr = rkey_check_pd(qp, res->pd, res->rkey, res->cur_va, paylen,
+					   UROCE_ACCESS_REMOTE_READ, &win);
 			if (mr == NULL) {
 				uint32_t i;
 
@@ -1319,7 +1371,7 @@ send_response(struct uroce_eng_qp *qp, struct rd_res *res, bool *done)
 			}
 		}
 	}
-	bth.opcode = UROCE_OPCODE(UROCE_SVC_RC, op);
+	bth.opcode = UROCE_OPCODE(resp_svc(qp), op);
 	buf = eng_tx_prepare(qp, &bth, &ext, paylen, &hdr_len);
 	if (buf == NULL) {
 		*done = false;

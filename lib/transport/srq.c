@@ -90,14 +90,31 @@ uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_at
 	struct uroce_eng_srq *srq;
 	struct uroce_eng *eng;
 
+	uint32_t idx = 0, i;
+
 	if (pd == NULL || attr == NULL || attr->max_wr == 0 || attr->max_wr > UROCE_MAX_QP_WR ||
 	    attr->max_sge > UROCE_MAX_SGE) {
 		errno = EINVAL;
 		return NULL;
 	}
 	eng = attr->eng != NULL ? attr->eng : pd->home;
-	if (eng->dev != pd->dev) {
+	/* An XRC SRQ completes to its own CQ, which must be on its engine
+	 * (one worker writes it). */
+	if (eng->dev != pd->dev ||
+	    (attr->xrcd != 0 && (attr->cq == NULL || attr->cq->eng != eng))) {
 		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; attr->xrcd != 0 && i < UROCE_MAX_XRC_SRQ - 1; i++) {
+		uint32_t c = 1 + (eng->xsrq_next + i) % (UROCE_MAX_XRC_SRQ - 1);
+
+		if (eng->xsrqs[c] == NULL) {
+			idx = c;
+			break;
+		}
+	}
+	if (attr->xrcd != 0 && idx == 0) {
+		errno = ENOMEM;
 		return NULL;
 	}
 	srq = calloc(1, sizeof(*srq));
@@ -113,9 +130,42 @@ uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_at
 	srq->eng = eng;
 	srq->pd = pd;
 	srq->context = attr->srq_context;
+	if (attr->xrcd != 0) {
+		srq->xrcd = attr->xrcd;
+		srq->cq = attr->cq;
+		srq->cq->refs++;
+		srq->srqn = eng->qpn_base | idx;
+		eng->xsrqs[idx] = srq;
+		eng->xsrq_next = idx;
+	}
 	__atomic_fetch_add(&pd->refs, 1, __ATOMIC_RELAXED);
 	TAILQ_INSERT_TAIL(&eng->srqs, srq, link);
 	return srq;
+}
+
+/* TGT QPs forget an XRC SRQ that goes away: a receive WQE taken from it for
+ * a message in progress goes with it (the consumer destroyed the queue it
+ * was posted to), so the rest of that message finds no WQE. */
+static void
+xsrq_forget(struct uroce_eng_srq *srq)
+{
+	struct uroce_eng *eng = srq->eng;
+	uint32_t i;
+
+	for (i = UROCE_FIRST_USER_QPN; i < UROCE_MAX_QP; i++) {
+		struct uroce_eng_qp *qp = eng->qps[i];
+
+		if (qp == NULL || qp->init.qp_type != UROCE_QPT_XRC_RECV)
+			continue;
+		if (qp->resp.wqe_srq == srq) {
+			qp->resp.has_wqe = false;
+			qp->resp.wqe_srq = NULL;
+		}
+		if (qp->resp.xsrq == srq)
+			qp->resp.xsrq = NULL;
+	}
+	eng->xsrqs[srq->srqn & UROCE_QPN_INDEX_MASK] = NULL;
+	srq->cq->refs--;
 }
 
 int
@@ -125,6 +175,8 @@ uroce_eng_srq_destroy(struct uroce_eng_srq *srq)
 		return -EINVAL;
 	if (srq->refs != 0)
 		return -EBUSY;
+	if (srq->xrcd != 0)
+		xsrq_forget(srq);
 	__atomic_fetch_sub(&srq->pd->refs, 1, __ATOMIC_RELAXED);
 	TAILQ_REMOVE(&srq->eng->srqs, srq, link);
 	rq_fini(&srq->rq);
@@ -137,6 +189,12 @@ void *
 uroce_eng_srq_context(const struct uroce_eng_srq *srq)
 {
 	return srq->context;
+}
+
+uint32_t
+uroce_eng_srq_num(const struct uroce_eng_srq *srq)
+{
+	return srq->srqn;
 }
 
 uint32_t

@@ -117,6 +117,10 @@ struct uroce_eng_srq {
 	struct rq rq;
 	uint32_t refs;
 	void *context;
+	/* XRC SRQ (IBA 1.2): its domain (0: a plain SRQ), number and CQ */
+	uint32_t xrcd;
+	uint32_t srqn;
+	struct uroce_eng_cq *cq;
 };
 
 /* Send WQE state. */
@@ -197,6 +201,7 @@ struct rd_res {
 	uint64_t cur_va;
 	uint32_t resid;
 	uint32_t sub_len;       /* length of the (sub-)request being answered */
+	struct uroce_eng_pd *pd; /* whose R_Keys a READ is answered from (XRC: the SRQ's) */
 };
 
 enum resp_nak_state {
@@ -214,8 +219,10 @@ struct resp_state {
 	bool uc_drop;           /* UC: dropping until the next FIRST/ONLY */
 	/* current SEND */
 	bool has_wqe;
-	bool wqe_from_srq;
+	struct uroce_eng_srq *wqe_srq;  /* the SRQ the WQE came from, NULL: own RQ */
 	struct rwqe wqe;
+	/* XRC TGT: the XRC SRQ the request being processed names (XRCETH) */
+	struct uroce_eng_srq *xsrq;
 	uint32_t offset;
 	/* current WRITE */
 	uint32_t w_rkey;
@@ -344,9 +351,13 @@ struct uroce_eng {
 	/* every CQ and SRQ, so uroce_eng_destroy() frees them */
 	TAILQ_HEAD(, uroce_eng_cq) cqs;
 	TAILQ_HEAD(, uroce_eng_srq) srqs;
+	/* XRC SRQs by number index (IBA 1.2 XRC; numbers as QPNs: qpn_base | i) */
+	struct uroce_eng_srq *xsrqs[UROCE_MAX_XRC_SRQ];
+	uint32_t xsrq_next;
 };
 
 _Static_assert(UROCE_MAX_QP <= (1u << UROCE_QPN_LOCAL_BITS), "QP index fits below the engine bits");
+_Static_assert(UROCE_MAX_XRC_SRQ <= (1u << UROCE_QPN_LOCAL_BITS), "SRQ index fits too");
 
 /* The QPN bits that index a QP within its engine. */
 #define UROCE_QPN_INDEX_MASK ((1u << UROCE_QPN_LOCAL_BITS) - 1)
@@ -360,6 +371,26 @@ eng_qp_of(const struct uroce_eng *eng, uint32_t qpn)
 	if (unlikely((qpn & ~UROCE_QPN_INDEX_MASK) != eng->qpn_base || idx >= UROCE_MAX_QP))
 		return NULL;
 	return eng->qps[idx];
+}
+
+/* The XRC SRQ numbered @p srqn on @p eng, or NULL (another engine's, none). */
+static inline struct uroce_eng_srq *
+eng_xsrq_of(const struct uroce_eng *eng, uint32_t srqn)
+{
+	uint32_t idx = srqn & UROCE_QPN_INDEX_MASK;
+
+	if (unlikely((srqn & ~UROCE_QPN_INDEX_MASK) != eng->qpn_base || idx == 0 ||
+		     idx >= UROCE_MAX_XRC_SRQ))
+		return NULL;
+	return eng->xsrqs[idx];
+}
+
+/* Reliable services: RC, and XRC's initiator and target (IBA 1.2 XRC is RC
+ * with a shared receive side). */
+static inline bool
+qpt_reliable(enum uroce_qp_type t)
+{
+	return t == UROCE_QPT_RC || t == UROCE_QPT_XRC_SEND || t == UROCE_QPT_XRC_RECV;
 }
 
 /* Per-QP counter bump. Engine totals are the sum (uroce_eng_counter). */
@@ -455,6 +486,7 @@ uint32_t pow2_ceil(uint32_t v);
 #define QP_ERR_REPORTED (-1)
 void qp_to_err(struct uroce_eng_qp *qp, int event);
 void qp_flush(struct uroce_eng_qp *qp);
+struct uroce_eng_cq *resp_wqe_cq(const struct uroce_eng_qp *qp);
 void sq_flush(struct uroce_eng_qp *qp);
 void qp_check_drained(struct uroce_eng_qp *qp);
 static inline bool

@@ -607,9 +607,18 @@ struct uroce_eng_srq_init_attr {
 	uint32_t max_sge;
 	void *srq_context;
 	struct uroce_eng *eng;   /**< engine that owns it; NULL: the PD's own engine */
+	/**
+	 * Non-zero: an XRC SRQ of this XRC domain (IBA 1.2 XRC). It gets an
+	 * SRQ number (uroce_eng_srq_num()) that XRC requests name, its
+	 * receives complete to @c cq (required, of the same engine), and TGT
+	 * QPs of the same domain take receives from it.
+	 */
+	uint32_t xrcd;
+	struct uroce_eng_cq *cq;
 };
 
-/** Create a shared receive queue. @return the SRQ, or NULL with errno EINVAL/ENOMEM. */
+/** Create a shared receive queue. @return the SRQ, or NULL with errno EINVAL (bad
+ * sizes, an XRC SRQ without a CQ of its engine) or ENOMEM (also: out of XRC SRQ numbers). */
 struct uroce_eng_srq *uroce_eng_srq_create(struct uroce_eng_pd *pd,
 					   const struct uroce_eng_srq_init_attr *attr);
 
@@ -618,6 +627,15 @@ int uroce_eng_srq_destroy(struct uroce_eng_srq *srq);
 
 /** The srq_context given at creation. */
 void *uroce_eng_srq_context(const struct uroce_eng_srq *srq);
+
+/** The XRC SRQ number of @p srq (engine bits | index, like a QPN); 0 for a plain SRQ. */
+uint32_t uroce_eng_srq_num(const struct uroce_eng_srq *srq);
+
+/**
+ * The XRC SRQ whose receive queue a TGT QP's responder needs now (the
+ * rq_refill hook of an XRC_RECV QP asks this), or NULL.
+ */
+struct uroce_eng_srq *uroce_eng_qp_xrc_srq(const struct uroce_eng_qp *qp);
 
 /** Receive WQEs an SRQ holds. */
 uint32_t uroce_eng_srq_count(const struct uroce_eng_srq *srq);
@@ -647,6 +665,13 @@ struct uroce_eng_qp_init_attr {
 	struct uroce_eng_qp_cap cap;
 	enum uroce_qp_type qp_type;
 	bool sq_sig_all;            /**< every send WR is signaled */
+	/**
+	 * XRC_RECV (TGT) QPs only: the XRC domain, and the engine (no CQs,
+	 * no queues: requests take receives from the domain's XRC SRQs).
+	 * XRC_SEND (INI) QPs have a send queue only.
+	 */
+	uint32_t xrcd;
+	struct uroce_eng *eng;
 };
 
 /** QP attributes (ibv_qp_attr), with the address vector inline. */

@@ -63,6 +63,12 @@ struct uroce_context;
 struct uroce_cq;
 struct uroce_srq;
 
+/** XRC domain (ibv_xrcd, IBA 1.2 XRC; read-only for users). */
+struct uroce_xrcd {
+	struct uroce_context *context;
+	uint32_t handle; /**< daemon handle */
+};
+
 /** Protection domain. */
 struct uroce_pd {
 	struct uroce_context *context;
@@ -169,7 +175,10 @@ struct uroce_qp_init_attr {
 	 * max_recv_sge are ignored and uroce_post_recv() is refused), or NULL. */
 	struct uroce_srq *srq;
 	struct uroce_qp_cap cap;   /**< in: requested; out: actual */
-	uint32_t qp_type;          /**< UROCE_QPT_RC, UROCE_QPT_UC or UROCE_QPT_UD */
+	/** UROCE_QPT_RC, _UC, _UD, or _XRC_SEND (an XRC initiator: no receive
+	 * queue, no SRQ; recv_cq may be NULL). XRC_RECV QPs are created with
+	 * uroce_create_xrc_tgt_qp(). */
+	uint32_t qp_type;
 	bool sq_sig_all;
 };
 
@@ -253,6 +262,7 @@ struct uroce_srq {
 	void *srq_context;
 	uint32_t handle; /**< daemon handle */
 	struct uroce_srq_priv *priv;
+	uint32_t srq_num; /**< XRC SRQ: its number (ibv_get_srq_num); 0 otherwise */
 };
 
 /** An asynchronous event (ibv_async_event). */
@@ -331,6 +341,9 @@ struct uroce_send_wr {
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
+	/** XRC_SEND QPs only (LIBUROCE_1.2): the remote XRC SRQ's number
+	 * (ibv_send_wr.qp_type.xrc.remote_srqn); not read for other QPs. */
+	uint32_t xrc_remote_srqn;
 };
 
 /** Receive work request (ibv_recv_wr). */
@@ -577,6 +590,41 @@ int uroce_destroy_ah(struct uroce_ah *ah);
  *   doorbell), ENOMEM, ENOTCONN, ETIMEDOUT.
  */
 struct uroce_srq *uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init);
+
+/**
+ * Open a new XRC domain (ibv_open_xrcd, IBA 1.2 XRC; LIBUROCE_1.2). It is this
+ * context's: the daemon never shares one between processes.
+ * @return the domain, or NULL with errno EOPNOTSUPP (daemon before ABI 1.7),
+ *   ENOMEM, ENOTCONN.
+ */
+struct uroce_xrcd *uroce_open_xrcd(struct uroce_context *ctx);
+
+/**
+ * Close an XRC domain (ibv_close_xrcd).
+ * @return 0, -EBUSY (a TGT QP or XRC SRQ is still in it), -EINVAL, -ENOTCONN.
+ */
+int uroce_close_xrcd(struct uroce_xrcd *xrcd);
+
+/**
+ * Create an XRC SRQ (ibv_create_srq_ex with IBV_SRQT_XRC; LIBUROCE_1.2) of
+ * @p pd in @p xrcd, whose receives complete to @p cq; srq_num is what a
+ * remote XRC initiator names. Post to it with uroce_post_srq_recv().
+ * @return the SRQ, or NULL with errno EINVAL (as uroce_create_srq(), or
+ *   objects of another context), EXDEV (the CQ runs on another worker than
+ *   the domain: give the SRQ its own CQ), EOPNOTSUPP (daemon before ABI
+ *   1.7), ENOMEM, ENOTCONN.
+ */
+struct uroce_srq *uroce_create_xrc_srq(struct uroce_pd *pd, struct uroce_xrcd *xrcd,
+				       struct uroce_cq *cq, struct uroce_srq_init_attr *init);
+
+/**
+ * Create an XRC target QP (IBV_QPT_XRC_RECV; LIBUROCE_1.2) in @p xrcd: no
+ * CQs, no queues, no PD; modify it like an RC QP (the send-side attributes
+ * are optional). Requests to it land in the domain's XRC SRQs.
+ * @return the QP (pd, send_cq, recv_cq NULL), or NULL with errno EINVAL,
+ *   EOPNOTSUPP (daemon before ABI 1.7), ENOMEM, ENOTCONN.
+ */
+struct uroce_qp *uroce_create_xrc_tgt_qp(struct uroce_xrcd *xrcd, void *qp_context);
 
 /**
  * Modify an SRQ (ibv_modify_srq). UROCE_SRQ_LIMIT arms the SRQ limit: the

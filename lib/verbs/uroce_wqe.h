@@ -47,6 +47,18 @@ uroce_wqe_start(struct uroce_shm_send_wqe *w, const struct uroce_qp *qp, uint64_
 	w->wr_id = wr_id;
 	w->opcode = (uint8_t)opcode;
 	w->send_flags = (uint16_t)(flags & ~UROCE_SEND_INLINE);
+	w->xrc_remote_srqn = 0;
+	return 0;
+}
+
+/** XRC_SEND QPs: the remote XRC SRQ the request goes to (IBA 1.2 XRC).
+ * @return 0, or -EINVAL if it does not fit the XRCETH's 24 bits. */
+static inline int
+uroce_wqe_set_xrc_srqn(struct uroce_shm_send_wqe *w, uint32_t srqn)
+{
+	if (srqn > 0xFFFFFFu)
+		return -EINVAL;
+	w->xrc_remote_srqn = srqn;
 	return 0;
 }
 

@@ -696,10 +696,34 @@ uroce_query_gid_ex(struct uroce_context *c, uint8_t port, int index, uint8_t gid
 /* PD, buffers, MR                                                           */
 /* ------------------------------------------------------------------------ */
 
+/* A daemon object that is only a handle (a PD, an XRC domain), asked for
+ * with @p type (no body). @return the handle in @p handle, 0 or -errno. */
+static int
+handle_new(struct uroce_context *c, uint16_t type, uint32_t *handle)
+{
+	struct uroce_shm_msg_handle r;
+	int rc = rpc(c, type, NULL, 0, -1, &r, sizeof(r), NULL);
+
+	if (rc == 0)
+		*handle = r.handle;
+	return rc;
+}
+
+/* Release @p handle with @p type; free @p obj once the daemon's object is
+ * gone (or the daemon is). */
+static int
+handle_release(struct uroce_context *c, uint16_t type, uint32_t handle, void *obj)
+{
+	int rc = rpc_handle(c, type, handle);
+
+	if (rc == 0 || rc == -ENOTCONN)
+		free(obj);
+	return rc;
+}
+
 struct uroce_pd *
 uroce_alloc_pd(struct uroce_context *c)
 {
-	struct uroce_shm_msg_handle r;
 	struct uroce_pd *pd;
 	int rc;
 
@@ -710,28 +734,51 @@ uroce_alloc_pd(struct uroce_context *c)
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL)
 		return NULL;
-	rc = rpc(c, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, -1, &r, sizeof(r), NULL);
+	rc = handle_new(c, UROCE_SHM_MSG_ALLOC_PD, &pd->handle);
 	if (rc != 0) {
 		free(pd);
 		errno = -rc;
 		return NULL;
 	}
 	pd->context = c;
-	pd->handle = r.handle;
 	return pd;
 }
 
 int
 uroce_dealloc_pd(struct uroce_pd *pd)
 {
+	return pd == NULL ? -EINVAL :
+	       handle_release(pd->context, UROCE_SHM_MSG_DEALLOC_PD, pd->handle, pd);
+}
+
+struct uroce_xrcd *
+uroce_open_xrcd(struct uroce_context *c)
+{
+	struct uroce_xrcd *x;
 	int rc;
 
-	if (pd == NULL)
-		return -EINVAL;
-	rc = rpc_handle(pd->context, UROCE_SHM_MSG_DEALLOC_PD, pd->handle);
-	if (rc == 0 || rc == -ENOTCONN)
-		free(pd);
-	return rc;
+	if (c == NULL || (c->daemon_minor < 7 && !c->fatal)) {
+		errno = c == NULL ? EINVAL : EOPNOTSUPP;
+		return NULL;
+	}
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return NULL;
+	rc = handle_new(c, UROCE_SHM_MSG_OPEN_XRCD, &x->handle);
+	if (rc != 0) {
+		free(x);
+		errno = -rc;
+		return NULL;
+	}
+	x->context = c;
+	return x;
+}
+
+int
+uroce_close_xrcd(struct uroce_xrcd *x)
+{
+	return x == NULL ? -EINVAL :
+	       handle_release(x->context, UROCE_SHM_MSG_CLOSE_XRCD, x->handle, x);
 }
 
 struct uroce_ah *
@@ -1449,12 +1496,21 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	struct uroce_qp_priv *pv;
 	int rc, fd = -1;
 
-	if (pd == NULL || init == NULL || init->send_cq == NULL || init->recv_cq == NULL ||
-	    init->send_cq->context != pd->context || init->recv_cq->context != pd->context ||
-	    (init->srq != NULL && init->srq->context != pd->context)) {
+	struct uroce_cq *rcq;
+	bool no_rq;
+
+	/* IBA 1.2 XRC: an initiator has no receive side; its recv_cq may be
+	 * NULL (the daemon takes the send CQ's handle, never used). */
+	rcq = init != NULL && init->qp_type == UROCE_QPT_XRC_SEND && init->recv_cq == NULL ?
+	      init->send_cq : init != NULL ? init->recv_cq : NULL;
+	if (pd == NULL || init == NULL || init->send_cq == NULL || rcq == NULL ||
+	    init->send_cq->context != pd->context || rcq->context != pd->context ||
+	    (init->srq != NULL && init->srq->context != pd->context) ||
+	    init->qp_type == UROCE_QPT_XRC_RECV) {
 		errno = EINVAL;
 		return NULL;
 	}
+	no_rq = init->srq != NULL || init->qp_type == UROCE_QPT_XRC_SEND;
 	c = pd->context;
 	qp = calloc(1, sizeof(*qp));
 	pv = calloc(1, sizeof(*pv));
@@ -1463,7 +1519,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	memset(&q, 0, sizeof(q));
 	q.pd_handle = pd->handle;
 	q.send_cq = init->send_cq->handle;
-	q.recv_cq = init->recv_cq->handle;
+	q.recv_cq = rcq->handle;
 	q.srq_handle = init->srq != NULL ? init->srq->handle : UROCE_SHM_HANDLE_NONE;
 	q.qp_type = init->qp_type;
 	q.sq_sig_all = init->sq_sig_all ? 1 : 0;
@@ -1478,17 +1534,17 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
 	if (rc != 0)
 		goto fail_daemon;
-	/* With an SRQ there is no receive ring: rq_offset is 0. */
+	/* With an SRQ (or none: XRC) there is no receive ring: rq_offset is 0. */
 	if (r.sq_offset >= pv->seg.size || r.rq_offset >= pv->seg.size ||
-	    (r.rq_offset == 0) != (init->srq != NULL) || r.rq_offset < r.sq_offset ||
+	    (r.rq_offset == 0) != no_rq || (!no_rq && r.rq_offset < r.sq_offset) ||
 	    r.db_block >= c->n_db_blocks || r.db_slot >= UROCE_SHM_DB_SLOTS) {
 		rc = -EPROTO;
 		goto fail_seg;
 	}
 	rc = uroce_shm_ring_attach(&pv->sq, (uint8_t *)pv->seg.addr + r.sq_offset,
-				   (init->srq != NULL ? pv->seg.size : r.rq_offset) - r.sq_offset,
+				   (no_rq ? pv->seg.size : r.rq_offset) - r.sq_offset,
 				   UROCE_SHM_RING_PRODUCER, 0);
-	if (rc == 0 && init->srq == NULL)
+	if (rc == 0 && !no_rq)
 		rc = uroce_shm_ring_attach(&pv->rq, (uint8_t *)pv->seg.addr + r.rq_offset,
 					   pv->seg.size - r.rq_offset, UROCE_SHM_RING_PRODUCER, 0);
 	if (rc != 0)
@@ -1502,7 +1558,7 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	qp->context = c;
 	qp->pd = pd;
 	qp->send_cq = init->send_cq;
-	qp->recv_cq = init->recv_cq;
+	qp->recv_cq = rcq;
 	qp->qp_context = init->qp_context;
 	qp->handle = r.qp_handle;
 	qp->qp_num = r.qp_num;
@@ -1515,6 +1571,64 @@ uroce_create_qp(struct uroce_pd *pd, struct uroce_qp_init_attr *init)
 	qp->priv = pv;
 	qp->srq = init->srq;
 	init->cap = qp->cap;
+	return qp;
+fail_seg:
+	uroce_shm_segment_unmap(&pv->seg);
+fail_daemon:
+	rpc_handle(c, UROCE_SHM_MSG_DESTROY_QP, r.qp_handle);
+fail:
+	free(pv);
+	free(qp);
+	errno = -rc;
+	return NULL;
+}
+
+struct uroce_qp *
+uroce_create_xrc_tgt_qp(struct uroce_xrcd *xrcd, void *qp_context)
+{
+	struct uroce_shm_msg_create_qp_req q;
+	struct uroce_shm_msg_create_qp_resp r;
+	struct uroce_context *c;
+	struct uroce_qp *qp;
+	struct uroce_qp_priv *pv;
+	int rc, fd = -1;
+
+	if (xrcd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	c = xrcd->context;
+	qp = calloc(1, sizeof(*qp));
+	pv = calloc(1, sizeof(*pv));
+	if (!both_allocated(qp, pv))
+		return NULL;
+	memset(&q, 0, sizeof(q));
+	q.pd_handle = xrcd->handle;
+	q.send_cq = UROCE_SHM_HANDLE_NONE;
+	q.recv_cq = UROCE_SHM_HANDLE_NONE;
+	q.srq_handle = UROCE_SHM_HANDLE_NONE;
+	q.qp_type = UROCE_QPT_XRC_RECV;
+	rc = rpc(c, UROCE_SHM_MSG_CREATE_QP, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (rc != 0)
+		goto fail;
+	/* The segment holds a send ring nothing posts to: it is only mapped,
+	 * so that a TGT QP is torn down like any other. */
+	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
+	if (rc != 0)
+		goto fail_daemon;
+	rc = reg_add(c, r.qp_handle, HK_QP, qp);
+	if (rc != 0)
+		goto fail_seg;
+	pthread_mutex_init(&pv->sq_lock, NULL);
+	pthread_mutex_init(&pv->rq_lock, NULL);
+	db_ref_init(&pv->db, c, r.db_block < c->n_db_blocks ? r.db_block : 0,
+		    r.db_slot < UROCE_SHM_DB_SLOTS ? r.db_slot : 0);
+	qp->context = c;
+	qp->qp_context = qp_context;
+	qp->handle = r.qp_handle;
+	qp->qp_num = r.qp_num;
+	qp->qp_type = UROCE_QPT_XRC_RECV;
+	qp->priv = pv;
 	return qp;
 fail_seg:
 	uroce_shm_segment_unmap(&pv->seg);
@@ -1655,6 +1769,8 @@ wqe_fill(const struct uroce_qp *qp, const struct uroce_send_wr *wr, struct uroce
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
 	rc = uroce_wqe_start(w, qp, wr->wr_id, wr->opcode, wr->send_flags);
+	if (rc == 0 && qp->qp_type == UROCE_QPT_XRC_SEND)
+		rc = uroce_wqe_set_xrc_srqn(w, wr->xrc_remote_srqn);
 	if (rc != 0)
 		return rc;
 	uroce_wqe_set_imm(w, wr->imm_data);
@@ -1705,6 +1821,9 @@ static int
 post_check(const struct uroce_qp *qp, bool have_wr)
 {
 	if (qp == NULL || !have_wr)
+		return -EINVAL;
+	/* An XRC TGT QP has no queues (IBA 1.2 XRC). */
+	if (qp->qp_type == UROCE_QPT_XRC_RECV)
 		return -EINVAL;
 	return qp->context->fatal ? -ENOTCONN : 0;
 }
@@ -1802,8 +1921,10 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 	int rc;
 
 	rc = post_check(qp, wr != NULL);
-	if (rc == 0 && qp->srq != NULL)
-		rc = -EINVAL; /* its receives come from the SRQ (uroce_post_srq_recv) */
+	/* Its receives come from the SRQ (uroce_post_srq_recv); XRC QPs have
+	 * no receive queue (IBA 1.2 XRC). */
+	if (rc == 0 && (qp->srq != NULL || qp->priv->rq.hdr == NULL))
+		rc = -EINVAL;
 	if (rc != 0) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -1817,10 +1938,14 @@ uroce_post_recv(struct uroce_qp *qp, struct uroce_recv_wr *wr, struct uroce_recv
 /* SRQ                                                                       */
 /* ------------------------------------------------------------------------ */
 
-struct uroce_srq *
-uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
+/* CREATE_SRQ, or CREATE_XRC_SRQ when @p xrcd is given (its answer carries
+ * the SRQ number after CREATE_SRQ's). */
+static struct uroce_srq *
+srq_create(struct uroce_pd *pd, struct uroce_xrcd *xrcd, struct uroce_cq *cq,
+	   struct uroce_srq_init_attr *init)
 {
-	struct uroce_shm_msg_create_srq_req q;
+	struct uroce_shm_msg_create_xrc_srq_req q;
+	struct uroce_shm_msg_create_xrc_srq_resp xr;
 	struct uroce_shm_msg_create_srq_resp r;
 	struct uroce_context *c;
 	struct uroce_srq_priv *pv;
@@ -1828,12 +1953,14 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	int rc, fd = -1;
 
 	if (pd == NULL || init == NULL || init->attr.max_wr == 0 ||
-	    init->attr.max_wr > UROCE_MAX_QP_WR || init->attr.max_sge > UROCE_MAX_SGE) {
+	    init->attr.max_wr > UROCE_MAX_QP_WR || init->attr.max_sge > UROCE_MAX_SGE ||
+	    (xrcd != NULL && (cq == NULL || xrcd->context != pd->context ||
+			      cq->context != pd->context))) {
 		errno = EINVAL;
 		return NULL;
 	}
 	c = pd->context;
-	if (c->daemon_minor < 1 && !c->fatal) {
+	if (c->daemon_minor < (xrcd != NULL ? 7 : 1) && !c->fatal) {
 		errno = EOPNOTSUPP; /* shm ABI 1.0: an SRQ has no doorbell slot */
 		return NULL;
 	}
@@ -1842,11 +1969,23 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	if (!both_allocated(srq, pv))
 		return NULL;
 	memset(&q, 0, sizeof(q));
+	memset(&xr, 0, sizeof(xr));
 	q.pd_handle = pd->handle;
 	q.max_wr = init->attr.max_wr;
 	q.max_sge = init->attr.max_sge;
 	q.srq_limit = 0; /* ibv_create_srq ignores srq_limit: arm with modify */
-	rc = rpc(c, UROCE_SHM_MSG_CREATE_SRQ, &q, sizeof(q), -1, &r, sizeof(r), &fd);
+	if (xrcd != NULL) {
+		q.xrcd_handle = xrcd->handle;
+		q.cq_handle = cq->handle;
+		rc = rpc(c, UROCE_SHM_MSG_CREATE_XRC_SRQ, &q, sizeof(q), -1, &xr, sizeof(xr), &fd);
+		r = xr.srq;
+	} else {
+		struct uroce_shm_msg_create_srq_req sq = {
+			.pd_handle = q.pd_handle, .max_wr = q.max_wr, .max_sge = q.max_sge,
+		};
+
+		rc = rpc(c, UROCE_SHM_MSG_CREATE_SRQ, &sq, sizeof(sq), -1, &r, sizeof(r), &fd);
+	}
 	if (rc != 0)
 		goto fail;
 	rc = map_segment(&pv->seg, fd, (size_t)r.seg_size);
@@ -1873,6 +2012,7 @@ uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
 	srq->srq_context = init->srq_context;
 	srq->handle = r.srq_handle;
 	srq->priv = pv;
+	srq->srq_num = xr.srq_num;
 	init->attr.max_wr = r.max_wr;
 	init->attr.max_sge = r.max_sge;
 	init->attr.srq_limit = 0;
@@ -1886,6 +2026,23 @@ fail:
 	free(srq);
 	errno = -rc;
 	return NULL;
+}
+
+struct uroce_srq *
+uroce_create_srq(struct uroce_pd *pd, struct uroce_srq_init_attr *init)
+{
+	return srq_create(pd, NULL, NULL, init);
+}
+
+struct uroce_srq *
+uroce_create_xrc_srq(struct uroce_pd *pd, struct uroce_xrcd *xrcd, struct uroce_cq *cq,
+		     struct uroce_srq_init_attr *init)
+{
+	if (xrcd == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return srq_create(pd, xrcd, cq, init);
 }
 
 int
@@ -2126,8 +2283,8 @@ uroce_rq_begin(struct uroce_qp *qp)
 {
 	int rc = post_check(qp, true);
 
-	if (rc == 0 && qp->srq != NULL)
-		rc = -EINVAL; /* its receives come from the SRQ */
+	if (rc == 0 && (qp->srq != NULL || qp->priv->rq.hdr == NULL))
+		rc = -EINVAL; /* its receives come from the SRQ, or it has none (XRC) */
 	if (rc != 0)
 		return rc;
 	pthread_mutex_lock(&qp->priv->rq_lock);

@@ -47,6 +47,8 @@ uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
 		h[4] = 0;
 		uroce_put_be24(h + 5, ext->src_qp & UROCE_QPN_MASK);
 	}
+	if (oi->mask & UROCE_HDR_XRCETH)
+		uroce_put_be32(buf + oi->off_xrceth, ext->xrc_srqn & UROCE_QPN_MASK);
 	if (oi->mask & UROCE_HDR_FETH)
 		uroce_put_be32(buf + oi->off_feth, ext->feth);
 	if (oi->mask & UROCE_HDR_RETH) {

@@ -6,8 +6,9 @@
  * The declarative opcode table (IBA 9.2.1, table 35; RoCEv2 annex A17.9.3 for
  * the CNP). Each entry lists which extension headers follow the BTH; their
  * offsets and the total header length are derived from that list at compile
- * time, in the fixed order IBA gives them (9.2: DETH, RETH, AETH, AtomicETH,
- * AtomicAckETH, ImmDt, IETH; IBA 1.5 A19 puts the FETH before the RETH). Parsing, building and the transport's
+ * time, in the fixed order IBA gives them (9.2: DETH, XRCETH, RETH, AETH,
+ * AtomicETH, AtomicAckETH, ImmDt, IETH; IBA 1.5 A19 puts the FETH before the
+ * RETH). Parsing, building and the transport's
  * opcode-sequence checks all read this table; nothing else knows a layout.
  */
 
@@ -16,7 +17,8 @@
 #define LEN_IF(m, bit, len) (((m) & (bit)) ? (len) : 0)
 
 #define OFF_DETH(m)    UROCE_BTH_LEN
-#define OFF_FETH(m)    (OFF_DETH(m) + LEN_IF(m, UROCE_HDR_DETH, UROCE_DETH_LEN))
+#define OFF_XRCETH(m)  (OFF_DETH(m) + LEN_IF(m, UROCE_HDR_DETH, UROCE_DETH_LEN))
+#define OFF_FETH(m)    (OFF_XRCETH(m) + LEN_IF(m, UROCE_HDR_XRCETH, UROCE_XRCETH_LEN))
 #define OFF_RETH(m)    (OFF_FETH(m) + LEN_IF(m, UROCE_HDR_FETH, UROCE_FETH_LEN))
 #define OFF_AETH(m)    (OFF_RETH(m) + LEN_IF(m, UROCE_HDR_RETH, UROCE_RETH_LEN))
 #define OFF_ATMETH(m)  (OFF_AETH(m) + LEN_IF(m, UROCE_HDR_AETH, UROCE_AETH_LEN))
@@ -34,6 +36,7 @@
 		.mask = (m), \
 		.hdr_len = HDR_LEN(m), \
 		.off_deth = OFF(m, UROCE_HDR_DETH, OFF_DETH(m)), \
+		.off_xrceth = OFF(m, UROCE_HDR_XRCETH, OFF_XRCETH(m)), \
 		.off_feth = OFF(m, UROCE_HDR_FETH, OFF_FETH(m)), \
 		.off_reth = OFF(m, UROCE_HDR_RETH, OFF_RETH(m)), \
 		.off_aeth = OFF(m, UROCE_HDR_AETH, OFF_AETH(m)), \
@@ -100,10 +103,20 @@ _Static_assert(HDR_LEN(CNP) == 28, "BTH+16 reserved");
 _Static_assert(HDR_LEN(FLUSH_REQ) == 12 + 4 + 16, "BTH+FETH+RETH");
 _Static_assert(OFF_RETH(FLUSH_REQ) == 16, "RETH follows FETH");
 _Static_assert(HDR_LEN(ATOMIC_WRITE_REQ) == 28, "BTH+RETH");
+/* IBA 1.2 XRC: the XRCETH follows the BTH in every request. */
+#define X(m) ((m) | UROCE_HDR_XRCETH)
+_Static_assert(HDR_LEN(X(SEND_ONLY)) == 16, "BTH+XRCETH");
+_Static_assert(OFF_RETH(X(WRITE_ONLY_IMM)) == 16 && OFF_IMMDT(X(WRITE_ONLY_IMM)) == 32,
+	       "RETH follows XRCETH, ImmDt follows RETH");
+_Static_assert(OFF_ATMETH(X(ATOMIC_REQ)) == 16 && HDR_LEN(X(ATOMIC_REQ)) == 12 + 4 + 28,
+	       "BTH+XRCETH+AtomicETH");
+_Static_assert(OFF_FETH(X(FLUSH_REQ)) == 16 && OFF_RETH(X(FLUSH_REQ)) == 20,
+	       "BTH+XRCETH+FETH+RETH");
 
 #define RC(op) UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_##op)
 #define UC(op) UROCE_OPCODE(UROCE_SVC_UC, UROCE_OP_##op)
 #define UD(op) UROCE_OPCODE(UROCE_SVC_UD, UROCE_OP_##op)
+#define XRC(op) UROCE_OPCODE(UROCE_SVC_XRC, UROCE_OP_##op)
 
 const struct uroce_opcode_info uroce_opcode_table[256] = {
 	ENTRY(RC(SEND_FIRST), "RC SEND First", SEND_FIRST),
@@ -149,6 +162,36 @@ const struct uroce_opcode_info uroce_opcode_table[256] = {
 	ENTRY(UC(RDMA_WRITE_ONLY), "UC RDMA WRITE Only", WRITE_ONLY),
 	ENTRY(UC(RDMA_WRITE_ONLY_WITH_IMMEDIATE), "UC RDMA WRITE Only with Immediate",
 	      WRITE_ONLY_IMM),
+
+	/* XRC (IBA 1.2, 9.2.1): the RC operations; requests carry the XRCETH,
+	 * responses do not. */
+	ENTRY(XRC(SEND_FIRST), "XRC SEND First", X(SEND_FIRST)),
+	ENTRY(XRC(SEND_MIDDLE), "XRC SEND Middle", X(SEND_MIDDLE)),
+	ENTRY(XRC(SEND_LAST), "XRC SEND Last", X(SEND_LAST)),
+	ENTRY(XRC(SEND_LAST_WITH_IMMEDIATE), "XRC SEND Last with Immediate", X(SEND_LAST_IMM)),
+	ENTRY(XRC(SEND_ONLY), "XRC SEND Only", X(SEND_ONLY)),
+	ENTRY(XRC(SEND_ONLY_WITH_IMMEDIATE), "XRC SEND Only with Immediate", X(SEND_ONLY_IMM)),
+	ENTRY(XRC(RDMA_WRITE_FIRST), "XRC RDMA WRITE First", X(WRITE_FIRST)),
+	ENTRY(XRC(RDMA_WRITE_MIDDLE), "XRC RDMA WRITE Middle", X(WRITE_MIDDLE)),
+	ENTRY(XRC(RDMA_WRITE_LAST), "XRC RDMA WRITE Last", X(WRITE_LAST)),
+	ENTRY(XRC(RDMA_WRITE_LAST_WITH_IMMEDIATE), "XRC RDMA WRITE Last with Immediate",
+	      X(WRITE_LAST_IMM)),
+	ENTRY(XRC(RDMA_WRITE_ONLY), "XRC RDMA WRITE Only", X(WRITE_ONLY)),
+	ENTRY(XRC(RDMA_WRITE_ONLY_WITH_IMMEDIATE), "XRC RDMA WRITE Only with Immediate",
+	      X(WRITE_ONLY_IMM)),
+	ENTRY(XRC(RDMA_READ_REQUEST), "XRC RDMA READ Request", X(READ_REQUEST)),
+	ENTRY(XRC(RDMA_READ_RESPONSE_FIRST), "XRC RDMA READ Response First", READ_RESP_FIRST),
+	ENTRY(XRC(RDMA_READ_RESPONSE_MIDDLE), "XRC RDMA READ Response Middle", READ_RESP_MIDDLE),
+	ENTRY(XRC(RDMA_READ_RESPONSE_LAST), "XRC RDMA READ Response Last", READ_RESP_LAST),
+	ENTRY(XRC(RDMA_READ_RESPONSE_ONLY), "XRC RDMA READ Response Only", READ_RESP_ONLY),
+	ENTRY(XRC(ACKNOWLEDGE), "XRC Acknowledge", ACKNOWLEDGE),
+	ENTRY(XRC(ATOMIC_ACKNOWLEDGE), "XRC ATOMIC Acknowledge", ATOMIC_ACK),
+	ENTRY(XRC(COMPARE_SWAP), "XRC CmpSwap", X(ATOMIC_REQ)),
+	ENTRY(XRC(FETCH_ADD), "XRC FetchAdd", X(ATOMIC_REQ)),
+	ENTRY(XRC(SEND_LAST_WITH_INVALIDATE), "XRC SEND Last with Invalidate", X(SEND_LAST_INV)),
+	ENTRY(XRC(SEND_ONLY_WITH_INVALIDATE), "XRC SEND Only with Invalidate", X(SEND_ONLY_INV)),
+	ENTRY(XRC(FLUSH), "XRC FLUSH", X(FLUSH_REQ)),
+	ENTRY(XRC(ATOMIC_WRITE), "XRC ATOMIC WRITE", X(ATOMIC_WRITE_REQ)),
 
 	/* UD carries single-packet SENDs only (IBA 9.8.2). */
 	ENTRY(UD(SEND_ONLY), "UD SEND Only", UD_SEND_ONLY),

@@ -60,6 +60,7 @@ extern "C" {
 #define UROCE_IMMDT_LEN      4
 #define UROCE_IETH_LEN       4
 #define UROCE_FETH_LEN       4     /**< FLUSH extended transport header (IBA 1.5 A19) */
+#define UROCE_XRCETH_LEN     4     /**< XRC extended transport header (IBA 1.2, 9.3.4.1) */
 #define UROCE_CNP_RSVD_LEN   16    /**< reserved bytes after the BTH of a CNP */
 #define UROCE_ICRC_LEN       4
 
@@ -79,6 +80,7 @@ enum uroce_service {
 	UROCE_SVC_RD = 0x40, /**< not supported: parsed as bad_opcode */
 	UROCE_SVC_UD = 0x60,
 	UROCE_SVC_CNP = 0x80,
+	UROCE_SVC_XRC = 0xA0, /**< extended reliable connected (IBA 1.2, 9.2.1) */
 };
 
 /** Operation, the low five bits of the opcode. */
@@ -145,6 +147,7 @@ enum uroce_op {
 #define UROCE_HDR_FETH     (1u << 20) /**< FLUSH extended transport header */
 #define UROCE_F_FLUSH      (1u << 21) /**< FLUSH request (IBA 1.5 A19) */
 #define UROCE_F_ATOMIC_WRITE (1u << 22) /**< ATOMIC WRITE request (IBA 1.5 A19) */
+#define UROCE_HDR_XRCETH   (1u << 23) /**< XRC SRQ number: every XRC request (IBA 1.2) */
 
 /** One entry of the opcode table: the single source of truth for layout. */
 struct uroce_opcode_info {
@@ -154,6 +157,7 @@ struct uroce_opcode_info {
 	uint8_t hdr_len;      /**< BTH plus every extension header */
 	/** Offset from the start of the BTH of each extension header, 0 if absent. */
 	uint8_t off_deth;
+	uint8_t off_xrceth;
 	uint8_t off_feth;
 	uint8_t off_reth;
 	uint8_t off_aeth;
@@ -221,6 +225,8 @@ static inline uint32_t uroce_ieth_rkey(const uint8_t *h) { return uroce_get_be32
 static inline uint32_t uroce_deth_qkey(const uint8_t *h) { return uroce_get_be32(h); }
 static inline uint32_t uroce_deth_src_qp(const uint8_t *h) { return uroce_get_be24(h + 5); }
 static inline uint32_t uroce_feth_word(const uint8_t *h) { return uroce_get_be32(h); }
+/* XRCETH (IBA 1.2, 9.3.4.1): 8 reserved bits, then the 24-bit XRC SRQ number. */
+static inline uint32_t uroce_xrceth_srqn(const uint8_t *h) { return uroce_get_be24(h + 1); }
 
 /* FETH (IBA 1.5 A19.4.1): placement type in bits 3:0, selectivity level in
  * bits 5:4; every other bit is reserved. */
@@ -279,6 +285,7 @@ struct uroce_ext_fields {
 	uint32_t qkey;      /**< DETH */
 	uint32_t src_qp;    /**< DETH */
 	uint32_t feth;      /**< FETH word (uroce_feth_make()) */
+	uint32_t xrc_srqn;  /**< XRCETH: the responder's XRC SRQ number (24 bits) */
 };
 
 /* ------------------------------------------------------------------------ */

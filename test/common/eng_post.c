@@ -32,6 +32,7 @@ post_one(struct uroce_eng_qp *qp, enum uroce_qp_type t, const struct uroce_eng_s
 	r->flags = wr->send_flags;
 	r->imm = wr->opcode == UROCE_WR_SEND_WITH_INV || wr->opcode == UROCE_WR_LOCAL_INV ?
 		 wr->invalidate_rkey : wr->imm_data;
+	r->xrc_srqn = wr->xrc_remote_srqn;
 	if (wr->opcode == UROCE_WR_BIND_MW) {
 		r->rkey = wr->wr.bind_mw.rkey;
 		r->imm = wr->wr.bind_mw.mr != NULL ? uroce_eng_mr_lkey(wr->wr.bind_mw.mr) : 0;

@@ -69,6 +69,7 @@ struct uroce_eng_send_wr {
 			uint32_t remote_qkey;
 		} ud;
 	} wr;
+	uint32_t xrc_remote_srqn;    /**< XRC_SEND QPs: the remote XRC SRQ */
 };
 
 /** Receive work request (ibv_recv_wr). */

@@ -47,7 +47,7 @@ PACKET_ADD_MEMBERSHIP = 1
 PACKET_MR_PROMISC = 1
 
 # Opcodes (IBA 9.2.1, table 35)
-RC, UC, UD = 0x00, 0x20, 0x60
+RC, UC, UD, XRC = 0x00, 0x20, 0x60, 0xA0
 SEND_FIRST, SEND_MIDDLE, SEND_LAST, SEND_ONLY = 0x00, 0x01, 0x02, 0x04
 WRITE_FIRST, WRITE_MIDDLE, WRITE_LAST, WRITE_ONLY = 0x06, 0x07, 0x08, 0x0A
 READ_REQ = 0x0C
@@ -231,7 +231,8 @@ def parse(data):
 
 
 def ib(op, dqpn, psn, payload=b"", reth=None, atm=None, aeth=None, atmack=None, imm=None,
-       ieth=None, deth=None, pad=None, pkey=0xFFFF, ackreq=True, se=False, tver=0, feth=None):
+       ieth=None, deth=None, pad=None, pkey=0xFFFF, ackreq=True, se=False, tver=0, feth=None,
+       xrceth=None):
     """BTH, the extension headers in IBA order, payload and pad (no ICRC)."""
     if pad is None:
         pad = (4 - len(payload) % 4) % 4
@@ -240,6 +241,8 @@ def ib(op, dqpn, psn, payload=b"", reth=None, atm=None, aeth=None, atmack=None, 
                     psn >> 16 & 0xFF, psn & 0xFFFF)
     if deth is not None:
         h += struct.pack("!II", deth[0], deth[1] & 0xFFFFFF)
+    if xrceth is not None:  # IBA 1.2 XRC: the SRQ number, right after the BTH
+        h += struct.pack("!I", xrceth & 0xFFFFFF)
     if feth is not None:
         h += struct.pack("!I", feth)
     if reth is not None:
@@ -424,7 +427,7 @@ class Suite:
     # -- addressing --------------------------------------------------------
     def peer_of(self, q):
         return 0x100 + ["rc", "rc2", "rc6", "uc", "ud", "rtr", "sqd", "init", "reset",
-                        "err"].index(q)
+                        "err", "xtgt"].index(q)
 
     def to(self, q, ibb, good_icrc=True, src=None, v6=None):
         v6 = (q == "rc6") if v6 is None else v6
@@ -545,6 +548,7 @@ class Suite:
         self.rights()
         self.atomics()
         self.iba15()
+        self.xrc()
         self.psns()
         self.headers()
         self.services_and_states()
@@ -762,6 +766,49 @@ class Suite:
         self.expect_silent("ATOMIC WRITE carrying 12 bytes", "rc",
                            [self.to("rc", aw(e, rw["addr"], rw["rkey"], data=b"\x55" * 12))],
                            port_counter="rx_bad_length", state="RTS")
+
+    def xrc(self):
+        """IBA 1.2 XRC from a hostile peer against the victim's XRC target QP:
+        the XRCETH must name an XRC SRQ of the target's domain. An SRQ of
+        another domain of the same client, one of another client, and a
+        number that is no SRQ are XRC domain violations (remote access NAK,
+        the QP to ERR, counted), and none of those SRQs gives up its bait
+        receive (the canary); an R_Key of a PD other than the named SRQ's is
+        a remote access NAK; a request cut inside its XRCETH is dropped as a
+        bad length; a good SEND lands in the domain's SRQ."""
+        q, srq = "xtgt", self.v.info["srqs"]
+        qpn = self.v.qpn(q)
+        e = self.reset(q)
+        self.v.cmd("poll")
+        rs = self.exchange(q, [self.to(q, ib(XRC | SEND_ONLY, qpn, e, b"\x3C" * 64,
+                                              xrceth=srq["xsrq"]))], n=1)
+        self.ok(any(r["op"] == XRC | ACK and r["syn"] & 0x60 == 0 and r["psn"] == e
+                    for r in rs), "XRC SEND to the domain's SRQ: XRC ACK at %#x (got %s)" %
+                (e, self.syn_str(rs)))
+        wc = self.poll_until(lambda wc: any(c["qpn"] == qpn for c in wc))
+        self.ok(any(c["qpn"] == qpn and c["status"] == 0 and c["len"] == 64 for c in wc),
+                "the XRC SRQ's receive completed for the target QP (%s)" % wc)
+        for name, srqn in (("an SRQ of another domain of the client", srq["xother"]),
+                           ("an SRQ of another client's domain", srq["xforeign"]),
+                           ("a number that is no SRQ", 0xFFFFFF)):
+            e = self.reset(q)
+            self.expect_nak("XRC SEND naming %s" % name, q,
+                            [self.to(q, ib(XRC | SEND_ONLY, qpn, e, b"\x5A" * 64,
+                                           xrceth=srqn))],
+                            NAK_REM_ACC, e, counter="resp_xrc_domain_err")
+        e = self.reset(q)
+        self.expect_nak("XRC WRITE with an rkey of another PD than the SRQ's", q,
+                        [self.to(q, ib(XRC | WRITE_ONLY, qpn, e, b"\x5A" * 16,
+                                       xrceth=srq["xsrq"],
+                                       reth=(self.v.mr("pd2")["addr"], self.v.mr("pd2")["rkey"],
+                                             16)))],
+                        NAK_REM_ACC, e, counter="resp_remote_access_errors")
+        e = self.reset(q)
+        cut = ib(XRC | WRITE_ONLY, qpn, e, b"", xrceth=srq["xsrq"],
+                 reth=(self.v.mr("rw")["addr"], self.v.mr("rw")["rkey"], 0))[:14]
+        self.expect_silent("XRC WRITE cut inside its XRCETH", q, [self.to(q, cut)],
+                           port_counter="rx_bad_length|rx_truncated", state="RTS")
+        self.canary("xrc")
 
     def psns(self):
         rw = self.v.mr("rw")

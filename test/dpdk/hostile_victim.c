@@ -32,6 +32,11 @@
  *   rc  RC RTS      rc2  RC RTS (requests of its own)   rc6  RC RTS, IPv6 GID
  *   uc  UC RTS      ud   UD RTS (Q_Key 0x11111111)
  *   rtr RC RTR      sqd  RC SQD   init RC INIT   reset RC RESET   err RC ERR
+ *   xtgt XRC target QP RTS (IBA 1.2) in domain X, whose XRC SRQ "xsrq" (PD 1,
+ *        the shared CQ) receives into the recv slots; "xother" is an XRC SRQ
+ *        of another domain of this session receiving into "none", and
+ *        "xforeign" one of the second client's domain receiving into its
+ *        buffer: neither may ever take a receive (the canary shows it).
  *
  * It reads one command per line on stdin and answers one JSON object per line
  * on stdout (the first one, unasked, is "info"):
@@ -114,10 +119,15 @@ static struct qpdef qps[] = {
 	{"init", UROCE_QPT_RC, UROCE_QPS_INIT, false, 7, NULL},
 	{"reset", UROCE_QPT_RC, UROCE_QPS_RESET, false, 8, NULL},
 	{"err", UROCE_QPT_RC, UROCE_QPS_ERR, false, 9, NULL},
+	{"xtgt", UROCE_QPT_XRC_RECV, UROCE_QPS_RTS, false, 10, NULL},
 };
 #define N_QPS (sizeof(qps) / sizeof(qps[0]))
 
 static struct uroce_context *ctx, *ctx2;
+/* XRC: this session's two domains and the second client's one, an SRQ each */
+static struct uroce_xrcd *xd, *xd_other, *xd_foreign;
+static struct uroce_srq *xsrq, *xsrq_other, *xsrq_foreign;
+static struct uroce_cq *cq2;
 static struct uroce_pd *pd, *pd2, *pdx;
 static struct uroce_cq *cq;
 static uint8_t *buf, *buf2;
@@ -217,8 +227,8 @@ qp_bring_up(struct qpdef *d)
 		a.min_rnr_timer = 1;
 		r = uroce_modify_qp(d->qp, &a, UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU |
 				    UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
-				    (d->type == UROCE_QPT_RC ? UROCE_QP_MAX_DEST_RD_ATOMIC |
-				     UROCE_QP_MIN_RNR_TIMER : 0));
+				    (d->type == UROCE_QPT_RC || d->type == UROCE_QPT_XRC_RECV ?
+				     UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER : 0));
 	} else {
 		r = uroce_modify_qp(d->qp, &a, UROCE_QP_STATE);
 	}
@@ -231,9 +241,12 @@ qp_bring_up(struct qpdef *d)
 	a.retry_cnt = 2;
 	a.rnr_retry = 1;
 	a.max_rd_atomic = 4;
+	/* An XRC target has no send side: of RC's RTS attributes it takes
+	 * the timeout only (as the kernel's transition table). */
 	r = uroce_modify_qp(d->qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN |
 			    (d->type == UROCE_QPT_RC ? UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
-			     UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC : 0));
+			     UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC :
+			     d->type == UROCE_QPT_XRC_RECV ? UROCE_QP_TIMEOUT : 0));
 	if (r != 0 || d->target == UROCE_QPS_RTS)
 		return r;
 	a.qp_state = UROCE_QPS_SQD;
@@ -252,9 +265,48 @@ post_recvs(struct qpdef *d, int n)
 				      rq->mr->lkey};
 		struct uroce_recv_wr w = {.wr_id = 0x7000 + slot, .sg_list = &s, .num_sge = 1};
 
-		r = uroce_post_recv(d->qp, &w, NULL);
+		/* An XRC target's receives come from its domain's SRQ. */
+		r = d->type == UROCE_QPT_XRC_RECV ? uroce_post_srq_recv(xsrq, &w, NULL) :
+						    uroce_post_recv(d->qp, &w, NULL);
 	}
 	return r;
+}
+
+/* One receive of @p len bytes at @p addr (MR @p mr) on the XRC SRQ @p srq,
+ * which must never be consumed (the attack names it from the wrong domain). */
+static void
+xrc_bait(struct uroce_srq *srq, struct uroce_mr *mr, uint8_t *addr, uint32_t len)
+{
+	struct uroce_sge s = {(uintptr_t)addr, len, mr->lkey};
+	struct uroce_recv_wr w = {.wr_id = 0xBA17, .sg_list = &s, .num_sge = 1};
+
+	if (uroce_post_srq_recv(srq, &w, NULL) != 0)
+		die("xrc bait", EIO);
+}
+
+/* Domain X with its SRQ (the recv slots), another domain of this session and
+ * one of the second client, each with an SRQ that holds one bait receive. */
+static void
+xrc_setup(void)
+{
+	struct uroce_srq_init_attr si;
+
+	xd = uroce_open_xrcd(ctx);
+	xd_other = uroce_open_xrcd(ctx);
+	xd_foreign = uroce_open_xrcd(ctx2);
+	cq2 = uroce_create_cq(ctx2, 16, NULL);
+	if (xd == NULL || xd_other == NULL || xd_foreign == NULL || cq2 == NULL)
+		die("xrc domains", errno);
+	memset(&si, 0, sizeof(si));
+	si.attr.max_wr = 64;
+	si.attr.max_sge = 1;
+	xsrq = uroce_create_xrc_srq(pd, xd, cq, &si);
+	xsrq_other = uroce_create_xrc_srq(pd, xd_other, cq, &si);
+	xsrq_foreign = uroce_create_xrc_srq(pdx, xd_foreign, cq2, &si);
+	if (xsrq == NULL || xsrq_other == NULL || xsrq_foreign == NULL)
+		die("xrc srqs", errno);
+	xrc_bait(xsrq_other, mr_by_name("none")->mr, buf + mr_by_name("none")->off, 256);
+	xrc_bait(xsrq_foreign, mr2, buf2 + 0x1000, 256);
 }
 
 static void
@@ -295,7 +347,16 @@ setup(const char *sock)
 	if (uroce_dereg_mr(mr_by_name("stale")->mr) != 0)
 		die("dereg stale", EIO);
 	mr_by_name("stale")->mr = NULL;
+	xrc_setup();
 	for (i = 0; i < N_QPS; i++) {
+		if (qps[i].type == UROCE_QPT_XRC_RECV) {
+			qps[i].qp = uroce_create_xrc_tgt_qp(xd, NULL);
+			if (qps[i].qp == NULL)
+				die(qps[i].name, errno);
+			if (qp_bring_up(&qps[i]) != 0)
+				die("bring up", EINVAL);
+			continue;
+		}
 		memset(&ia, 0, sizeof(ia));
 		ia.send_cq = cq;
 		ia.recv_cq = cq;
@@ -333,8 +394,10 @@ cmd_info(void)
 		printf("%s\"%s\":{\"addr\":%" PRIu64 ",\"len\":%u,\"rkey\":%u}", i ? "," : "",
 		       mrs[i].name, (uint64_t)(uintptr_t)(buf + mrs[i].off), mrs[i].len,
 		       mrs[i].rkey);
-	printf(",\"other\":{\"addr\":%" PRIu64 ",\"len\":%u,\"rkey\":%u}},\"qps\":{",
-	       (uint64_t)(uintptr_t)buf2, BUF2_SIZE, mr2->rkey);
+	printf(",\"other\":{\"addr\":%" PRIu64 ",\"len\":%u,\"rkey\":%u}},\"srqs\":{"
+	       "\"xsrq\":%u,\"xother\":%u,\"xforeign\":%u},\"qps\":{",
+	       (uint64_t)(uintptr_t)buf2, BUF2_SIZE, mr2->rkey, xsrq->srq_num,
+	       xsrq_other->srq_num, xsrq_foreign->srq_num);
 	for (i = 0; i < N_QPS; i++)
 		printf("%s\"%s\":%u", i ? "," : "", qps[i].name, qps[i].qp->qp_num);
 	printf("}}\n");
@@ -551,6 +614,7 @@ main(int argc, char **argv)
 	post_recvs(qp_by_name("rc"), 4);
 	post_recvs(qp_by_name("uc"), 2);
 	post_recvs(qp_by_name("ud"), 2);
+	post_recvs(qp_by_name("xtgt"), 4);
 	cmd_info();
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		char w0[16] = "", w1[16] = "", w2[16] = "";
@@ -576,7 +640,8 @@ main(int argc, char **argv)
 
 			/* A QP that receives gets its receive WQEs again (RESET
 			 * dropped them). */
-			if (r == 0 && d->target >= UROCE_QPS_RTR && d->target <= UROCE_QPS_SQD)
+			if (r == 0 && d->target >= UROCE_QPS_RTR && d->target <= UROCE_QPS_SQD &&
+			    d->type != UROCE_QPT_XRC_RECV)
 				r = post_recvs(d, 4);
 			printf("{\"rc\":%d,\"state\":%d}\n", r, qp_state(d));
 		} else if (strcmp(w0, "recv") == 0 && d != NULL) {

@@ -84,7 +84,10 @@ check_send_wqe(const struct uroce_shm_send_wqe *w, uint32_t max_sge, uint32_t ma
 		return;
 	}
 	CHECK(uroce_wr_allowed(w->opcode, lim.qp_type));
-	CHECK(w->reserved0 == 0 && w->reserved1 == 0);
+	CHECK(w->reserved1 == 0);
+	CHECK(lim.qp_type == UROCE_QPT_XRC_SEND ? w->xrc_remote_srqn <= 0xFFFFFF :
+						  w->xrc_remote_srqn == 0);
+	CHECK(wr.xrc_srqn == w->xrc_remote_srqn);
 	CHECK((w->send_flags & ~UROCE_SEND_FLAGS_ALL) == 0);
 	/* ATOMIC WRITE and FLUSH: operands in the WQE, no data; a FLUSH's
 	 * type and level fit the FETH's bits. */

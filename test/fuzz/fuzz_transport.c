@@ -28,6 +28,10 @@
  * (a write to RO, any access to NOACC, FOREIGN or STALE, anything past a
  * region), and WIN's canary is compared after every input.
  *
+ * QPs: RC, RC, UC, UD, RC on an SRQ, an XRC initiator and an XRC target
+ * (IBA 1.2) whose domain has an SRQ; another domain's SRQ holds one receive
+ * that no request may take.
+ *
  * An input is a header (path MTU, initial PSNs, receives and requests to
  * post) and then records, each a command byte and its operands: a request
  * built field by field (opcode of any service, PSN in sequence, ahead, behind
@@ -64,7 +68,12 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define PAGE 4096u
-#define NQP 5
+#define NQP 7
+/* IBA 1.2 XRC: q[5] an initiator, q[6] a target of domain XRCD (its SRQ xsrq);
+ * xsrq_other is an SRQ of another domain, which no request may reach. */
+#define XRCD 1
+#define QI_SRQ 4
+#define QI_TGT 6
 #define QP_DEPTH 16
 #define MAX_RECORDS 96
 #define SENT_LOG 32
@@ -112,7 +121,7 @@ static uint8_t *win_page;
 static uint64_t now_us = 1;
 static struct fqp q[NQP];
 static struct uroce_eng_cq *cq;
-static struct uroce_eng_srq *srq;
+static struct uroce_eng_srq *srq, *xsrq, *xsrq_other;
 static uint8_t inline_buf[UROCE_MAX_INLINE];
 
 /* ------------------------------------------------------------------------ */
@@ -301,7 +310,15 @@ setup(void)
 
 static const enum uroce_qp_type qp_types[NQP] = {
 	UROCE_QPT_RC, UROCE_QPT_RC, UROCE_QPT_UC, UROCE_QPT_UD, UROCE_QPT_RC,
+	UROCE_QPT_XRC_SEND, UROCE_QPT_XRC_RECV,
 };
+
+/* RC and XRC take RC's reliable-service attributes. */
+static bool
+reliable(enum uroce_qp_type t)
+{
+	return t == UROCE_QPT_RC || t == UROCE_QPT_XRC_SEND || t == UROCE_QPT_XRC_RECV;
+}
 
 static int
 bring_up(struct fqp *f, enum uroce_mtu mtu, uint32_t sq_psn, uint32_t rq_psn, uint8_t retry)
@@ -331,7 +348,7 @@ bring_up(struct fqp *f, enum uroce_mtu mtu, uint32_t sq_psn, uint32_t rq_psn, ui
 		a.ah_attr.hop_limit = 64;
 		a.ah_attr.port_num = 1;
 		mask |= UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN;
-		if (f->type == UROCE_QPT_RC) {
+		if (reliable(f->type)) {
 			a.max_dest_rd_atomic = 4;
 			a.min_rnr_timer = 1;
 			mask |= UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
@@ -343,7 +360,7 @@ bring_up(struct fqp *f, enum uroce_mtu mtu, uint32_t sq_psn, uint32_t rq_psn, ui
 	a.qp_state = UROCE_QPS_RTS;
 	a.sq_psn = sq_psn;
 	mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN;
-	if (f->type == UROCE_QPT_RC) {
+	if (reliable(f->type)) {
 		a.timeout = 4 + (retry & 7);
 		a.retry_cnt = retry & 7;
 		a.rnr_retry = (retry >> 3) & 7;
@@ -364,6 +381,22 @@ qps_create(enum uroce_mtu mtu, uint32_t psn0, uint8_t retry)
 	srq = uroce_eng_srq_create(pd, &sa);
 	if (cq == NULL || srq == NULL)
 		die("cq/srq");
+	sa.eng = eng;
+	sa.cq = cq;
+	sa.xrcd = XRCD;
+	xsrq = uroce_eng_srq_create(pd, &sa);
+	sa.xrcd = XRCD + 1;
+	xsrq_other = uroce_eng_srq_create(pd, &sa);
+	if (xsrq == NULL || xsrq_other == NULL)
+		die("xrc srqs");
+	{
+		/* A bait receive no XRC request may ever take (checked at the end). */
+		struct uroce_wr_sge bs = {reg[MR_LOCAL].iova, 64, uroce_eng_mr_lkey(reg[MR_LOCAL].mr)};
+		struct uroce_eng_recv_wr br = {.wr_id = 0xBA17, .sg_list = &bs, .num_sge = 1};
+
+		if (uroce_eng_post_srq_recv(xsrq_other, &br, NULL) != 0)
+			die("xrc bait");
+	}
 	for (i = 0; i < NQP; i++) {
 		struct uroce_eng_qp_init_attr ia;
 		struct fqp *f = &q[i];
@@ -373,7 +406,12 @@ qps_create(enum uroce_mtu mtu, uint32_t psn0, uint8_t retry)
 		ia.qp_type = qp_types[i];
 		ia.send_cq = cq;
 		ia.recv_cq = cq;
-		ia.srq = i == 4 ? srq : NULL;
+		ia.srq = i == QI_SRQ ? srq : NULL;
+		if (ia.qp_type == UROCE_QPT_XRC_RECV) {
+			ia.send_cq = ia.recv_cq = NULL;
+			ia.eng = eng;
+			ia.xrcd = XRCD;
+		}
 		ia.cap.max_send_wr = QP_DEPTH;
 		ia.cap.max_recv_wr = QP_DEPTH;
 		ia.cap.max_send_sge = 2;
@@ -403,6 +441,8 @@ qps_destroy(void)
 		q[i].qp = NULL;
 	}
 	uroce_eng_srq_destroy(srq);
+	uroce_eng_srq_destroy(xsrq);
+	uroce_eng_srq_destroy(xsrq_other);
 	uroce_eng_cq_destroy(cq);
 }
 
@@ -579,7 +619,19 @@ pick_qp(struct fin *in)
 static uint8_t
 svc_of(enum uroce_qp_type t)
 {
-	return t == UROCE_QPT_RC ? UROCE_SVC_RC : t == UROCE_QPT_UC ? UROCE_SVC_UC : UROCE_SVC_UD;
+	return t == UROCE_QPT_RC ? UROCE_SVC_RC : t == UROCE_QPT_UC ? UROCE_SVC_UC :
+	       t == UROCE_QPT_UD ? UROCE_SVC_UD : UROCE_SVC_XRC;
+}
+
+/* The XRCETH's SRQ: mostly the target's domain's, else another domain's or
+ * any number (IBA 1.2 XRC: those must be refused). */
+static uint32_t
+pick_srqn(struct fin *in)
+{
+	uint8_t k = fin_u8(in);
+
+	return k < 0xC0 ? uroce_eng_srq_num(xsrq) : k < 0xE0 ? uroce_eng_srq_num(xsrq_other) :
+	       fin_u32(in);
 }
 
 /* A request from the peer: field by field. */
@@ -617,6 +669,7 @@ rec_request(struct fin *in)
 	e.src_qp = f->peer_qpn;
 	/* FETH: mostly a placement type and level, sometimes any word. */
 	e.feth = opb & 0x40 ? fin_u32(in) : (uint32_t)(flags & 0x33);
+	e.xrc_srqn = pick_srqn(in);
 	build_and_deliver(in, &b, &e, paylen);
 	if (advance)
 		f->next_psn = uroce_psn_add(b.psn, 1);
@@ -640,6 +693,7 @@ rec_message(struct fin *in)
 	e.va = pick_va(in, e.rkey);
 	e.dma_len = pick_len(in, f->mtu * npk);
 	e.imm = 0x12345678;
+	e.xrc_srqn = pick_srqn(in);
 	for (i = 0; i < npk; i++) {
 		uint32_t paylen = f->mtu;
 		uint8_t op;
@@ -772,6 +826,8 @@ rec_post_send(struct fin *in)
 	}
 	w.imm_data = fin_u32(in);
 	w.invalidate_rkey = pick_key(in);
+	if (f->type == UROCE_QPT_XRC_SEND)
+		w.xrc_remote_srqn = fin_u32(in) & 0x1FFFFFF; /* above 24 bits: refused */
 	if (f->type == UROCE_QPT_UD) {
 		w.wr.ud.ah = ah;
 		w.wr.ud.remote_qpn = 0x900;
@@ -806,8 +862,10 @@ post_recv(struct fqp *f, uint64_t addr, uint32_t len, uint32_t lkey)
 	struct uroce_wr_sge s = {addr, len, lkey};
 	struct uroce_eng_recv_wr r = {.wr_id = RECV_TAG << 32 | len, .sg_list = &s, .num_sge = 1};
 
-	if (f->qp == q[4].qp)
+	if (f->qp == q[QI_SRQ].qp)
 		(void)uroce_eng_post_srq_recv(srq, &r, NULL);
+	else if (f->qp == q[QI_TGT].qp)
+		(void)uroce_eng_post_srq_recv(xsrq, &r, NULL);
 	else
 		(void)uroce_eng_post_recv(f->qp, &r, NULL);
 }
@@ -1030,6 +1088,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run_engine();
 	if (verbose)
 		print_counters();
+	/* IBA 1.2 XRC: no request reaches an SRQ of another domain. */
+	if (uroce_eng_srq_count(xsrq_other) != 1) {
+		fprintf(stderr, "another domain's XRC SRQ gave up its receive\n");
+		abort();
+	}
 	qps_destroy();
 	check_mrs();
 	check_canary();

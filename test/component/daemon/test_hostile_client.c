@@ -746,7 +746,7 @@ Test(hostile_client, bad_wqes_fail_only_their_own_qp, .timeout = 120)
 	static const struct bad_wqe cases[] = {
 		{"unknown opcode 42", UROCE_WC_LOC_QP_OP_ERR},
 		{"unknown send flag", UROCE_WC_LOC_QP_OP_ERR},
-		{"reserved0 set", UROCE_WC_LOC_QP_OP_ERR},
+		{"xrc_remote_srqn set on an RC QP", UROCE_WC_LOC_QP_OP_ERR},
 		{"reserved1 set", UROCE_WC_LOC_QP_OP_ERR},
 		{"9 SGEs on a QP of 2", UROCE_WC_LOC_QP_OP_ERR},
 		{"inline READ", UROCE_WC_LOC_QP_OP_ERR},
@@ -778,7 +778,7 @@ Test(hostile_client, bad_wqes_fail_only_their_own_qp, .timeout = 120)
 		switch (i) {
 		case 0: w.opcode = 42; break;
 		case 1: w.send_flags |= 0x100; break;
-		case 2: w.reserved0 = 1; break;
+		case 2: w.xrc_remote_srqn = 1; break;
 		case 3: w.reserved1 = 1; break;
 		case 4: w.num_sge = 9; break;
 		case 5:

@@ -1415,11 +1415,11 @@ Test(events, abi_1_0_client_gets_no_srq, .timeout = 60, .fini = stop_daemon)
 
 	start_daemon();
 	fd = raw_connect();
-	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.6), and CREATE_SRQ
+	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.7), and CREATE_SRQ
 	 * is -EOPNOTSUPP: that client would never ring the SRQ's doorbell. */
 	raw_hello_pd_srq(fd, 0, &rc, &dminor);
 	cr_expect_eq(dminor, UROCE_SHM_ABI_MINOR);
-	cr_expect_eq(UROCE_SHM_ABI_MINOR, 6);
+	cr_expect_eq(UROCE_SHM_ABI_MINOR, 7);
 	cr_expect_eq(rc, -EOPNOTSUPP);
 	close(fd);
 	fd = raw_connect();

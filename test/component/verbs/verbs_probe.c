@@ -38,8 +38,8 @@ probe_open(void)
 		DIE("objects: %s", strerror(errno));
 }
 
-static void
-qp_up(struct ibv_qp *qp, uint32_t dqpn, unsigned int access)
+void
+probe_qp_up(struct ibv_qp *qp, uint32_t dqpn, unsigned int access)
 {
 	struct ibv_qp_attr a;
 
@@ -94,8 +94,8 @@ probe_pair(struct ibv_qp **a, struct ibv_qp **b, unsigned int access, uint64_t s
 	*b = ibv_create_qp_ex(ctx, &ia);
 	if (*a == NULL || *b == NULL)
 		DIE("create_qp: %s", strerror(errno));
-	qp_up(*a, (*b)->qp_num, access);
-	qp_up(*b, (*a)->qp_num, access);
+	probe_qp_up(*a, (*b)->qp_num, access);
+	probe_qp_up(*b, (*a)->qp_num, access);
 }
 
 struct ibv_wc

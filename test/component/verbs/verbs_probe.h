@@ -49,6 +49,10 @@ void probe_open(void);
  * is their qp_access_flags, @p send_ops their send_ops_flags (0: none). */
 void probe_pair(struct ibv_qp **a, struct ibv_qp **b, unsigned int access, uint64_t send_ops);
 
+/** Bring @p qp through INIT, RTR and RTS toward QP @p dqpn on the same port
+ * (the RC attribute set; XRC QPs take it too). */
+void probe_qp_up(struct ibv_qp *qp, uint32_t dqpn, unsigned int access);
+
 /** One completion of @p cq (10 s at most, else DIE). */
 struct ibv_wc probe_wait_wc(struct ibv_cq *cq);
 

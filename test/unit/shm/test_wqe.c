@@ -185,7 +185,7 @@ Test(wqe, bad_send_wqes)
 	w.send_flags |= 1u << 4;
 	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	w = send_wqe(UROCE_WR_SEND, 1);
-	w.reserved0 = 1;
+	w.xrc_remote_srqn = 1; /* on an RC QP: must be 0 */
 	cr_expect_eq(read_send(&w, 8, 256, NULL), UROCE_WC_LOC_QP_OP_ERR);
 	w = send_wqe(UROCE_WR_SEND, 1);
 	w.reserved1 = 1;

@@ -414,3 +414,60 @@ Test(qp, message_packet_limit)
 	sge.length = 1u << 30;
 	cr_expect_eq(uroce_eng_post_send(qp, &wr, NULL), 0, "exactly 2^22 packets");
 }
+
+/* IBA 1.2 XRC: an initiator (no receive side) may leave out the access
+ * flags, max_dest_rd_atomic and min_rnr_timer; a target (no send side) the
+ * retry counts and max_rd_atomic, not the timeout; both still take the full
+ * RC set, and refuse what RC refuses. */
+Test(qp, xrc_transitions_relax_the_missing_side)
+{
+	struct uroce_eng_qp_init_attr ia;
+	struct uroce_eng_qp *ini, *tgt;
+	struct uroce_eng_qp_attr a;
+
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = UROCE_QPT_XRC_SEND;
+	ia.send_cq = s.scq;
+	ia.recv_cq = s.scq;
+	ia.cap.max_send_wr = 4;
+	ini = uroce_eng_qp_create(s.pd, &ia);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = UROCE_QPT_XRC_RECV;
+	ia.eng = simwire_engine(sw, 0);
+	ia.xrcd = 3;
+	tgt = uroce_eng_qp_create(s.pd, &ia);
+	cr_assert(ini && tgt);
+	/* Expect: the INI QP needs no access flags, nor the RTR responder set. */
+	good_attr(&a, UROCE_QPS_INIT);
+	cr_expect_eq(uroce_eng_modify_qp(ini, &a, init_mask & ~UROCE_QP_ACCESS_FLAGS), 0);
+	good_attr(&a, UROCE_QPS_RTR);
+	cr_expect_eq(uroce_eng_modify_qp(ini, &a, rtr_mask & ~(UROCE_QP_MAX_DEST_RD_ATOMIC |
+							       UROCE_QP_MIN_RNR_TIMER)), 0);
+	good_attr(&a, UROCE_QPS_RTS);
+	cr_expect_eq(uroce_eng_modify_qp(ini, &a, rts_mask & ~UROCE_QP_RETRY_CNT), -EINVAL,
+		     "the requester's retry count is required");
+	cr_expect_eq(uroce_eng_modify_qp(ini, &a, rts_mask), 0);
+	/* Expect: the TGT QP takes the full RC set at INIT and RTR, and needs
+	 * only SQ_PSN and the timeout at RTS. */
+	good_attr(&a, UROCE_QPS_INIT);
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, init_mask & ~UROCE_QP_ACCESS_FLAGS), -EINVAL,
+		     "a target's access flags are required");
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, init_mask), 0);
+	good_attr(&a, UROCE_QPS_RTR);
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, rtr_mask & ~UROCE_QP_MIN_RNR_TIMER), -EINVAL);
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, rtr_mask), 0);
+	good_attr(&a, UROCE_QPS_RTS);
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), -EINVAL,
+		     "the timeout is required");
+	cr_expect_eq(uroce_eng_modify_qp(tgt, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN |
+					 UROCE_QP_TIMEOUT), 0);
+	cr_expect_eq(uroce_eng_qp_state(tgt), UROCE_QPS_RTS);
+	/* Expect: a TGT QP posts nothing (no send queue of its own). */
+	{
+		struct uroce_eng_send_wr w;
+
+		memset(&w, 0, sizeof(w));
+		w.opcode = UROCE_WR_SEND;
+		cr_expect_eq(uroce_eng_post_send(tgt, &w, NULL), -EINVAL);
+	}
+}

@@ -76,6 +76,10 @@ check_roundtrip(uint8_t opcode, enum uroce_ip_family fam, bool vlan, uint32_t pa
 		cr_assert_eq(uroce_ieth_rkey(p.bth + oi->off_ieth), 0xE1E2E3E4);
 	if (oi->mask & UROCE_HDR_FETH)
 		cr_assert_eq(uroce_feth_word(p.bth + oi->off_feth), 0x11);
+	if (oi->mask & UROCE_HDR_XRCETH) {
+		cr_assert_eq(uroce_xrceth_srqn(p.bth + oi->off_xrceth), 0x5A0B0C);
+		cr_assert_eq(p.bth[oi->off_xrceth], 0, "reserved byte sent as 0");
+	}
 
 	/* Expect: payload where the table says, then zero pad. */
 	cr_assert_eq(p.payload, p.bth + oi->hdr_len);
@@ -437,4 +441,26 @@ Test(build, iba15_requests)
 	cr_assert_eq(buf[12], 0);
 	cr_assert_eq(buf[15], 0x01);
 	cr_assert_eq(uroce_reth_rkey(buf + 16), 0x11223344);
+}
+
+/* IBA 1.2 XRC: the XRCETH is 8 reserved bits and the 24-bit SRQ number, right
+ * after the BTH; bits above 24 of the number given are not sent. */
+Test(build, xrc_requests)
+{
+	uint8_t buf[64];
+	struct uroce_bth_fields bth;
+	struct uroce_ext_fields ext;
+
+	test_fields(0xB4, &bth, &ext); /* XRC FetchAdd */
+	ext.xrc_srqn = 0xFF123456;
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 0), 12 + 4 + 28);
+	cr_assert_eq(uroce_get_be32(buf + 12), 0x00123456);
+	cr_assert_eq(uroce_atmeth_rkey(buf + 16), 0x11223344);
+	test_fields(0xAA, &bth, &ext); /* XRC RDMA WRITE Only */
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 4), 32);
+	cr_assert_eq(uroce_xrceth_srqn(buf + 12), 0x5A0B0C);
+	cr_assert_eq(uroce_reth_va(buf + 16), 0x0102030405060708ull);
+	test_fields(0xB1, &bth, &ext); /* XRC Acknowledge: no XRCETH */
+	cr_assert_eq(uroce_hdr_build(buf, sizeof(buf), &bth, &ext, 0), 16);
+	cr_assert_eq(uroce_aeth_msn(buf + 12), 0x654321);
 }

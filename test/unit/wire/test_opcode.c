@@ -22,6 +22,7 @@ struct hdr_desc {
 /* In IBA header order (9.2). */
 static const struct hdr_desc hdrs[] = {
 	HD(UROCE_HDR_DETH, UROCE_DETH_LEN, off_deth),
+	HD(UROCE_HDR_XRCETH, UROCE_XRCETH_LEN, off_xrceth),
 	HD(UROCE_HDR_FETH, UROCE_FETH_LEN, off_feth),
 	HD(UROCE_HDR_RETH, UROCE_RETH_LEN, off_reth),
 	HD(UROCE_HDR_AETH, UROCE_AETH_LEN, off_aeth),
@@ -37,9 +38,9 @@ Test(opcode, count_of_valid_entries)
 
 	for (i = 0; i < 256; i++)
 		n += uroce_opcode_get((uint8_t)i) != NULL;
-	/* Expect: 23 RC + FLUSH + ATOMIC WRITE + 12 UC + 2 UD + CNP = 40 (RD is
-	 * not supported). */
-	cr_assert_eq(n, 40);
+	/* Expect: 23 RC + FLUSH + ATOMIC WRITE + 12 UC + 2 UD + CNP = 40, plus
+	 * the 25 XRC twins of the RC ones (RD is not supported). */
+	cr_assert_eq(n, 65);
 }
 
 Test(opcode, offsets_follow_iba_order_and_lengths_add_up)
@@ -84,6 +85,7 @@ Test(opcode, names_carry_the_service_prefix)
 		case UROCE_SVC_RC: prefix = "RC "; break;
 		case UROCE_SVC_UC: prefix = "UC "; break;
 		case UROCE_SVC_UD: prefix = "UD "; break;
+		case UROCE_SVC_XRC: prefix = "XRC "; break;
 		default: prefix = "CNP"; break;
 		}
 		cr_assert_eq(strncmp(oi->name, prefix, strlen(prefix)), 0, "0x%02x %s", i, oi->name);
@@ -109,8 +111,45 @@ Test(opcode, reserved_and_rd_opcodes_are_invalid)
 	for (i = 0x60; i <= 0x7F; i++)
 		if (i != 0x64 && i != 0x65)
 			cr_assert_null(uroce_opcode_get((uint8_t)i));
-	for (i = 0x82; i <= 0xFF; i++)
+	for (i = 0x82; i <= 0x9F; i++)
 		cr_assert_null(uroce_opcode_get((uint8_t)i));
+	/* XRC (0xA0-0xBF) has exactly RC's operations. */
+	for (i = 0; i <= 0x1F; i++)
+		cr_assert_eq(uroce_opcode_get((uint8_t)(0xA0 | i)) != NULL,
+			     uroce_opcode_get((uint8_t)i) != NULL, "XRC op 0x%02x", i);
+	for (i = 0xC0; i <= 0xFF; i++)
+		cr_assert_null(uroce_opcode_get((uint8_t)i));
+}
+
+/* IBA 1.2 XRC: every request carries the XRCETH right after the BTH, before
+ * RETH, AtomicETH or FETH; responses and ACKs have none; otherwise an XRC
+ * opcode is its RC twin. */
+Test(opcode, xrc_requests_carry_xrceth_after_bth)
+{
+	int op;
+
+	for (op = 0; op <= 0x1F; op++) {
+		const struct uroce_opcode_info *rc = uroce_opcode_get((uint8_t)op);
+		const struct uroce_opcode_info *x = uroce_opcode_get((uint8_t)(0xA0 | op));
+
+		if (rc == NULL)
+			continue;
+		if (rc->mask & UROCE_F_REQ) {
+			cr_assert(x->mask & UROCE_HDR_XRCETH, "0x%02x", 0xA0 | op);
+			cr_assert_eq(x->off_xrceth, UROCE_BTH_LEN);
+			cr_assert_eq(x->hdr_len, rc->hdr_len + UROCE_XRCETH_LEN);
+			cr_assert_eq(x->mask & ~UROCE_HDR_XRCETH, rc->mask);
+		} else {
+			cr_assert_eq(x->mask, rc->mask, "0x%02x", 0xA0 | op);
+			cr_assert_eq(x->off_xrceth, 0);
+			cr_assert_eq(x->hdr_len, rc->hdr_len);
+		}
+	}
+	cr_assert_str_eq(uroce_opcode_get(0xA4)->name, "XRC SEND Only");
+	cr_assert_eq(uroce_opcode_get(0xB4)->off_atmeth, 16); /* FetchAdd */
+	cr_assert_eq(uroce_opcode_get(0xAA)->off_reth, 16);   /* WRITE Only */
+	cr_assert_eq(uroce_opcode_get(0xBC)->off_feth, 16);   /* FLUSH */
+	cr_assert_eq(uroce_opcode_get(0xBC)->off_reth, 20);
 }
 
 Test(opcode, known_entries)

@@ -380,3 +380,32 @@ Test(parse, iba15_flush_atomic_write_and_empty_read_response)
 	cr_assert(p.info->mask & UROCE_HDR_AETH);
 	cr_assert_eq(len - 42, 12 + 4 + 4, "BTH + AETH + ICRC");
 }
+
+/* IBA 1.2 XRC: a request cut inside its XRCETH, or one whose XRCETH is there
+ * but whose next header is cut, is malformed (bad_length); the SRQ number
+ * reads back. */
+Test(parse, xrc_xrceth_and_truncation)
+{
+	uint8_t buf[TEST_FRAME_MAX];
+	struct uroce_frame f;
+	struct uroce_pkt p;
+	uint32_t len, cut;
+
+	len = make(buf, 0xA4, UROCE_IP_V4, false, 0); /* XRC SEND Only, no data */
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_OK);
+	cr_assert_eq(uroce_xrceth_srqn(p.bth + p.info->off_xrceth), 0x5A0B0C);
+	cr_assert_eq(p.payload, p.bth + 16);
+	for (cut = 1; cut <= 4; cut++)
+		cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42 - cut, &p),
+			     UROCE_WIRE_BAD_LENGTH, "XRCETH cut by %u", cut);
+
+	len = make(buf, 0xB3, UROCE_IP_V6, true, 0); /* XRC CmpSwap */
+	cr_assert_eq(parse_exact(buf, len, &f, &p), UROCE_WIRE_OK);
+	cr_assert_eq(uroce_pkt_parse(buf + len - 48, 48, &p), UROCE_WIRE_OK);
+	cr_assert_eq(uroce_pkt_parse(buf + len - 48, 44, &p), UROCE_WIRE_BAD_LENGTH,
+		     "AtomicETH cut after the XRCETH");
+	/* An XRC response carries no XRCETH: an ACK is BTH + AETH. */
+	len = make(buf, 0xB1, UROCE_IP_V4, false, 0);
+	cr_assert_eq(uroce_pkt_parse(buf + 42, len - 42, &p), UROCE_WIRE_OK);
+	cr_assert_eq(len - 42, 12 + 4 + 4);
+}

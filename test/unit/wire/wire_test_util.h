@@ -45,6 +45,7 @@ test_fields(uint8_t opcode, struct uroce_bth_fields *bth, struct uroce_ext_field
 	ext->qkey = 0x80010000;
 	ext->src_qp = 0x123456;
 	ext->feth = 0x00000011;
+	ext->xrc_srqn = 0x5A0B0C;
 }
 
 static inline void
