@@ -178,7 +178,7 @@ new_id(struct fin *in, unsigned int s)
 			uroce_cma_listen(id, (how >> 2) & 3);
 	} else {
 		memcpy(a.ip, P[s ^ 1].gid, 16);
-		if (uroce_cma_resolve_addr(id, NULL, &a) == 0)
+		if (uroce_cma_resolve_addr(id, NULL, &a, 2000) == 0)
 			uroce_cma_resolve_route(id);
 	}
 	slot_put(p, id);
