@@ -115,6 +115,16 @@ port_tx_zc_reap(void *ctx, void (*fn)(void *arg, const struct uroce_eng_zc *zc),
 	return uroce_dp_zc_reap(w->c->dp, w->worker, port_zc_one, &r);
 }
 
+/* Any thread may ask (uroce_dp_resolve); the MAC itself is the workers' business. */
+static int
+port_resolve(void *ctx, const uint8_t gid[16])
+{
+	struct uroced_wctx *w = ctx;
+	uint8_t mac[6];
+
+	return uroce_dp_resolve(w->c->dp, 0, gid, mac);
+}
+
 static const struct uroce_daemon_port_ops dp_port_ops = {
 	.now_us = port_now_us,
 	.tx_alloc = port_tx_alloc,
@@ -122,6 +132,7 @@ static const struct uroce_daemon_port_ops dp_port_ops = {
 	.tx_free = port_tx_free,
 	.tx_send_zc = port_tx_send_zc,
 	.tx_zc_reap = port_tx_zc_reap,
+	.resolve = port_resolve,
 };
 
 /* The dataplane frees the mbuf with its burst once this returns. */

@@ -29,10 +29,12 @@
 #define CMA_PORT_LO 32768
 #define CMA_PORT_HI 60999
 #define CMA_HOP_LIMIT 64
+#define CMA_QUERY_POLL_US 1000   /* how often a pending next hop is asked again */
 
 enum cma_state {
 	CMA_IDLE,
 	CMA_BOUND,
+	CMA_ADDR_QUERY,     /* waiting for the next hop's MAC (the kernel's ADDR_QUERY) */
 	CMA_ADDR_RESOLVED,
 	CMA_ROUTE_RESOLVED,
 	CMA_LISTEN,
@@ -51,6 +53,8 @@ struct uroce_cma_id {
 	bool reuseaddr;
 	bool afonly;
 	uint8_t ack_timeout;        /* 0: not set */
+	uint64_t query_end_us;      /* ADDR_QUERY: when rdma_resolve_addr's timeout runs out */
+	bool query_pending;         /* ADDR_QUERY: the port said "being resolved" since */
 	uint32_t seq_num;           /* the PSN this side receives from */
 	struct uroce_cm_id *cm;
 	bool disconnecting;         /* our DREQ is out */
@@ -67,6 +71,7 @@ struct uroce_cma {
 	struct uroce_cm *cm;
 	struct uroce_cma_id *ids;
 	unsigned int n_ids;
+	unsigned int n_query;       /* ids in ADDR_QUERY */
 	uint64_t rng;
 };
 
@@ -290,6 +295,8 @@ uroce_cma_id_destroy(struct uroce_cma_id *id)
 	if (id == NULL)
 		return;
 	child_done(id);
+	if (id->state == CMA_ADDR_QUERY)
+		id->cma->n_query--;
 	for (o = id->cma->ids; o != NULL; o = o->next)
 		if (o->listener == id)
 			o->listener = NULL;
@@ -484,9 +491,71 @@ emit_simple(struct uroce_cma_id *id, int type, int status)
 /* Address and route                                                         */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Ask the port for the next hop of the id's destination: 0 known (or one of
+ * our own addresses: loopback), -EAGAIN being resolved, another negative
+ * errno: unreachable.
+ */
+static int
+next_hop(struct uroce_cma_id *id)
+{
+	struct uroce_cma *cma = id->cma;
+
+	if (cma->conf.ops->resolve == NULL || gid_index(cma, id->r.dgid) >= 0)
+		return 0;
+	return cma->conf.ops->resolve(cma->conf.ctx, id->r.dgid);
+}
+
+/* Leave ADDR_QUERY: ADDR_RESOLVED (@p status 0) or back to bound and ADDR_ERROR. */
+static void
+query_done(struct uroce_cma_id *id, int status)
+{
+	id->cma->n_query--;
+	if (status == 0) {
+		id->state = CMA_ADDR_RESOLVED;
+		emit_simple(id, UROCE_CMA_EV_ADDR_RESOLVED, 0);
+		return;
+	}
+	id->r.resolved = false;
+	id->state = CMA_BOUND;
+	emit_simple(id, UROCE_CMA_EV_ADDR_ERROR, status);
+}
+
+/* Every id waiting for its next hop: resolved, failed or timed out. */
+static unsigned int
+query_poll(struct uroce_cma *cma)
+{
+	struct uroce_cma_id *id, *next;
+	unsigned int n = 0;
+	uint64_t now;
+	int rc;
+
+	if (cma->n_query == 0)
+		return 0;
+	now = cma->conf.ops->now_us(cma->conf.ctx);
+	for (id = cma->ids; id != NULL; id = next) {
+		next = id->next;
+		if (id->state != CMA_ADDR_QUERY)
+			continue;
+		rc = next_hop(id);
+		if (rc == -EAGAIN)
+			id->query_pending = true;
+		/* An unreachable entry from before this query (the port starts
+		 * over on it) counts once the port has said "being resolved". */
+		if (rc == 0 || (rc != -EAGAIN && (rc != -EHOSTUNREACH || id->query_pending)))
+			query_done(id, rc);
+		else if (now >= id->query_end_us)
+			query_done(id, -ETIMEDOUT);
+		else
+			continue;
+		n++;
+	}
+	return n;
+}
+
 int
 uroce_cma_resolve_addr(struct uroce_cma_id *id, const struct uroce_cma_addr *src,
-		       const struct uroce_cma_addr *dst)
+		       const struct uroce_cma_addr *dst, uint32_t timeout_ms)
 {
 	struct uroce_cma *cma;
 	int g, rc;
@@ -532,8 +601,20 @@ uroce_cma_resolve_addr(struct uroce_cma_id *id, const struct uroce_cma_addr *src
 	id->r.dst = *dst;
 	memcpy(id->r.dgid, dst->ip, 16);
 	id->r.resolved = true;
-	id->state = CMA_ADDR_RESOLVED;
-	emit_simple(id, UROCE_CMA_EV_ADDR_RESOLVED, 0);
+	/* As Linux's rdma_resolve_addr, ADDR_RESOLVED waits for the next hop's
+	 * MAC: a REQ sent before it would be dropped by the port and only its
+	 * retry (seconds later) would reach the peer. */
+	rc = next_hop(id);
+	if (rc == 0) {
+		id->state = CMA_ADDR_RESOLVED;
+		emit_simple(id, UROCE_CMA_EV_ADDR_RESOLVED, 0);
+		return 0;
+	}
+	id->state = CMA_ADDR_QUERY;
+	id->query_pending = rc == -EAGAIN;
+	id->query_end_us = cma->conf.ops->now_us(cma->conf.ctx) +
+			   (uint64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000u;
+	cma->n_query++;
 	return 0;
 }
 
@@ -1268,11 +1349,16 @@ uroce_cma_rx(struct uroce_cma *cma, const struct uroce_cm_addr *from, const uint
 unsigned int
 uroce_cma_poll(struct uroce_cma *cma)
 {
-	return uroce_cm_poll(cma->cm);
+	return uroce_cm_poll(cma->cm) + query_poll(cma);
 }
 
 uint64_t
 uroce_cma_next_deadline(const struct uroce_cma *cma)
 {
-	return uroce_cm_next_deadline(cma->cm);
+	uint64_t t = uroce_cm_next_deadline(cma->cm), q;
+
+	if (cma->n_query == 0)
+		return t;
+	q = cma->conf.ops->now_us(cma->conf.ctx) + CMA_QUERY_POLL_US;
+	return q < t ? q : t;
 }

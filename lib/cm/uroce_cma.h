@@ -186,6 +186,13 @@ struct uroce_cma_ops {
 	 * function of this API on any id except uroce_cma_destroy().
 	 */
 	int (*event)(void *ctx, struct uroce_cma_id *id, const struct uroce_cma_event *ev);
+	/**
+	 * Optional: the next hop of @p gid (the port's neighbour table):
+	 * 0 known, -EAGAIN being resolved (the call starts it), -EHOSTUNREACH
+	 * the last resolution failed (the call starts over), another negative
+	 * errno: cannot be resolved. NULL: every destination is reachable.
+	 */
+	int (*resolve)(void *ctx, const uint8_t gid[16]);
 };
 
 /** Configuration. */
@@ -267,13 +274,15 @@ int uroce_cma_bind(struct uroce_cma_id *id, const struct uroce_cma_addr *a);
  * Resolve @p dst to a GID and pick the source: @p src if given (bound to
  * it), else the address the id is bound to, else the port's address of
  * @p dst's family (the very address if @p dst is one of ours: loopback).
- * ADDR_RESOLVED follows as an event.
+ * ADDR_RESOLVED follows as an event once the port knows the next hop's MAC
+ * (ops.resolve), as Linux's waits for ARP; ADDR_ERROR if it cannot be had,
+ * with -EHOSTUNREACH, or -ETIMEDOUT after @p timeout_ms (0: at once).
  * @return 0; -EINVAL (bad or multicast destination, wrong state),
  *   -EADDRNOTAVAIL (no address of that family on this port), and the
  *   errors of uroce_cma_bind().
  */
 int uroce_cma_resolve_addr(struct uroce_cma_id *id, const struct uroce_cma_addr *src,
-			   const struct uroce_cma_addr *dst);
+			   const struct uroce_cma_addr *dst, uint32_t timeout_ms);
 
 /**
  * Build the path (no SA on RoCE: the port's MTU, hop limit 64, the ToS,

@@ -472,10 +472,23 @@ cma_send(void *ctx, const struct uroce_cm_addr *to, const uint8_t *mad)
 	return gsi_send(cm->gsi, to, mad);
 }
 
+/* The next hop through the port (worker 0's context: the one QP1 sends on). */
+static int
+cma_resolve(void *ctx, const uint8_t gid[16])
+{
+	struct dcm *cm = ctx;
+	const struct uroce_daemon_port_ops *port = cm->d->port;
+
+	if (port == NULL || port->resolve == NULL)
+		return 0;
+	return port->resolve(cm->d->w[0]->port_ctx, gid);
+}
+
 static const struct uroce_cma_ops dcm_cma_ops = {
 	.now_us = cma_now,
 	.send = cma_send,
 	.event = cma_event,
+	.resolve = cma_resolve,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -695,7 +708,7 @@ do_addr_req(struct dcm *cm, uint16_t type, struct dcm_id *x, const void *body, s
 		rc = q->arg != 0 ? -EINVAL : uroce_cma_bind(x->cid, &src);
 		break;
 	case UROCE_SHM_MSG_CM_RESOLVE_ADDR:
-		rc = uroce_cma_resolve_addr(x->cid, src.family != 0 ? &src : NULL, &dst);
+		rc = uroce_cma_resolve_addr(x->cid, src.family != 0 ? &src : NULL, &dst, q->arg);
 		break;
 	case UROCE_SHM_MSG_CM_RESOLVE_ROUTE:
 		rc = uroce_cma_resolve_route(x->cid);

@@ -115,6 +115,14 @@ struct uroce_daemon_port_ops {
 	 */
 	unsigned int (*tx_zc_reap)(void *ctx, void (*fn)(void *arg, const struct uroce_eng_zc *zc),
 				   void *arg);
+	/**
+	 * Optional: the next hop of @p gid, which rdma_resolve_addr waits for
+	 * (uroce_cma_ops.resolve): 0 known, -EAGAIN being resolved (the call
+	 * starts it), -EHOSTUNREACH failed (the call starts over), another
+	 * negative errno: cannot be. Called on the control thread with worker
+	 * 0's context. NULL: every destination is reachable at once.
+	 */
+	int (*resolve)(void *ctx, const uint8_t gid[16]);
 };
 
 /** Daemon configuration for uroce_daemon_create(). */

@@ -130,8 +130,9 @@ UROCE_SHM_SIZE(struct uroce_shm_msg_cm_option_req, 16);
 /** CM_BIND, CM_RESOLVE_ADDR, CM_RESOLVE_ROUTE and CM_LISTEN request. */
 struct uroce_shm_msg_cm_addr_req {
 	uint32_t id;
-	uint32_t arg;       /**< RESOLVE_*: timeout in ms (unused: resolution is local);
-				 LISTEN: the backlog; BIND: 0 */
+	uint32_t arg;       /**< RESOLVE_ADDR: the ms the next hop's resolution may take;
+				 RESOLVE_ROUTE: unused (no SA); LISTEN: the backlog;
+				 BIND: 0 */
 	struct uroce_shm_cm_addr src; /**< BIND: the address; RESOLVE_ADDR: the source or
 					   family 0 */
 	struct uroce_shm_cm_addr dst; /**< RESOLVE_ADDR: the destination */

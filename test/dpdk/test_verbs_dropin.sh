@@ -29,6 +29,15 @@
 #             ucx_perftest over rc_verbs and ud_verbs (UCT level) and with
 #             UCX_TLS=rc_verbs,ud_verbs / ud_verbs (UCP tag matching).
 #             Expect: both sides exit 0 with a "Final:" line.
+#   ucxcm     UCX's sockaddr wire-up through rdma_cm (drivers/rdmacm): ucx_info
+#             -d lists the rdmacm connection manager; UCX's io_demo (ucp_listener
+#             on A, ucp_ep_create to 198.18.3.1 from B) with
+#             UCX_SOCKADDR_TLS_PRIORITY=rdmacm (no TCP fallback) and
+#             UCX_TLS=rc_verbs: 200 reads and writes of 1-64 KiB, data checked (-q).
+#             Expect: the client exits 0 ("Client exit with status 'OK'"), the
+#             server still runs; A received a CM REQ, B sent one and never
+#             retried it (rdma_resolve_addr waits for ARP); both daemons wrote
+#             completions (the data went over uroce's RC QPs).
 #   mpi       Open MPI with the UCX PML, one rank per daemon, UCX_TLS limited
 #             to rc_verbs,ud_verbs,self and the vader/tcp BTLs and coll/sm
 #             off: verbs_mpi (checked ping-pong, checked allreduce).
@@ -42,8 +51,8 @@
 GROUP="${1:-}"
 TAG="test_verbs_dropin-$GROUP"
 case "$GROUP" in
-basic | perftest | qperf | ucx | mpi) ;;
-*) echo "usage: $0 basic|perftest|qperf|ucx|mpi" >&2; exit 2 ;;
+basic | perftest | qperf | ucx | ucxcm | mpi) ;;
+*) echo "usage: $0 basic|perftest|qperf|ucx|ucxcm|mpi" >&2; exit 2 ;;
 esac
 
 require_dropin
@@ -52,6 +61,8 @@ basic) require_cmd ibv_devinfo ibverbs-utils; require_cmd ibv_rc_pingpong ibverb
 perftest) require_cmd ib_write_bw perftest ;;
 qperf) require_cmd qperf qperf ;;
 ucx) require_cmd ucx_perftest ucx-utils; require_cmd ucx_info ucx-utils ;;
+ucxcm) require_cmd io_demo ucx-utils; require_cmd ucx_info ucx-utils
+	[ "${HAVE_RDMACM_DROPIN:-0}" = 1 ] || skip "drivers/rdmacm is not built (librdmacm-dev missing)" ;;
 mpi) require_cmd mpirun openmpi-bin
 	[ -n "${VERBS_MPI:-}" ] && [ -x "$VERBS_MPI" ] ||
 		skip "VERBS_MPI is not set (verbs_mpi not built: libopenmpi-dev missing)" ;;
@@ -313,6 +324,49 @@ group_ucx() {
 		done
 	done
 }
+
+group_ucxcm() {
+	local out ca cb spid rc
+	local env=(UCX_SOCKADDR_TLS_PRIORITY=rdmacm UCX_TLS=rc_verbs,self UCX_NET_DEVICES=uroce0:1)
+	local io=(io_demo -p 19600 -i 200 -o read,write -d 1024:65536 -q)
+	make_dev_node
+	out=$(on A ucx_info -d 2>&1)
+	echo "$out" | grep -q "^# Connection manager: rdmacm" &&
+		pass "ucx_info -d: connection manager rdmacm (through drivers/rdmacm)" ||
+		fail "ucx_info -d lists no rdmacm connection manager: $(echo "$out" | grep -i manager)"
+	ca=$(dstat "$PA" cqe_written)
+	cb=$(dstat "$PB" cqe_written)
+	timeout "$(bound 120)" env "${env[@]}" UROCE_SOCKET="$A_SOCK" "$UROCE_RUN" "${io[@]}" \
+		>"$WORK/iodemo.srv" 2>&1 &
+	spid=$!
+	PIDS+=("$spid")
+	# It listens once its rdma_cm id does (no TCP socket).
+	wait_until 60 rdma_ids_at_least "$PA" 1 || fail "io_demo on A does not listen"
+	timeout "$(bound 120)" env "${env[@]}" UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" "${io[@]}" \
+		-n 30 -t 60 198.18.3.1 >"$WORK/iodemo.cli" 2>&1
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q "Client exit with status 'OK'" "$WORK/iodemo.cli" &&
+		kill -0 "$spid" 2>/dev/null; then
+		pass "UCX io_demo through rdmacm: 200 checked reads and writes, client OK, server still up"
+	else
+		fail "UCX io_demo through rdmacm: client exit $rc, server $(kill -0 "$spid" 2>/dev/null && echo up || echo gone)"
+		tail -n 5 "$WORK/iodemo.cli" "$WORK/iodemo.srv" | sed 's/^/    /'
+	fi
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	local req rcvd retries
+	req=$(cm "$PB" cm_req_sent)
+	retries=$(cm "$PB" cm_req_retries)
+	rcvd=$(cm "$PA" cm_req_rcvd)
+	[ "${req:-0}" -ge 1 ] && [ "${rcvd:-0}" -ge 1 ] && [ "${retries:-x}" = 0 ] &&
+		pass "the connection was rdma_cm's: B sent $req REQ(s), none retried, A received $rcvd" ||
+		fail "CM REQs: B sent ${req:-?} (${retries:-?} retried), A received ${rcvd:-?}"
+	[ "$(dstat "$PA" cqe_written)" -gt "$ca" ] && [ "$(dstat "$PB" cqe_written)" -gt "$cb" ] &&
+		pass "both daemons wrote completions (rc_verbs over uroce)" ||
+		fail "no completions written by A or B"
+}
+cm() { tel_num "$1" /uroce/cm "$2"; }
+rdma_ids_at_least() { [ "$(cm "$1" cm_rdma_ids 2>/dev/null)" -ge "$2" ] 2>/dev/null; }
 
 group_mpi() {
 	local ca0 cb0 ca1 cb1 da db rc

@@ -18,7 +18,9 @@
  *   4 op       side, id slot (u8 % 16), operation (u8 % 10), u32 argument:
  *              connect, accept, reject, establish, disconnect, notify,
  *              init_qp_attr, query, set_option, destroy
- *   5 answer   side, u8: what its next CONNECT_REQUEST returns
+ *   5 answer   side, u8: what its next CONNECT_REQUEST returns (bit 0) and
+ *              what its neighbour table says of every next hop from now on
+ *              (bits 6-7: known, being resolved, unreachable, table full)
  *   6 pump     deliver everything in flight both ways, unmodified
  *   7 cm       side, an operation straight on the CM of that side's newest
  *              CM id (REQ parameters out of range, SIDR, LAP answers)
@@ -46,6 +48,7 @@ struct fport {
 	uint8_t gid[16];
 	struct uroce_cma_id *id[SLOTS];
 	int answer;
+	int hop;                   /* the neighbour table's answer (resolve) */
 	struct {
 		uint8_t mad[UROCE_MAD_LEN];
 	} q[QMAX];
@@ -108,7 +111,15 @@ on_event(void *ctx, struct uroce_cma_id *id, const struct uroce_cma_event *ev)
 	return 1; /* no slot: refused, the layer frees it */
 }
 
-static const struct uroce_cma_ops ops = {now_us, send_mad, on_event};
+static int
+resolve(void *ctx, const uint8_t gid[16])
+{
+	(void)gid;
+	return ((struct fport *)ctx)->hop;
+}
+
+static const struct uroce_cma_ops ops = {now_us, send_mad, on_event, resolve};
+static const int hops[4] = {0, -EAGAIN, -EHOSTUNREACH, -ENOSPC};
 
 static void
 rx(struct fport *to, const struct fport *from, const uint8_t *mad, uint32_t len)
@@ -178,7 +189,7 @@ new_id(struct fin *in, unsigned int s)
 			uroce_cma_listen(id, (how >> 2) & 3);
 	} else {
 		memcpy(a.ip, P[s ^ 1].gid, 16);
-		if (uroce_cma_resolve_addr(id, NULL, &a) == 0)
+		if (uroce_cma_resolve_addr(id, NULL, &a, 2000) == 0)
 			uroce_cma_resolve_route(id);
 	}
 	slot_put(p, id);
@@ -251,6 +262,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fin in = {data, size};
 	struct uroce_cma_conf c;
 	unsigned int s, i, steps = 0;
+	uint8_t v;
 
 	memset(P, 0, sizeof(P));
 	clk = 1000000;
@@ -299,7 +311,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			op(&in, side);
 			break;
 		case 5:
-			P[side].answer = fin_u8(&in) & 1 ? -1 : 0;
+			v = fin_u8(&in);
+			P[side].answer = v & 1 ? -1 : 0;
+			P[side].hop = hops[v >> 6];
 			break;
 		case 6:
 			for (i = 0; i < 2 * QMAX && (P[0].qn || P[1].qn); i++) {

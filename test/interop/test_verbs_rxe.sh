@@ -6,12 +6,7 @@
 # perftest on uroce (drivers/verbs, uroce-run) against the unmodified perftest
 # on rdma_rxe in a QEMU VM (../shared/peer: build-image.sh, run-peer.sh).
 #
-# Layout, all inside one network namespace this test creates (uroce-rxe-PID),
-# addresses in 198.18.0.0/24:
-#   VM eth0 198.18.0.1 (rxe0) -- tap urtPID --+
-#                                             br0 198.18.0.254 (TCP side channel)
-#   uroced af_packet on urvPID -- urbPID -----+    (capture on urbPID: both ways)
-#   uroced: 198.18.0.2, 02:00:c6:12:00:02, MTU 1500 -> path MTU 1024
+# Layout: rxe_lib.sh (one network namespace, the VM and uroced on a bridge).
 #
 # Two VM runs: (1) the VM serves, perftest on uroce is the client; (2) the VM
 # is the client, perftest on uroce serves. In each: write, read, send,
@@ -31,16 +26,6 @@
 # CE (fault_ce), so uroce's notification point sends CNPs, which rxe drops.
 #   Expect: after the drop cases, np_cnp_sent > 0 and np_ecn_marked_roce_packets
 #           > 0, and every case above still passes with rxe.
-# With the argument `cm` (test_rdmacm_rxe) the cases are perftest -R instead:
-# ib_write_bw -R and ib_send_bw -R, the connection set up by rdma_cm (CM
-# MADs on QP1, drivers/rdmacm on uroce's side, the kernel's rdma_cm and
-# ib_cm in the VM), no drops, uroce as the server (RXE_CM_DIRS="client
-# server" adds uroce as the client: under TCG the VM's perftest server is
-# often not listening yet for perftest's second connection, which rxe
-# rejects with reason 8, so that direction is not run by default).
-#   Expect: both sides exit 0; the capture (CM MADs and data) decodes in
-#           tshark as InfiniBand with nothing malformed, every ICRC good;
-#           uroce's CM sent and received CM MADs (/uroce/cm).
 # MTU 4096 is not run: DPDK 22.11's af_packet PMD takes no jumbo frames, so
 # uroce's port here carries 1024-byte paths only.
 # Needs root, qemu-system-x86, tshark/dumpcap, the peer scripts and network
@@ -48,89 +33,13 @@
 # them: exit 77 with the reason. ROCE_PEER_DIR overrides where the peer
 # scripts are; ROCE_PEER_CACHE where the image is kept.
 . "$(dirname "$0")/../dpdk/lib.sh"
+. "$(dirname "$0")/rxe_lib.sh"
 
-GROUP="${1:-verbs}"
-case "$GROUP" in
-verbs) ;;
-cm) TAG=test_rdmacm_rxe ;;
-*) echo "usage: $0 [verbs|cm]" >&2; exit 2 ;;
-esac
-
-require_root
-require_uroced
-require_cmd timeout coreutils
-require_cmd qemu-system-x86_64 qemu-system-x86
-require_cmd tshark tshark
-require_cmd dumpcap tshark
-[ -n "${UROCE_RUN:-}" ] && [ -x "$UROCE_RUN" ] ||
-	skip "UROCE_RUN is not set (drivers/verbs not built: libibverbs-dev missing)"
-[ -n "${UROCE_CTL:-}" ] && [ -x "$UROCE_CTL" ] || skip "UROCE_CTL is not set (uroce-ctl not built)"
+rxe_require
 require_cmd ib_write_bw perftest
-[ "$GROUP" = verbs ] || [ "${HAVE_RDMACM_DROPIN:-0}" = 1 ] ||
-	skip "drivers/rdmacm is not built (librdmacm-dev missing)"
-PEER=${ROCE_PEER_DIR:-$(dirname "$0")/../../../shared/peer}
-[ -x "$PEER/run-peer.sh" ] && [ -x "$PEER/build-image.sh" ] ||
-	skip "no rxe peer scripts at $PEER (set ROCE_PEER_DIR)"
-require_eal
-require_netns_veth
-
-log "building or checking the rxe VM image ($PEER/build-image.sh)"
-if ! timeout 600 "$PEER/build-image.sh" >"$WORK/build-image.log" 2>&1; then
-	tail -5 "$WORK/build-image.log"
-	skip "the rxe VM image could not be built (see above; it needs Debian's archive once)"
-fi
-
-NS="uroce-rxe-$$"
-TAP="urt$$"
-VU="urv$$"
-VB="urb$$"
-PA="uroce-rxe-a-$$"
-PREFIXES+=("$PA")
-SOCK="$WORK/a.sock"
+rxe_setup rxe
 ITERS=100
 SIZE=4096
-
-new_netns "$NS"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx ip link add br0 type bridge stp_state 0 forward_delay 0 || { fail "bridge"; finish; }
-nsx ip tuntap add "$TAP" mode tap || { fail "tap"; finish; }
-nsx ip link add "$VU" type veth peer name "$VB" || { fail "veth"; finish; }
-for i in br0 "$TAP" "$VU" "$VB"; do
-	nsx sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
-done
-nsx ip link set "$TAP" master br0
-nsx ip link set "$VB" master br0
-for i in "$TAP" "$VU" "$VB" br0; do nsx ip link set "$i" up; done
-nsx ip addr add 198.18.0.254/24 dev br0
-
-# uroced [EXTRA]: (re)start the daemon on $VU; EXTRA adds [port] lines.
-uroced_conf() {
-	cat >"$WORK/a.conf" <<EOF
-[eal]
-lcores = 0,1
-no_huge = yes
-memory = 256
-file_prefix = $PA
-[daemon]
-socket = $SOCK
-[limits]
-mbufs = 4095
-idle_sleep_us = 10
-neigh_retry_ms = 100
-[port.veth]
-vdev = net_af_packet0,iface=$VU
-ipv4 = 198.18.0.2/24
-mac = 02:00:c6:12:00:02
-$1
-EOF
-}
-PID_A=
-restart_uroced() {
-	[ -n "$PID_A" ] && stop_uroced "$PID_A" a
-	uroced_conf "${1:-}"
-	start_uroced a "$NS" -c "$WORK/a.conf" || finish
-	PID_A=$LAST_PID
-}
 FAULTS="fault_drop = 0.05
 fault_dir = both
 fault_ce = 0.2
@@ -147,69 +56,10 @@ case_cmd() {
 	write-lat) echo "ib_write_lat -s $SIZE" ;;
 	read-lat) echo "ib_read_lat -s $SIZE" ;;
 	send-lat) echo "ib_send_lat -s $SIZE" ;;
-	write-cm) echo "ib_write_bw -R -s $SIZE" ;;
-	send-cm) echo "ib_send_bw -R -s $SIZE" ;;
 	esac
 }
-if [ "$GROUP" = cm ]; then
-	CASES=(write-cm send-cm)
-	PEER_TESTS="write-cm:$SIZE,send-cm:$SIZE"
-else
-	CASES=(write read send atomic write-lat read-lat send-lat write-drop read-drop)
-	PEER_TESTS="write:$SIZE,read:$SIZE,send:$SIZE,atomic,write-lat:$SIZE,read-lat:$SIZE,send-lat:$SIZE,write:$SIZE,read:$SIZE"
-fi
-
-# Payload-guessing sub-dissectors call benchmark payloads malformed; off.
-TSHARK_OFF=()
-for h in rpcrdma_infiniband smb_direct_infiniband smcr_infiniband nvme_rdma lnet_ib \
-	iser_infiniband eth_over_ib mellanox_eoib sdp_infiniband fc_infiniband; do
-	TSHARK_OFF+=(--disable-heuristic "$h")
-done
-
-CAP_PID=
-cap_start() {
-	# Not through nsx(): $! must be the process that becomes dumpcap.
-	ip netns exec "$NS" dumpcap -q -i "$VB" -f "udp port 4791" -w "$WORK/$1.pcapng" \
-		>"$WORK/$1.dumpcap" 2>&1 &
-	CAP_PID=$!
-	PIDS+=("$CAP_PID")
-	for _ in $(seq 50); do
-		grep -q "Capturing on\|File:" "$WORK/$1.dumpcap" 2>/dev/null && break
-		sleep 0.1
-	done
-	sleep 0.5
-}
-cap_check() {
-	local name="$1" cap="$WORK/$1.pcapng" roce udp bad total good
-	sleep 0.5
-	kill -INT "$CAP_PID" 2>/dev/null
-	wait "$CAP_PID" 2>/dev/null
-	roce=$(tshark -r "$cap" "${TSHARK_OFF[@]}" -Y "udp.dstport == 4791 && infiniband" 2>/dev/null | wc -l)
-	udp=$(tshark -r "$cap" -Y "udp.dstport == 4791" 2>/dev/null | wc -l)
-	bad=$(tshark -r "$cap" "${TSHARK_OFF[@]}" -Y "_ws.malformed || _ws.expert.severity >= error" \
-		2>/dev/null | wc -l)
-	"$UROCE_CTL" decode "$cap" >"$WORK/$name.json" 2>"$WORK/$name.decode.err"
-	read -r total good src < <(/usr/bin/python3 - "$WORK/$name.json" <<'EOF'
-import json, sys
-total = good = 0
-srcs = set()
-for line in open(sys.argv[1]):
-    f = json.loads(line)
-    if f["error"] == "not_rocev2":
-        continue
-    total += 1
-    good += f["icrc_ok"] is True and f["valid"] is True
-    srcs.add(f["src"])
-print(total, good, len(srcs))
-EOF
-)
-	if [ "$roce" -gt 0 ] && [ "$roce" -eq "$udp" ] && [ "$bad" -eq 0 ] &&
-		[ "${total:-0}" -eq "$udp" ] && [ "$good" -eq "$total" ] && [ "${src:-0}" -eq 2 ]; then
-		pass "$name: $roce RoCEv2 frames from rxe and uroce, all InfiniBand in tshark, none malformed, every ICRC good"
-	else
-		fail "$name: $udp UDP 4791 frames, $roce InfiniBand, $bad malformed; uroce-ctl: $total RoCEv2, $good good ICRC, ${src:-0} senders"
-	fi
-}
+CASES=(write read send atomic write-lat read-lat send-lat write-drop read-drop)
+PEER_TESTS="write:$SIZE,read:$SIZE,send:$SIZE,atomic,write-lat:$SIZE,read-lat:$SIZE,send-lat:$SIZE,write:$SIZE,read:$SIZE"
 
 # peer_result CONSOLE INDEX: the VM's exit code for its INDEX-th test.
 peer_result() {
@@ -288,9 +138,7 @@ one_case() {
 	fi
 }
 
-DIRS="client server"
-[ "$GROUP" = cm ] && DIRS=${RXE_CM_DIRS:-server}
-for dir in $DIRS; do
+for dir in client server; do
 	CASE_FAILS=$FAILS
 	restart_uroced
 	FAULTY=0
@@ -317,13 +165,6 @@ for dir in $DIRS; do
 	# A failed case leaves the VM waiting for its other side: stop it.
 	[ "$FAILS" = "$CASE_FAILS" ] || kill "$PEER_PID" 2>/dev/null
 	wait "$PEER_PID" 2>/dev/null
-	if [ "$GROUP" = cm ]; then
-		tx=$(tel_num "$PA" /uroce/cm cm_tx_mads)
-		rx=$(tel_num "$PA" /uroce/cm cm_rx_mads)
-		[ "${tx:-0}" -gt 0 ] && [ "${rx:-0}" -gt 0 ] &&
-			pass "uroce $dir: its CM sent $tx and received $rx CM MADs with rxe" ||
-			fail "uroce $dir: CM MADs sent ${tx:-?}, received ${rx:-?}"
-	fi
 done
 stop_uroced "$PID_A" a
 finish

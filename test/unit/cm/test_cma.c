@@ -86,7 +86,20 @@ on_event(void *ctx, struct uroce_cma_id *id, const struct uroce_cma_event *ev)
 	return ev->type == UROCE_CMA_EV_CONNECT_REQUEST ? p->answer : 0;
 }
 
-static const struct uroce_cma_ops ops = {now_us, send_mad, on_event};
+/* The port's neighbour table: what it answers for every next hop, and how often it was asked. */
+static int hop_rc;
+static unsigned int hop_asked;
+
+static int
+resolve_hop(void *ctx, const uint8_t gid[16])
+{
+	(void)ctx;
+	(void)gid;
+	hop_asked++;
+	return hop_rc;
+}
+
+static const struct uroce_cma_ops ops = {now_us, send_mad, on_event, resolve_hop};
 
 static struct uroce_cma *
 port_make(struct port *p, const uint8_t *gid, const uint8_t *gid2, uint32_t seed)
@@ -115,6 +128,8 @@ setup(void)
 	memset(&PB, 0, sizeof(PB));
 	wq = 0;
 	drop_attr = 0;
+	hop_rc = 0;
+	hop_asked = 0;
 	clk = 5000000;
 	PA.cma = port_make(&PA, ip_a, ip6_a, 11);
 	PB.cma = port_make(&PB, ip_b, NULL, 22);
@@ -220,7 +235,7 @@ resolved(uint16_t ps, enum uroce_qp_type t, uint16_t port)
 	struct uroce_cma_addr d = v4(ip_b, port);
 
 	cr_assert_not_null(c);
-	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d), 0);
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 2000), 0);
 	cr_assert_eq(uroce_cma_resolve_route(c), 0);
 	return c;
 }
@@ -350,7 +365,7 @@ Test(cma, resolve_addr_picks_the_source)
 	struct uroce_cma_addr d = v4(ip_b, 7174), self = v4(ip_a, 7174), bad;
 	struct uroce_cma_route r;
 
-	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d), 0);
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 2000), 0);
 	expect_ev(&PA, 0, UROCE_CMA_EV_ADDR_RESOLVED);
 	cr_expect_eq(last(&PA)->status, 0);
 	uroce_cma_query(c, &r);
@@ -361,7 +376,7 @@ Test(cma, resolve_addr_picks_the_source)
 	cr_expect_arr_eq(r.sgid, ip_a, 16);
 	/* to one of our own addresses: loopback, that very address */
 	c = uroce_cma_id_create(PA.cma, &owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
-	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &self), 0);
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &self, 2000), 0);
 	uroce_cma_query(c, &r);
 	cr_expect_arr_eq(r.dgid, ip_a, 16);
 	/* B has no IPv6 address */
@@ -369,19 +384,94 @@ Test(cma, resolve_addr_picks_the_source)
 	memset(&bad, 0, sizeof(bad));
 	bad.family = 6;
 	memcpy(bad.ip, ip6_a, 16);
-	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad), -EADDRNOTAVAIL);
+	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad, 2000), -EADDRNOTAVAIL);
 	/* any, multicast, malformed destinations */
 	bad = any4(1);
-	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad), -EINVAL);
+	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad, 2000), -EINVAL);
 	bad = v4(ip_b, 1);
 	bad.ip[12] = 224;
-	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad), -EINVAL);
+	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad, 2000), -EINVAL);
 	bad.family = 6;
-	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad), -EINVAL);
+	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &bad, 2000), -EINVAL);
 	/* a source that is not ours */
 	bad = v4(ip_c, 0);
-	cr_expect_eq(uroce_cma_resolve_addr(c, &bad, &d), -EADDRNOTAVAIL);
+	cr_expect_eq(uroce_cma_resolve_addr(c, &bad, &d, 2000), -EADDRNOTAVAIL);
 	cr_expect_eq(uroce_cma_resolve_route(c), -EINVAL, "address not resolved");
+}
+
+/*
+ * As Linux's rdma_resolve_addr, ADDR_RESOLVED waits for the next hop's MAC:
+ * a REQ sent before it was dropped by uroced's port, and the connection
+ * waited for the CM's retry (UCX through rdmacm: 5 s per connection).
+ */
+Test(cma, resolve_addr_waits_for_the_next_hop)
+{
+	struct uroce_cma_id *c = uroce_cma_id_create(PA.cma, &owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
+	struct uroce_cma_addr d = v4(ip_b, 7174), self = v4(ip_a, 7174);
+	struct uroce_cma_route r;
+
+	hop_rc = -EAGAIN;
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 2000), 0);
+	cr_expect_eq(PA.nev, 0, "no ADDR_RESOLVED before the next hop is known");
+	cr_expect_eq(hop_asked, 1);
+	cr_expect_eq(uroce_cma_resolve_route(c), -EINVAL, "address not resolved yet");
+	cr_expect_eq(uroce_cma_resolve_addr(c, NULL, &d, 2000), -EINVAL, "one query at a time");
+	cr_expect_leq(uroce_cma_next_deadline(PA.cma), clk + 1000, "the query is polled");
+	advance_ms(1);
+	cr_expect_eq(PA.nev, 0);
+	cr_expect_eq(hop_asked, 2);
+	hop_rc = 0;
+	advance_ms(1);
+	expect_ev(&PA, 0, UROCE_CMA_EV_ADDR_RESOLVED);
+	cr_expect_eq(last(&PA)->status, 0);
+	cr_expect_eq(uroce_cma_next_deadline(PA.cma), UINT64_MAX, "nothing left to poll");
+	cr_expect_eq(uroce_cma_resolve_route(c), 0);
+	uroce_cma_query(c, &r);
+	cr_expect(r.resolved);
+	/* our own address (loopback) needs no neighbour */
+	hop_rc = -EAGAIN;
+	hop_asked = 0;
+	c = uroce_cma_id_create(PA.cma, &owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &self, 2000), 0);
+	expect_ev(&PA, 2, UROCE_CMA_EV_ADDR_RESOLVED);
+	cr_expect_eq(hop_asked, 0);
+}
+
+Test(cma, resolve_addr_fails_as_the_neighbour_does)
+{
+	struct uroce_cma_id *c = uroce_cma_id_create(PA.cma, &owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
+	struct uroce_cma_addr d = v4(ip_b, 7174);
+	struct uroce_cma_route r;
+
+	/* A failure from an earlier resolution: the port starts over, so it
+	 * counts only once the new one has been pending. */
+	hop_rc = -EHOSTUNREACH;
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 2000), 0);
+	advance_ms(1);
+	cr_expect_eq(PA.nev, 0, "the stale failure is not reported");
+	hop_rc = -EAGAIN;
+	advance_ms(1);
+	hop_rc = -EHOSTUNREACH;
+	advance_ms(1);
+	expect_ev(&PA, 0, UROCE_CMA_EV_ADDR_ERROR);
+	cr_expect_eq(last(&PA)->status, -EHOSTUNREACH);
+	uroce_cma_query(c, &r);
+	cr_expect(r.bound && !r.resolved, "back to bound, as Linux's ADDR_BOUND");
+	cr_expect_eq(uroce_cma_resolve_route(c), -EINVAL);
+	/* again: nobody answers within rdma_resolve_addr's timeout */
+	hop_rc = -EAGAIN;
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 500), 0);
+	advance_ms(499);
+	cr_expect_eq(PA.nev, 1);
+	advance_ms(1);
+	expect_ev(&PA, 1, UROCE_CMA_EV_ADDR_ERROR);
+	cr_expect_eq(last(&PA)->status, -ETIMEDOUT);
+	/* an id destroyed while it waits is forgotten */
+	cr_assert_eq(uroce_cma_resolve_addr(c, NULL, &d, 500), 0);
+	uroce_cma_id_destroy(c);
+	cr_expect_eq(uroce_cma_next_deadline(PA.cma), UINT64_MAX);
+	advance_ms(1000);
+	cr_expect_eq(PA.nev, 2);
 }
 
 Test(cma, route_like_linux)
@@ -391,7 +481,7 @@ Test(cma, route_like_linux)
 	struct uroce_cma_route r;
 
 	uroce_cma_set_option(c, UROCE_CMA_OPT_TOS, 0x20);
-	cr_assert_eq(uroce_cma_resolve_addr(c, &src, &d), 0);
+	cr_assert_eq(uroce_cma_resolve_addr(c, &src, &d, 2000), 0);
 	cr_assert_eq(uroce_cma_resolve_route(c), 0);
 	expect_ev(&PA, 1, UROCE_CMA_EV_ROUTE_RESOLVED);
 	uroce_cma_query(c, &r);
@@ -773,7 +863,7 @@ Test(cma, attributes_before_a_connection_and_options)
 	{
 		struct uroce_cma_addr d = v4(ip_b, 7174);
 
-		uroce_cma_resolve_addr(c, NULL, &d);
+		uroce_cma_resolve_addr(c, NULL, &d, 2000);
 		uroce_cma_resolve_route(c);
 	}
 	uroce_cma_connect(c, &p);

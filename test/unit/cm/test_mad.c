@@ -579,3 +579,148 @@ Test(mad, golden_reencodes_byte_for_byte)
 				 uroce_cm_attr_name(g[i].m.hdr.attr_id));
 	}
 }
+
+/* ------------------------------------------------------------------------ */
+/* uroce in rxe's place: the golden REQ answered                              */
+/* ------------------------------------------------------------------------ */
+
+static struct {
+	uint8_t mad[4][UROCE_MAD_LEN];
+	struct uroce_cm_addr to[4];
+	unsigned int n;
+	struct uroce_cma_event ev[4];
+	unsigned int nev;
+} srv;
+static int srv_owner;
+
+static uint64_t
+srv_now(void *ctx)
+{
+	(void)ctx;
+	return 1000000;
+}
+
+static int
+srv_send(void *ctx, const struct uroce_cm_addr *to, const uint8_t *mad)
+{
+	(void)ctx;
+	cr_assert_lt(srv.n, 4);
+	memcpy(srv.mad[srv.n], mad, UROCE_MAD_LEN);
+	srv.to[srv.n++] = *to;
+	return 0;
+}
+
+static int
+srv_event(void *ctx, struct uroce_cma_id *id, const struct uroce_cma_event *ev)
+{
+	(void)ctx;
+	cr_assert_lt(srv.nev, 4);
+	srv.ev[srv.nev++] = *ev;
+	if (ev->type == UROCE_CMA_EV_CONNECT_REQUEST)
+		uroce_cma_id_set_owner(id, &srv_owner);
+	return 0;
+}
+
+/*
+ * uroce as perftest's server in VM A's place: rxe's REQ (frame 1) gives a
+ * CONNECT_REQUEST with what the client asked, and the REP uroce sends to
+ * rxe's QP1 carries what Linux's ib_cm and rdma_cm read from rxe's own REP
+ * (frame 2): the REQ's TID and comm ID echoed, the QP and PSN, perftest's
+ * resources, no failover, no end-to-end credits, the RNR retry count; the
+ * QP gets the PSNs, path and flow label. rxe's RTU (frame 3) then
+ * establishes the connection.
+ */
+Test(mad, golden_req_answered_as_rxe_answers)
+{
+	static const struct uroce_cma_ops ops = {srv_now, srv_send, srv_event, NULL};
+	static struct golden g[16];
+	struct uroce_cma_conf c;
+	struct uroce_cma *cma;
+	struct uroce_cma_id *l, *s;
+	struct uroce_cma_addr any = {.family = 4, .port = 0x4853};
+	struct uroce_cma_conn_param ap;
+	struct uroce_cm_addr from;
+	struct uroce_cm_msg rep, rtu;
+	const struct uroce_cm_rep *want;
+	struct uroce_cm_qp_attr qa;
+	int mask;
+
+	memset(&srv, 0, sizeof(srv));
+	cr_assert_eq(golden_read(g, 16), 10);
+	cr_assert_eq(uroce_cm_msg_decode(g[1].p.payload, g[1].p.paylen, &g[1].m), 0);
+	want = &g[1].m.u.rep;
+	memset(&c, 0, sizeof(c));
+	c.ops = &ops;
+	c.ca_guid = 0x505400fffe180001ull;
+	c.seed = 1;
+	c.n_gid = 1;
+	memcpy(c.gids[0], gid_a, 16);
+	c.active_mtu = UROCE_MTU_1024;
+	cma = uroce_cma_create(&c);
+	cr_assert_not_null(cma);
+	any.ip[10] = 0xff;
+	any.ip[11] = 0xff;
+	l = uroce_cma_id_create(cma, &srv_owner, UROCE_CMA_PS_TCP, UROCE_QPT_RC);
+	cr_assert_eq(uroce_cma_bind(l, &any), 0);
+	cr_assert_eq(uroce_cma_listen(l, 0), 0);
+	/* the REQ as QP1 hands it over: from rxe's GID and QP1 */
+	memset(&from, 0, sizeof(from));
+	memcpy(from.sgid, gid_a, 16);
+	memcpy(from.dgid, gid_b, 16);
+	from.remote_qpn = 1;
+	from.pkey = 0xFFFF;
+	from.hop_limit = 64;
+	uroce_cma_rx(cma, &from, g[0].p.payload, g[0].p.paylen);
+	cr_assert_eq(srv.nev, 1, "CONNECT_REQUEST");
+	cr_expect_eq(srv.ev[0].type, UROCE_CMA_EV_CONNECT_REQUEST);
+	cr_expect_eq(srv.ev[0].conn.qp_num, 0x11);
+	cr_expect_eq(srv.ev[0].conn.rnr_retry_count, 7);
+	cr_expect_eq(srv.ev[0].conn.private_data_len, UROCE_CM_REQ_PDATA - UROCE_CMA_HDR_LEN);
+	s = srv.ev[0].id;
+	/* perftest's accept, as VM A's: QP 0x11, no reads either way */
+	memset(&ap, 0, sizeof(ap));
+	ap.qp_num = want->local_qpn;
+	ap.retry_count = 7;
+	ap.rnr_retry_count = 7;
+	cr_assert_eq(uroce_cma_accept(s, &ap), 0);
+	cr_assert_eq(srv.n, 1, "one REP");
+	cr_expect_arr_eq(srv.to[0].dgid, gid_b, 16, "to rxe's GID");
+	cr_expect_arr_eq(srv.to[0].sgid, gid_a, 16);
+	cr_expect_eq(srv.to[0].remote_qpn, 1, "to rxe's QP1");
+	cr_assert_eq(uroce_cm_msg_decode(srv.mad[0], UROCE_MAD_LEN, &rep), 0);
+	cr_expect_eq(rep.hdr.attr_id, UROCE_CM_ATTR_REP);
+	cr_expect_eq(rep.hdr.tid, g[1].m.hdr.tid, "the REQ's TID, as rxe's REP");
+	cr_expect_eq(rep.hdr.status, 0);
+	cr_expect_eq(rep.u.rep.remote_comm_id, want->remote_comm_id);
+	cr_expect_eq(rep.u.rep.local_qkey, want->local_qkey);
+	cr_expect_eq(rep.u.rep.local_qpn, want->local_qpn);
+	cr_expect_eq(rep.u.rep.local_eecn, 0);
+	cr_expect_eq(rep.u.rep.responder_resources, want->responder_resources);
+	cr_expect_eq(rep.u.rep.initiator_depth, want->initiator_depth);
+	cr_expect_eq(rep.u.rep.failover_accepted, want->failover_accepted);
+	cr_expect_eq(rep.u.rep.e2e_flow_control, want->e2e_flow_control);
+	cr_expect_eq(rep.u.rep.rnr_retry_count, want->rnr_retry_count);
+	cr_expect_eq(rep.u.rep.srq, want->srq);
+	cr_expect_eq(rep.u.rep.local_ca_guid, c.ca_guid);
+	/* the QP perftest moves to RTR/RTS: each side's Starting PSN is the
+	 * one it receives from (Linux's rdma_cm: its seq_num), so it receives
+	 * from the REP's and sends from the REQ's; rxe's QP over the REQ's path */
+	cr_assert_eq(uroce_cma_init_qp_attr(s, UROCE_QPS_RTR, &qa, &mask), 0);
+	cr_expect_eq(qa.dest_qp_num, 0x11);
+	cr_expect_eq(qa.rq_psn, rep.u.rep.starting_psn);
+	cr_expect_eq(qa.path_mtu, UROCE_MTU_1024);
+	cr_expect_arr_eq(qa.dgid, gid_b, 16);
+	cr_expect_eq(qa.flow_label, 0x98F17, "the REQ's flow label (the data's UDP port)");
+	cr_assert_eq(uroce_cma_init_qp_attr(s, UROCE_QPS_RTS, &qa, &mask), 0);
+	cr_expect_eq(qa.sq_psn, 0xd4feac);
+	cr_expect_eq(qa.retry_cnt, 7);
+	cr_expect_eq(qa.rnr_retry, 7);
+	/* rxe's RTU, its remote comm ID made ours */
+	cr_assert_eq(uroce_cm_msg_decode(g[2].p.payload, g[2].p.paylen, &rtu), 0);
+	rtu.u.rtu.remote_comm_id = rep.u.rep.local_comm_id;
+	cr_assert_eq(uroce_cm_msg_encode(&rtu, srv.mad[3]), 0);
+	uroce_cma_rx(cma, &from, srv.mad[3], UROCE_MAD_LEN);
+	cr_assert_eq(srv.nev, 2);
+	cr_expect_eq(srv.ev[1].type, UROCE_CMA_EV_ESTABLISHED);
+	uroce_cma_destroy(cma);
+}

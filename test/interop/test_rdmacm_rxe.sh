@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright(c) 2026 The uroce authors
+#
+# rdma_cm interop with Linux rxe: Debian's unmodified rdmacm-utils and
+# perftest -R on uroce (drivers/rdmacm and drivers/verbs through uroce-run)
+# against the same programs on rdma_rxe, ib_cm and rdma_cm in a QEMU VM
+# (../shared/peer's image), both directions, in one VM boot.
+# Layout: rxe_lib.sh (VM 198.18.0.1, uroced 198.18.0.2, one bridge).
+#
+# Phase A, uroce serves, the VM's programs are the clients: uroce's servers
+# start before the VM boots (they listen before any client connects):
+#   rping -s -V / rping -c -V -v -C 10, ucmatose (2 connections x 10
+#   messages), udaddy (UD, SIDR: 2 x 10), rdma_server / rdma_client,
+#   ib_write_bw -R and ib_send_bw -R (4096 B x 100).
+# Phase B, the VM serves: its rping, ucmatose, udaddy and rdma_server start
+# together, the VM says so once `rdma resource show cm_id` lists each one
+# listening, then uroce's clients connect one after another. perftest -R
+# with uroce as the client is not run: perftest 4.5 listens for its second
+# connection only after the first one, a slow VM's rxe rejects the early REQ
+# (reason 8) and perftest's retry then uses freed memory (doc/rdmacm.md).
+#   Expect: both programs of every pair exit 0; rping's client printed its 10
+#           checked pings; rdma_client and rdma_server print "end 0";
+#   Expect: the capture of the whole run (CM MADs, SIDR and data) decodes in
+#           tshark as InfiniBand, nothing malformed, every ICRC good, frames
+#           from both rxe and uroce; REQ, REP, RTU, DREQ, DREP, SIDR REQ and
+#           SIDR REP were each sent by both sides;
+#   Expect: afterwards uroced holds no rdma_cm id, CM id, QP, MR or PD.
+# About 1.5 minutes under TCG. Needs what rxe_lib.sh checks, rdmacm-utils,
+# perftest and drivers/rdmacm; without them: exit 77 with the reason.
+. "$(dirname "$0")/../dpdk/lib.sh"
+. "$(dirname "$0")/rxe_lib.sh"
+
+rxe_require
+require_cmd dpdk-telemetry.py dpdk-dev
+require_cmd rping rdmacm-utils
+require_cmd ib_write_bw perftest
+require_cmd cpio cpio
+[ "${HAVE_RDMACM_DROPIN:-0}" = 1 ] || skip "drivers/rdmacm is not built (librdmacm-dev missing)"
+CACHE=${ROCE_PEER_CACHE:-/var/cache/roce-peer}
+[ -f "$CACHE/vmlinuz" ] && [ -f "$CACHE/initrd.img" ] || skip "no rxe VM image in $CACHE"
+# The image holds each program's NEEDED closure, but glibc loads libgcc_s.so.1
+# with dlopen when a thread exits (rping's do): without it rping aborts in
+# the VM once its pings are done. The VM gets the host's (Debian 12, as the
+# image: libgcc-s1, which every Debian system has).
+LIBGCC=$(ldconfig -p | awk '/libgcc_s\.so\.1 .*x86-64/ { print $NF; exit }')
+[ -f "$LIBGCC" ] || skip "no libgcc_s.so.1 on this host to give the VM (Debian package: libgcc-s1)"
+
+rxe_setup rxecm
+restart_uroced
+TMO=$(bound 240)
+PT="-s 4096 -n 100 -F"
+
+# uroce PROG ARGS...: run a program through the drop-ins in the namespace.
+uroce() { nsx env UROCE_SOCKET="$SOCK" timeout "$TMO" "$UROCE_RUN" "$@"; }
+
+# The VM's job (busybox sh): phase A's clients, then phase B's servers.
+cat >"$WORK/job.sh" <<EOF
+U=$UROCE_IP
+run() {
+	name=\$1; shift
+	echo "RP-TEST-BEGIN \$name"
+	timeout 120 "\$@" >/run/rp/\$name.out 2>&1; rc=\$?
+	cat /run/rp/\$name.out
+	echo "RP-TEST-END \$name rc=\$rc"
+}
+run rping-c rping -c -a \$U -p 7001 -C 10 -V -v
+run ucmatose-c ucmatose -s \$U -p 7002 -c 2 -C 10
+run udaddy-c udaddy -s \$U -c 2 -C 10
+run rdma_client rdma_client -s \$U -p 7003
+run write-bw-c ib_write_bw -d rxe0 -i 1 -x \$RP_GIDX $PT -R -p 18515 \$U
+run send-bw-c ib_send_bw -d rxe0 -i 1 -x \$RP_GIDX $PT -R -p 18516 \$U
+echo RP-PHASE-A-DONE
+bg() { name=\$1; shift; timeout 120 "\$@" >/run/rp/\$name.out 2>&1 & }
+bg rping-s rping -s -a $VM_IP -p 7011 -C 10 -V; p1=\$!
+bg ucmatose-s ucmatose -p 7012 -c 2 -C 10; p2=\$!
+bg udaddy-s udaddy -c 2 -C 10; p3=\$!
+bg rdma_server rdma_server -p 7013; p4=\$!
+i=0
+while [ \$i -lt 300 ]; do
+	rdma resource show cm_id >/run/rp/cm_id 2>&1
+	n=0
+	for p in 7011 7012 7013 7174; do
+		grep LISTEN /run/rp/cm_id | grep -qE ":\$p( |\\\$)" && n=\$((n + 1))
+	done
+	[ \$n = 4 ] && break
+	sleep 0.1; i=\$((i + 1))
+done
+cat /run/rp/cm_id
+echo "RP-SERVERS-LISTENING \$n"
+for x in "rping-s \$p1" "ucmatose-s \$p2" "udaddy-s \$p3" "rdma_server \$p4"; do
+	set -- \$x
+	wait \$2; rc=\$?
+	echo "RP-TEST-BEGIN \$1"; cat /run/rp/\$1.out; echo "RP-TEST-END \$1 rc=\$rc"
+done
+EOF
+
+# vm_start: boot the peer image with the job above appended (as run-peer.sh
+# does: Linux unpacks concatenated cpio archives).
+vm_start() {
+	# shellcheck disable=SC2054 # qemu options, commas included
+	local d="$WORK/vm.rp" accel=(-accel tcg,thread=multi -cpu max)
+	mkdir -p "$d/etc/rp"
+	printf 'RP_NAME=rxecm\nRP_IP=%s/24\nRP_MTU=1500\n' "$VM_IP" >"$d/etc/rp/job.env"
+	cp "$WORK/job.sh" "$d/etc/rp/job.sh"
+	mkdir -p "$d/usr/lib/x86_64-linux-gnu"
+	cp "$LIBGCC" "$d/usr/lib/x86_64-linux-gnu/"
+	(cd "$d" && find . | cpio -o -H newc --owner=0:0 --quiet | gzip) >"$WORK/job.cpio.gz"
+	cat "$CACHE/initrd.img" "$WORK/job.cpio.gz" >"$WORK/vm.initrd"
+	[ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo && accel=(-accel kvm -cpu host)
+	ip netns exec "$NS" qemu-system-x86_64 "${accel[@]}" -M pc -m 768 -smp 1 -nodefaults \
+		-no-user-config -display none -no-reboot -kernel "$CACHE/vmlinuz" \
+		-initrd "$WORK/vm.initrd" -append "console=ttyS0 panic=-1 loglevel=4 mitigations=off" \
+		-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:18:00:01" \
+		-serial "file:$WORK/vm.console" -monitor none </dev/null >"$WORK/vm.qemu.log" 2>&1 &
+	VM_PID=$!
+	PIDS+=("$VM_PID")
+}
+CON="$WORK/vm.console"
+# vm_wait REGEX SECONDS: until the console has a line matching REGEX.
+vm_wait() {
+	local end=$((SECONDS + $(bound "$2")))
+	until grep -aqE "$1" "$CON" 2>/dev/null; do
+		kill -0 "$VM_PID" 2>/dev/null || return 1
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.2
+	done
+}
+# vm_rc NAME: the VM's exit code of NAME; vm_out NAME: its output.
+vm_rc() { grep -a "^RP-TEST-END $1 " "$CON" | tr -d '\r' | sed -n 's/.*rc=\([0-9]*\).*/\1/p'; }
+vm_out() { tr -d '\r' <"$CON" | sed -n "/^RP-TEST-BEGIN $1\$/,/^RP-TEST-END $1 /p"; }
+
+# check NAME URC VRC WHAT [EXTRA]: both sides of one program pair.
+check() {
+	if [ "$2" = 0 ] && [ "$3" = 0 ] && { [ -z "${5:-}" ] || eval "$5"; }; then
+		pass "$4: both exit 0"
+	else
+		fail "$4: uroce exit $2, rxe exit ${3:-none}${5:+ (or: $5 failed)}"
+		tail -n 4 "$WORK/$1.log" 2>/dev/null | sed 's/^/    uroce: /'
+	fi
+}
+
+cap_start rdmacm
+# --- phase A: uroce serves ------------------------------------------------------
+T0=$SECONDS
+declare -A SRV=()
+srv() { # srv NAME PROG ARGS...
+	local n=$1
+	shift
+	uroce "$@" >"$WORK/$n.log" 2>&1 &
+	SRV[$n]=$!
+	PIDS+=("${SRV[$n]}")
+}
+srv rping-s rping -s -a "$UROCE_IP" -p 7001 -C 10 -V
+srv ucmatose-s ucmatose -p 7002 -c 2 -C 10
+srv udaddy-s udaddy -c 2 -C 10
+srv rdma_server rdma_server -p 7003
+# shellcheck disable=SC2086 # $PT is a list of options
+srv write-bw-s ib_write_bw -x 1 $PT -R -p 18515
+# shellcheck disable=SC2086
+srv send-bw-s ib_send_bw -x 1 $PT -R -p 18516
+# Six listening rdma_cm ids (and no connection yet) before the VM boots.
+listening() { [ "$(tel_num "$PA" /uroce/cm cm_rdma_ids 2>/dev/null)" -ge 6 ] 2>/dev/null; }
+wait_until 60 listening || fail "uroce's six servers do not all listen: $(tel "$PA" /uroce/cm)"
+vm_start
+vm_wait "^RP-READY" 120 || { fail "the rxe VM did not come up"; tail -5 "$CON"; finish; }
+log "rxe VM up after $((SECONDS - T0)) s ($(grep -a '^RP-UNAME' "$CON" | tr -d '\r'))"
+vm_wait "^RP-PHASE-A-DONE" 600 || fail "the VM's clients did not finish"
+declare -A URC=()
+for n in "${!SRV[@]}"; do
+	wait "${SRV[$n]}"
+	URC[$n]=$?
+done
+check rping-s "${URC[rping-s]}" "$(vm_rc rping-c)" "uroce rping -s, rxe rping -c -V -C 10" \
+	'[ "$(vm_out rping-c | grep -c "^ping data: rdma-ping-")" -eq 10 ]'
+check ucmatose-s "${URC[ucmatose-s]}" "$(vm_rc ucmatose-c)" \
+	"uroce ucmatose server, rxe ucmatose -c 2 -C 10"
+check udaddy-s "${URC[udaddy-s]}" "$(vm_rc udaddy-c)" "uroce udaddy server, rxe udaddy -c 2 -C 10 (UD, SIDR)"
+check rdma_server "${URC[rdma_server]}" "$(vm_rc rdma_client)" "uroce rdma_server, rxe rdma_client" \
+	'grep -q "end 0" "$WORK/rdma_server.log" && vm_out rdma_client | grep -q "end 0"'
+check write-bw-s "${URC[write-bw-s]}" "$(vm_rc write-bw-c)" "uroce ib_write_bw -R server, rxe client" \
+	'grep -q "^ 4096 *100 " "$WORK/write-bw-s.log"'
+check send-bw-s "${URC[send-bw-s]}" "$(vm_rc send-bw-c)" "uroce ib_send_bw -R server, rxe client" \
+	'grep -q "^ 4096 *100 " "$WORK/send-bw-s.log"'
+log "phase A (uroce serves) took $((SECONDS - T0)) s"
+
+# --- phase B: the VM serves ---------------------------------------------------
+T0=$SECONDS
+if vm_wait "^RP-SERVERS-LISTENING" 120; then
+	grep -aq "^RP-SERVERS-LISTENING 4" "$CON" ||
+		fail "the VM's servers did not all listen: $(grep -a "^RP-SERVERS" "$CON")"
+	cli() { # cli NAME PROG ARGS...
+		local n=$1
+		shift
+		uroce "$@" >"$WORK/$n.log" 2>&1
+		URC[$n]=$?
+	}
+	cli rping-c rping -c -a "$VM_IP" -p 7011 -C 10 -V -v
+	cli ucmatose-c ucmatose -s "$VM_IP" -p 7012 -c 2 -C 10
+	cli udaddy-c udaddy -s "$VM_IP" -c 2 -C 10
+	cli rdma_client rdma_client -s "$VM_IP" -p 7013
+	vm_wait "^RP-TEST-END rdma_server " 120
+	check rping-c "${URC[rping-c]}" "$(vm_rc rping-s)" "uroce rping -c -V -C 10, rxe rping -s" \
+		'[ "$(grep -c "^ping data: rdma-ping-" "$WORK/rping-c.log")" -eq 10 ]'
+	check ucmatose-c "${URC[ucmatose-c]}" "$(vm_rc ucmatose-s)" \
+		"uroce ucmatose -c 2 -C 10, rxe ucmatose server"
+	check udaddy-c "${URC[udaddy-c]}" "$(vm_rc udaddy-s)" \
+		"uroce udaddy -c 2 -C 10, rxe udaddy server (UD, SIDR)"
+	check rdma_client "${URC[rdma_client]}" "$(vm_rc rdma_server)" "uroce rdma_client, rxe rdma_server" \
+		'grep -q "end 0" "$WORK/rdma_client.log" && vm_out rdma_server | grep -q "end 0"'
+else
+	fail "the VM's servers did not start"
+fi
+log "phase B (rxe serves) took $((SECONDS - T0)) s"
+wait_until 60 gone "$VM_PID" || kill "$VM_PID"
+
+# --- the wire ----------------------------------------------------------------
+cap_check rdmacm
+# CM messages by attribute ID and sender: each kind both ways.
+declare -A ATTR=([REQ]=0x0010 [REP]=0x0013 [RTU]=0x0014 [DREQ]=0x0015 [DREP]=0x0016
+	[SIDR_REQ]=0x0017 [SIDR_REP]=0x0018)
+tshark -r "$WORK/rdmacm.pcapng" -Y "infiniband.mad.mgmtclass == 0x07" -T fields -e ip.src \
+	-e infiniband.mad.attributeid 2>/dev/null | sort | uniq -c >"$WORK/cm-mads.txt"
+missing=""
+for m in "${!ATTR[@]}"; do
+	for s in "$VM_IP" "$UROCE_IP"; do
+		grep -qE " ${s}[[:space:]]+${ATTR[$m]}\$" "$WORK/cm-mads.txt" || missing="$missing $m@$s"
+	done
+done
+[ -z "$missing" ] && pass "CM MADs on the wire: REQ REP RTU DREQ DREP SIDR_REQ SIDR_REP from both rxe and uroce" ||
+	fail "CM MADs not seen:$missing ($(tr '\n' ';' <"$WORK/cm-mads.txt"))"
+
+left() { # left: "rdma_ids cm_ids qps mrs pds"
+	echo "$(tel_num "$PA" /uroce/cm cm_rdma_ids) $(tel_num "$PA" /uroce/cm cm_ids)" \
+		"$(dstat "$PA" qps) $(dstat "$PA" mrs) $(dstat "$PA" pds)"
+}
+nothing_left() { [ "$(left)" = "0 0 0 0 0" ]; }
+if wait_until 60 nothing_left; then
+	pass "nothing left over in uroced (rdma_cm ids, CM ids, QPs, MRs, PDs)"
+else
+	fail "left over (rdma_ids cm_ids qps mrs pds): $(left)"
+fi
+stop_uroced "$PID_A" a
+finish
