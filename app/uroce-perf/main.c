@@ -563,7 +563,9 @@ create_resources(struct perf *pf)
 	pf->cq = uroce_create_cq(pf->ctx, (int)cqe, NULL);
 	if (pf->cq == NULL)
 		fatal("create_cq: %s", strerror(errno));
-	srand((unsigned int)(getpid() ^ (pid_t)now_us()));
+	/* now_us() passes 2^31 µs after 36 minutes: wrap it through an integer, never cast
+	 * it straight to a 32-bit type (undefined behaviour). */
+	srand((unsigned int)getpid() ^ (unsigned int)(uint64_t)now_us());
 	for (q = 0; q < pf->p.qps; q++) {
 		struct perf_qp *pq = &pf->qps[q];
 
