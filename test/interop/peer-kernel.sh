@@ -11,8 +11,10 @@
 # 44, perftest): only the kernel and its modules change.
 #
 # The backports source is known only to a private apt configuration
-# (APT_CONFIG: its own sources list, package lists and cache under
-# $STATE); the host's /etc/apt is read, never changed.
+# (APT_CONFIG: its own sources list of bookworm, -updates, -security and
+# -backports from ROCE_PEER_MIRROR, default http://deb.debian.org/debian,
+# and its own package lists and cache under DIR/apt); the host's /etc/apt
+# and its lists are never changed.
 #
 # usage: peer-kernel.sh [build|status|path] [--series 6.12] [--cache DIR]
 #                       [--peer DIR] [--force]
@@ -39,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--cache) CACHE=$2; shift ;;
 	--peer) PEER=$2; shift ;;
 	--force) FORCE=(--force) ;;
-	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '5,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) echo "peer-kernel.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift

@@ -48,6 +48,7 @@
 # them: exit 77 with the reason. ROCE_PEER_DIR overrides where the peer
 # scripts are; ROCE_PEER_CACHE where the image is kept.
 . "$(dirname "$0")/../dpdk/lib.sh"
+. "$(dirname "$0")/rxe_lib.sh"
 
 GROUP="${1:-verbs}"
 case "$GROUP" in
@@ -90,40 +91,10 @@ SOCK="$WORK/a.sock"
 ITERS=100
 SIZE=4096
 
-new_netns "$NS"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx ip link add br0 type bridge stp_state 0 forward_delay 0 || { fail "bridge"; finish; }
-nsx ip tuntap add "$TAP" mode tap || { fail "tap"; finish; }
-nsx ip link add "$VU" type veth peer name "$VB" || { fail "veth"; finish; }
-for i in br0 "$TAP" "$VU" "$VB"; do
-	nsx sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
-done
-nsx ip link set "$TAP" master br0
-nsx ip link set "$VB" master br0
-for i in "$TAP" "$VU" "$VB" br0; do nsx ip link set "$i" up; done
-nsx ip addr add 198.18.0.254/24 dev br0
+rxe_layout
 
 # uroced [EXTRA]: (re)start the daemon on $VU; EXTRA adds [port] lines.
-uroced_conf() {
-	cat >"$WORK/a.conf" <<EOF
-[eal]
-lcores = 0,1
-no_huge = yes
-memory = 256
-file_prefix = $PA
-[daemon]
-socket = $SOCK
-[limits]
-mbufs = 4095
-idle_sleep_us = 10
-neigh_retry_ms = 100
-[port.veth]
-vdev = net_af_packet0,iface=$VU
-ipv4 = 198.18.0.2/24
-mac = 02:00:c6:12:00:02
-$1
-EOF
-}
+uroced_conf() { rxe_uroced_conf "$WORK/a.conf" "${1:-}"; }
 PID_A=
 restart_uroced() {
 	[ -n "$PID_A" ] && stop_uroced "$PID_A" a
@@ -158,13 +129,6 @@ else
 	CASES=(write read send atomic write-lat read-lat send-lat write-drop read-drop)
 	PEER_TESTS="write:$SIZE,read:$SIZE,send:$SIZE,atomic,write-lat:$SIZE,read-lat:$SIZE,send-lat:$SIZE,write:$SIZE,read:$SIZE"
 fi
-
-# Payload-guessing sub-dissectors call benchmark payloads malformed; off.
-TSHARK_OFF=()
-for h in rpcrdma_infiniband smb_direct_infiniband smcr_infiniband nvme_rdma lnet_ib \
-	iser_infiniband eth_over_ib mellanox_eoib sdp_infiniband fc_infiniband; do
-	TSHARK_OFF+=(--disable-heuristic "$h")
-done
 
 CAP_PID=
 cap_start() {

@@ -129,6 +129,29 @@ iba15_readline(int fd, char *buf, size_t size)
 	buf[n] = '\0';
 }
 
+/* Send the KEYS line @p keys, then wait for the other side's DONE. */
+static void
+iba15_keys_then_done(int fd, const char *keys)
+{
+	char line[64];
+
+	iba15_sendline(fd, keys);
+	iba15_readline(fd, line, sizeof(line));
+	if (strcmp(line, "DONE") != 0)
+		iba15_die("side channel: expected DONE, got '%s'", line);
+}
+
+/* The 8 bytes of the other side's ATOMIC WRITE at @p p. */
+static void
+iba15_check_aw(const uint8_t *p, const char *what)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	iba15_check(v == IBA15_AW_VALUE, "%s: 0x%016llx (expected 0x%016llx)", what,
+		    (unsigned long long)v, (unsigned long long)IBA15_AW_VALUE);
+}
+
 static void
 iba15_gid_hex(const uint8_t gid[16], char out[33])
 {

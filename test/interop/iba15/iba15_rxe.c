@@ -271,7 +271,6 @@ case_write(struct side *s, const char *host, int port)
 	struct ibv_mw *mw;
 	struct ibv_wc wc;
 	char line[256];
-	uint64_t v;
 	uint32_t rkey;
 	int i, ok;
 
@@ -323,14 +322,8 @@ case_write(struct side *s, const char *host, int port)
 	snprintf(line, sizeof(line), "KEYS %" PRIu64 " %u %" PRIu64 " %u %" PRIu64 " %u\n",
 		 (uint64_t)(uintptr_t)a, mra->rkey, (uint64_t)(uintptr_t)b, mrb->rkey,
 		 (uint64_t)bi.addr, rkey);
-	iba15_sendline(s->fd, line);
-	iba15_readline(s->fd, line, sizeof(line));
-	if (strcmp(line, "DONE") != 0)
-		iba15_die("side channel: expected DONE, got '%s'", line);
-
-	memcpy(&v, a + IBA15_AW_OFF, 8);
-	iba15_check(v == IBA15_AW_VALUE, "ATOMIC WRITE from uroce landed in rxe's MR: 0x%016" PRIx64
-		    " (expected 0x%016llx)", v, (unsigned long long)IBA15_AW_VALUE);
+	iba15_keys_then_done(s->fd, line);
+	iba15_check_aw(a + IBA15_AW_OFF, "ATOMIC WRITE from uroce landed in rxe's MR");
 	for (ok = 1, i = 0; i < IBA15_WIN_LEN; i++)
 		ok &= a[IBA15_MW_OFF + i] == IBA15_WIN_BYTE;
 	iba15_check(ok, "RDMA WRITE from uroce through the window rkey landed at a+%d",

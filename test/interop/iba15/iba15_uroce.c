@@ -127,6 +127,21 @@ post_wait(struct side *s, int i, struct uroce_send_wr *wr)
 	return wc;
 }
 
+/* RDMA WRITE of @p sge to @p raddr, @p rkey on QP 0; its completion. */
+static struct uroce_wc
+write_at(struct side *s, struct uroce_sge *sge, uint64_t raddr, uint32_t rkey)
+{
+	struct uroce_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.opcode = UROCE_WR_RDMA_WRITE;
+	wr.sg_list = sge;
+	wr.num_sge = 1;
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	return post_wait(s, 0, &wr);
+}
+
 static void
 expect(const struct uroce_wc *wc, uint32_t status, uint32_t opcode, const char *what)
 {
@@ -187,16 +202,10 @@ case_write(struct side *s, const char *ip, int port)
 	wc = post_wait(s, 0, &wr);
 	expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_ATOMIC_WRITE, "ATOMIC WRITE (0x1D) to rxe");
 
-	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)buf;
 	sge.length = IBA15_WIN_LEN;
 	sge.lkey = mr->lkey;
-	wr.opcode = UROCE_WR_RDMA_WRITE;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = mwaddr;
-	wr.wr.rdma.rkey = mwrkey;
-	wc = post_wait(s, 0, &wr);
+	wc = write_at(s, &sge, mwaddr, mwrkey);
 	expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_RDMA_WRITE,
 	       "RDMA WRITE through rxe's type 2 window rkey");
 
@@ -209,14 +218,8 @@ case_write(struct side *s, const char *ip, int port)
 	expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_SEND, "SEND with Invalidate of the window rkey");
 
 	/* IBA C9-88: an invalidated window's rkey no longer grants access. */
-	memset(&wr, 0, sizeof(wr));
 	sge.addr = (uintptr_t)buf + IBA15_WIN_LEN;
-	wr.opcode = UROCE_WR_RDMA_WRITE;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.wr.rdma.remote_addr = mwaddr + IBA15_WIN_LEN;
-	wr.wr.rdma.rkey = mwrkey;
-	wc = post_wait(s, 0, &wr);
+	wc = write_at(s, &sge, mwaddr + IBA15_WIN_LEN, mwrkey);
 	expect(&wc, UROCE_WC_REM_ACCESS_ERR, UROCE_WC_RDMA_WRITE,
 	       "RDMA WRITE through the invalidated window rkey");
 
@@ -264,7 +267,7 @@ case_read_back(struct side *s, const char *ip, int port)
 	struct uroce_mr *rw, *ro;
 	uint8_t *buf, *robuf;
 	char line[256];
-	uint64_t v, z;
+	uint64_t z;
 	int i, ok;
 
 	setup(s, ip, port);
@@ -280,13 +283,8 @@ case_read_back(struct side *s, const char *ip, int port)
 		iba15_die("reg_mr: %s", strerror(errno));
 	snprintf(line, sizeof(line), "KEYS %" PRIu64 " %u %" PRIu64 " %u\n",
 		 (uint64_t)(uintptr_t)buf, rw->rkey, (uint64_t)(uintptr_t)robuf, ro->rkey);
-	iba15_sendline(s->fd, line);
-	iba15_readline(s->fd, line, sizeof(line));
-	if (strcmp(line, "DONE") != 0)
-		iba15_die("side channel: expected DONE, got '%s'", line);
-	memcpy(&v, buf + IBA15_AW_OFF, 8);
-	iba15_check(v == IBA15_AW_VALUE, "rxe's ATOMIC WRITE landed in uroce's MR: 0x%016" PRIx64
-		    " (expected 0x%016llx)", v, (unsigned long long)IBA15_AW_VALUE);
+	iba15_keys_then_done(s->fd, line);
+	iba15_check_aw(buf + IBA15_AW_OFF, "rxe's ATOMIC WRITE landed in uroce's MR");
 	for (ok = 1, i = 0; i < IBA15_BUF; i += 8) {
 		memcpy(&z, robuf + i, 8);
 		ok &= z == 0;

@@ -31,9 +31,10 @@
 # Layout as test_verbs_rxe: one netns (ur-k612-PID), br0 198.18.0.254
 # holding the VM's tap (k612tPID) and uroced's veth (k612vPID/k612bPID),
 # VM 198.18.0.1, uroced 198.18.0.2.
-# Skips (77) without root, qemu, tshark, the peer scripts or the 6.12 image
+# Skips (77) without root, qemu, tshark, cpio, EAL or the 6.12 image
 # (ROCE_PEER_CACHE_612, default /var/cache/roce-peer-6.12).
 . "$(dirname "$0")/../../dpdk/lib.sh"
+. "$(dirname "$0")/../rxe_lib.sh"
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 require_root
@@ -49,7 +50,7 @@ require_cmd cpio cpio
 KCACHE=$("$HERE/../peer-kernel.sh" path)
 "$HERE/../peer-kernel.sh" status ||
 	skip "no 6.12 rxe peer image in $KCACHE: build it with test/interop/peer-kernel.sh build" \
-		"(root, Debian's archive once, about 5 minutes)"
+		"(root, Debian's archive once, 5-15 minutes)"
 require_eal
 require_netns_veth
 . "$KCACHE/image.env"
@@ -64,36 +65,8 @@ SOCK="$WORK/a.sock"
 PORT_W=18741
 PORT_R=18742
 
-new_netns "$NS"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx ip link add br0 type bridge stp_state 0 forward_delay 0 || { fail "bridge"; finish; }
-nsx ip tuntap add "$TAP" mode tap || { fail "tap"; finish; }
-nsx ip link add "$VU" type veth peer name "$VB" || { fail "veth"; finish; }
-for i in br0 "$TAP" "$VU" "$VB"; do
-	nsx sysctl -qw "net.ipv6.conf.$i.disable_ipv6=1"
-done
-nsx ip link set "$TAP" master br0
-nsx ip link set "$VB" master br0
-for i in "$TAP" "$VU" "$VB" br0; do nsx ip link set "$i" up; done
-nsx ip addr add 198.18.0.254/24 dev br0
-
-cat >"$WORK/a.conf" <<EOF
-[eal]
-lcores = 0,1
-no_huge = yes
-memory = 256
-file_prefix = $PA
-[daemon]
-socket = $SOCK
-[limits]
-mbufs = 4095
-idle_sleep_us = 10
-neigh_retry_ms = 100
-[port.veth]
-vdev = net_af_packet0,iface=$VU
-ipv4 = 198.18.0.2/24
-mac = 02:00:c6:12:00:02
-EOF
+rxe_layout
+rxe_uroced_conf "$WORK/a.conf"
 start_uroced a "$NS" -c "$WORK/a.conf" || finish
 PID_A=$LAST_PID
 
@@ -103,16 +76,18 @@ R="$WORK/vmroot"
 mkdir -p "$R/etc/rp"
 cp "$IBA15_RXE" "$R/etc/rp/iba15_rxe"
 printf 'RP_NAME=iba15\nRP_IP=198.18.0.1/24\nRP_MTU=1500\n' >"$R/etc/rp/job.env"
-# rxe's debug messages (dynamic debug) and counters after each case say
-# why it dropped or refused something.
+# rxe's counters and debug messages (dynamic debug, into the kernel log
+# only, not the console: they would split the lines parsed here) after each
+# case say why it dropped or refused something.
 cat >"$R/etc/rp/job.sh" <<EOF
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
 echo 'module rdma_rxe +p' >/sys/kernel/debug/dynamic_debug/control 2>/dev/null
-echo 8 >/proc/sys/kernel/printk
 diag() {
 	for f in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
 		[ "\$(cat \$f)" = 0 ] || echo "RP-RXE-COUNTER \$1 \$(basename \$f) \$(cat \$f)"
 	done
+	dmesg -c | grep 'rxe0' | grep -v 'state = \|rxe_qp_from_attr' | tail -20 |
+		sed "s/^/RP-RXE-LOG \$1 /"
 }
 echo "RP-CMD ibv_devinfo -v -d rxe0"; ibv_devinfo -v -d rxe0
 timeout 120 /etc/rp/iba15_rxe caps; echo "RP-CASE-END caps rc=\$?"
@@ -164,13 +139,6 @@ sed -n '/^RP-CMD ibv_devinfo/,/^RP-CASE-END caps/p' "$CON" | tr -d '\r' |
 	grep -E '^[[:space:]]+(device_cap_flags_ex|Unknown flags|max_mw)' | sed 's/^/    devinfo: /'
 [ "$(case_rc caps)" = 0 ] && pass "rxe $uname: FLUSH_GLOBAL and ATOMIC_WRITE capabilities, FLUSH_GLOBAL MR" ||
 	fail "rxe capabilities (caps rc=$(case_rc caps))"
-
-# Payload-guessing sub-dissectors would call test payloads malformed; off.
-TSHARK_OFF=()
-for h in rpcrdma_infiniband smb_direct_infiniband smcr_infiniband nvme_rdma lnet_ib \
-	iser_infiniband eth_over_ib mellanox_eoib sdp_infiniband fc_infiniband; do
-	TSHARK_OFF+=(--disable-heuristic "$h")
-done
 
 # cap_verdict NAME OPCODES: the capture of case NAME against tshark and
 # uroce-ctl decode; OPCODES (decimal) must all appear.
