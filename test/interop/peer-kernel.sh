@@ -89,7 +89,8 @@ EOF
 export APT_CONFIG=$STATE/apt.conf
 
 # Lists younger than a day are kept (as build-image.sh does for the host).
-if [ -z "$(find "$STATE/lists" -name '*backports*Packages*' -newermt '-1 day' 2>/dev/null | head -1)" ]; then
+fresh=$(find "$STATE/lists" -name '*backports*Packages*' -newermt '-1 day' 2>/dev/null | head -1)
+if [ -z "$fresh" ]; then
 	log "apt-get update (private lists in $STATE/lists)"
 	apt-get update -qq >"$STATE/update.log" 2>&1 ||
 		{ cat "$STATE/update.log" >&2; exit 1; }

@@ -119,7 +119,8 @@ iba15_readline(int fd, char *buf, size_t size)
 		ssize_t r = read(fd, &c, 1);
 
 		if (r <= 0)
-			iba15_die("side channel: read: %s", r < 0 ? strerror(errno) : "peer closed");
+			iba15_die("side channel: read: %s",
+				  r < 0 ? strerror(errno) : "peer closed");
 		if (c == '\n')
 			break;
 		if (n + 1 >= size)

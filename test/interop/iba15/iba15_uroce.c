@@ -243,10 +243,12 @@ case_write(struct side *s, const char *ip, int port)
 		       ex_status(wc.status));
 		hold(getenv("IBA15_HOLD"));
 	} else {
-		expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_FLUSH, "FLUSH (0x1C) GLOBAL of a range, to rxe");
+		expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_FLUSH,
+		       "FLUSH (0x1C) GLOBAL of a range, to rxe");
 		wr.wr.flush.level = UROCE_FLUSH_MR;
 		wc = post_wait(s, 1, &wr);
-		expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_FLUSH, "FLUSH GLOBAL of the whole MR, to rxe");
+		expect(&wc, UROCE_WC_SUCCESS, UROCE_WC_FLUSH,
+		       "FLUSH GLOBAL of the whole MR, to rxe");
 		/* rxe checks the MR's FLUSH access (IBA 1.5 A19): remote access NAK. */
 		wr.wr.flush.remote_addr = baddr;
 		wr.wr.flush.rkey = brkey;
