@@ -3,7 +3,8 @@
 # shellcheck shell=bash disable=SC2034 # its variables are for the tests
 #
 # Shared by the interop tests against Linux rxe in a QEMU VM
-# (test_verbs_rxe.sh, test_rdmacm_rxe.sh); sourced after ../dpdk/lib.sh.
+# (test_verbs_rxe.sh, test_rdmacm_rxe.sh, iba15/test_iba15_rxe.sh); sourced
+# after ../dpdk/lib.sh.
 #
 # rxe_setup NAME builds this layout in a network namespace of its own, with
 # addresses in 198.18.0.0/24 (NAME goes into every name it creates):
@@ -39,7 +40,7 @@ rxe_require() {
 	fi
 }
 
-# rxe_setup NAME: the namespace, bridge, tap and veth above.
+# rxe_setup NAME: the names, then the namespace, bridge, tap and veth above.
 rxe_setup() {
 	NS="uroce-$1-$$"
 	TAP="${1}t$$"
@@ -48,6 +49,12 @@ rxe_setup() {
 	PA="uroce-$1-a-$$"
 	PREFIXES+=("$PA")
 	SOCK="$WORK/a.sock"
+	rxe_layout
+}
+
+# rxe_layout: the layout above in a new netns $NS with the tap $TAP and the
+# veth pair $VU/$VB (a test that names them itself calls this directly).
+rxe_layout() {
 	new_netns "$NS"
 	nsx ip link add br0 type bridge stp_state 0 forward_delay 0 || { fail "bridge"; finish; }
 	nsx ip tuntap add "$TAP" mode tap || { fail "tap"; finish; }
@@ -63,11 +70,10 @@ rxe_setup() {
 }
 nsx() { ip netns exec "$NS" "$@"; }
 
-# restart_uroced [EXTRA]: (re)start the daemon on $VU; EXTRA adds [port] lines.
-PID_A=
-restart_uroced() {
-	[ -n "$PID_A" ] && stop_uroced "$PID_A" a
-	cat >"$WORK/a.conf" <<EOF
+# rxe_uroced_conf FILE [EXTRA]: uroced's configuration on $VU as $UROCE_IP,
+# 02:00:c6:12:00:02 (EAL prefix $PA, socket $SOCK); EXTRA adds [port] lines.
+rxe_uroced_conf() {
+	cat >"$1" <<EOF
 [eal]
 lcores = 0,1
 no_huge = yes
@@ -83,8 +89,15 @@ neigh_retry_ms = 100
 vdev = net_af_packet0,iface=$VU
 ipv4 = $UROCE_IP/24
 mac = 02:00:c6:12:00:02
-${1:-}
+${2:-}
 EOF
+}
+
+# restart_uroced [EXTRA]: (re)start the daemon on $VU; EXTRA adds [port] lines.
+PID_A=
+restart_uroced() {
+	[ -n "$PID_A" ] && stop_uroced "$PID_A" a
+	rxe_uroced_conf "$WORK/a.conf" "${1:-}"
 	start_uroced a "$NS" -c "$WORK/a.conf" || finish
 	PID_A=$LAST_PID
 }
