@@ -8,11 +8,14 @@
 # QP1 and connection managers and the DPDK port. Servers on daemon A
 # (198.18.3.1), clients on daemon B (198.18.3.2). B's CM gives up on a REQ
 # quickly (cm_response_timeout 14, cm_max_retries 3: about 2.5 s).
-#   Expect: rping -V (10 pings, data checked), ucmatose with 4 connections x
+#   Expect: rping -V (100 pings, data checked), ucmatose with 4 connections x
 #           10 messages, udaddy (UD, SIDR) with 2, rdma_server/rdma_client,
 #           ib_write_bw -R, ib_send_lat -R, ib_read_bw -R, qperf -cm1 rc_bw
 #           rc_lat (in a namespace of its own, whose loopback carries
 #           198.18.3.1 for qperf's TCP control connection): both sides exit 0.
+#   Expect: inside one daemon (server and client both clients of A, the
+#           connection looped back by A's port): rping -V (100 pings) and
+#           ucmatose with 4 connections x 10 messages.
 #   Expect: ucmatose to a port nobody listens on: RDMA_CM_EVENT_REJECTED,
 #           error 8 (invalid service ID).
 #   Expect: with A's uroced stopped (SIGSTOP) mid-handshake, the client's REQ
@@ -64,7 +67,7 @@ pair() {
 	spid=$!
 	for try in $(seq 20); do
 		sleep 0.5
-		timeout "$TMO" env UROCE_SOCKET="$B_SOCK" "$UROCE_RUN" "${cli[@]}" \
+		timeout "$TMO" env UROCE_SOCKET="$CLI_SOCK" "$UROCE_RUN" "${cli[@]}" \
 			>"$WORK/$name.cli" 2>&1
 		rc_c=$?
 		grep -qiE "REJECTED, error:? 8|failed to connect|Connection refused" \
@@ -80,13 +83,22 @@ pair() {
 
 cm() { tel_num "$1" /uroce/cm "$2"; }
 
-pair rping -- rping -s -a $A_IP -p 7001 -C 10 -V -- rping -c -a $A_IP -p 7001 -C 10 -V -v &&
-	[ "$(grep -c '^ping data: rdma-ping-' "$WORK/rping.cli")" -eq 10 ] &&
-	pass "rping -V: 10 pings checked"
+CLI_SOCK=$B_SOCK  # pair's clients: on daemon B, unless a case says otherwise
+
+pair rping -- rping -s -a $A_IP -p 7001 -C 100 -V -- rping -c -a $A_IP -p 7001 -C 100 -V -v &&
+	[ "$(grep -c '^ping data: rdma-ping-' "$WORK/rping.cli")" -eq 100 ] &&
+	pass "rping -V: 100 pings checked"
 pair ucmatose -- ucmatose -p 7002 -c 4 -C 10 -- ucmatose -s $A_IP -p 7002 -c 4 -C 10 &&
 	pass "ucmatose: 4 connections x 10 messages"
 pair udaddy -- udaddy -c 2 -C 10 -- udaddy -s $A_IP -c 2 -C 10 &&
 	pass "udaddy (UD over SIDR): 2 endpoints x 10 messages"
+CLI_SOCK=$A_SOCK
+pair rping_one -- rping -s -a $A_IP -p 7006 -C 100 -V -- rping -c -a $A_IP -p 7006 -C 100 -V -v &&
+	[ "$(grep -c '^ping data: rdma-ping-' "$WORK/rping_one.cli")" -eq 100 ] &&
+	pass "rping -V inside daemon A: 100 pings checked"
+pair ucmatose_one -- ucmatose -p 7007 -c 4 -C 10 -- ucmatose -s $A_IP -p 7007 -c 4 -C 10 &&
+	pass "ucmatose inside daemon A: 4 connections x 10 messages"
+CLI_SOCK=$B_SOCK
 if have rdma_server; then
 	pair rdma_cs -- rdma_server -p 7003 -- rdma_client -s $A_IP -p 7003 &&
 		grep -q "rdma_client: end 0" "$WORK/rdma_cs.cli" &&

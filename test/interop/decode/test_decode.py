@@ -39,7 +39,7 @@ VECTORS = None
 BASE_KEYS = ["index", "valid", "error", "icrc_ok", "src", "dst", "sport", "dscp", "ecn",
              "opcode", "opcode_name", "dqpn", "psn", "ackreq", "solicited", "migreq",
              "padcnt", "pkey", "fecn", "becn", "payload_len"]
-EXT_KEYS = ["reth", "aeth", "atomiceth", "atomicacketh", "immdt", "ieth", "deth"]
+EXT_KEYS = ["reth", "aeth", "atomiceth", "atomicacketh", "immdt", "ieth", "deth", "xrceth", "feth"]
 
 SAN_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
                "UndefinedBehaviorSanitizer")

@@ -126,6 +126,7 @@ make_fields(uint8_t opcode, uint32_t n, struct uroce_bth_fields *b, struct uroce
 	x->inv_rkey = 0xB0000000u | n;
 	x->qkey = (n & 1) ? UROCE_GSI_QKEY : 0x11111111u;
 	x->src_qp = (0x22u + n) & UROCE_QPN_MASK;
+	x->xrc_srqn = (0x5A0000u + n * 0x101u) & UROCE_QPN_MASK;
 }
 
 static int
@@ -192,9 +193,9 @@ emit(FILE *pcap, FILE *tsv, uint8_t op, enum encap_kind k, uint32_t paylen, uint
 		n + 1, op, oi->name, encap_name[k], paylen, pad, b.psn, b.dqpn, b.se, b.migreq,
 		b.ackreq, b.fecn, b.becn, b.pkey);
 	fprintf(tsv, "\t%" PRIu64 "\t%u\t%u\t%u\t%u\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64
-		"\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
+		"\t%u\t%u\t%u\t%u\t%u\t%u\t%u\t%u\n",
 		x.va, x.rkey, x.dma_len, x.syndrome, x.msn, x.swap_add, x.compare, x.orig, x.imm,
-		x.inv_rkey, x.qkey, x.src_qp, icrc, oi->mask, x.feth);
+		x.inv_rkey, x.qkey, x.src_qp, icrc, oi->mask, x.feth, x.xrc_srqn);
 	return ferror(tsv) ? -1 : 0;
 }
 
@@ -219,7 +220,7 @@ main(int argc, char **argv)
 		goto io_err;
 	fprintf(tsv, "frame\topcode\tname\tencap\tpaylen\tpadcnt\tpsn\tdqpn\tse\tmigreq\tackreq"
 		     "\tfecn\tbecn\tpkey\tva\trkey\tdma_len\tsyndrome\tmsn\tswap_add\tcompare"
-		     "\torig\timm\tinv_rkey\tqkey\tsrc_qp\ticrc\tmask\tfeth\n");
+		     "\torig\timm\tinv_rkey\tqkey\tsrc_qp\ticrc\tmask\tfeth\txrc_srqn\n");
 
 	for (op = 0; op < 256; op++) {
 		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)op);

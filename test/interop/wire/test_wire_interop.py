@@ -76,18 +76,21 @@ ALLOWED_EXPERT = {
 }
 
 # IBA table 35 (plus the RoCEv2 CNP and IBA 1.5's FLUSH and ATOMIC WRITE):
-# the opcodes a complete table holds.
-EXPECTED_OPCODES = (set(range(0x00, 0x15)) | {0x16, 0x17, 0x1C, 0x1D} | set(range(0x20, 0x2C)) |
-                    {0x64, 0x65, 0x81})
-# IBA 1.5 A19 opcodes that Debian 12's tshark (4.0) does not know: it shows
-# their BTH and then an "Unknown" header sequence, so only the BTH is
-# compared with tshark; scapy's byte-level check covers the rest.
-TSHARK_UNKNOWN = {0x1C, 0x1D}
+# the opcodes a complete table holds. XRC (IBA 1.2, prefix 0xA0) has every
+# RC operation.
+RC_OPCODES = set(range(0x00, 0x15)) | {0x16, 0x17, 0x1C, 0x1D}
+XRC_OPCODES = {0xA0 | op for op in RC_OPCODES}
+EXPECTED_OPCODES = (RC_OPCODES | set(range(0x20, 0x2C)) | {0x64, 0x65, 0x81} | XRC_OPCODES)
+# Opcodes that Debian 12's tshark (4.0) does not decode: IBA 1.5 A19's, and
+# XRC over RoCEv2 (it names the XRC opcode, then shows an "Unknown" header
+# sequence with the ICRC inside). Only the BTH is compared with tshark;
+# scapy's byte-level check covers the rest.
+TSHARK_UNKNOWN = {0x1C, 0x1D} | XRC_OPCODES
 
 HDR_DETH, HDR_RETH, HDR_AETH, HDR_ATMETH = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 HDR_ATMACK, HDR_IMMDT, HDR_IETH, HDR_CNPRSVD = 1 << 4, 1 << 5, 1 << 6, 1 << 7
 F_PAYLOAD, F_FULL_PMTU = 1 << 8, 1 << 9
-HDR_FETH, F_ATOMIC_WRITE = 1 << 20, 1 << 22
+HDR_FETH, F_ATOMIC_WRITE, HDR_XRCETH = 1 << 20, 1 << 22, 1 << 23
 
 TSHARK_FIELDS = [
     "frame.number", "frame.protocols", "infiniband.bth.opcode", "infiniband.bth.se",
@@ -115,6 +118,8 @@ def expected_ext(row):
     b = b""
     if m & HDR_DETH:
         b += struct.pack("!II", row["qkey"], row["src_qp"] & 0xFFFFFF)
+    if m & HDR_XRCETH:
+        b += struct.pack("!I", row["xrc_srqn"] & 0xFFFFFF)
     if m & HDR_FETH:
         b += struct.pack("!I", row["feth"])
     if m & HDR_RETH:
