@@ -34,6 +34,22 @@
 #include "daemon_test_util.h"
 #include "dt_daemon.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define HAVE_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAVE_LSAN 1
+#endif
+#endif
+#ifdef HAVE_LSAN
+#include <sanitizer/lsan_interface.h>
+#define lsan_disable() __lsan_disable()
+#define lsan_enable() __lsan_enable()
+#else
+#define lsan_disable() do { } while (0)
+#define lsan_enable() do { } while (0)
+#endif
+
 #define BUF_LEN 65536u
 #define ACC (UROCE_ACCESS_LOCAL_WRITE | UROCE_ACCESS_REMOTE_WRITE | UROCE_ACCESS_REMOTE_READ | \
 	     UROCE_ACCESS_REMOTE_ATOMIC)
@@ -116,6 +132,35 @@ xenv_open(struct xenv *e)
 		cr_assert_eq(dt_qp_to_rts(e->ini[i], 0, &to_tgt), 0);
 		cr_assert_eq(dt_qp_to_rts(e->tgt[i], ACC, &to_ini), 0);
 	}
+}
+
+/* Destroy what the test left, in dependency order, then close the device
+ * (a field a test destroyed itself is NULL). */
+static void
+xenv_close(struct xenv *e)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (e->ini[i] != NULL)
+			cr_expect_eq(uroce_destroy_qp(e->ini[i]), 0);
+		if (e->tgt[i] != NULL)
+			cr_expect_eq(uroce_destroy_qp(e->tgt[i]), 0);
+	}
+	if (e->srq != NULL)
+		cr_expect_eq(uroce_destroy_srq(e->srq), 0);
+	for (i = 0; i < 2; i++)
+		if (e->scq[i] != NULL)
+			cr_expect_eq(uroce_destroy_cq(e->scq[i]), 0);
+	if (e->srq_cq != NULL)
+		cr_expect_eq(uroce_destroy_cq(e->srq_cq), 0);
+	if (e->x != NULL)
+		cr_expect_eq(uroce_close_xrcd(e->x), 0);
+	if (e->mr != NULL)
+		cr_expect_eq(uroce_dereg_mr(e->mr), 0);
+	if (e->pd != NULL)
+		cr_expect_eq(uroce_dealloc_pd(e->pd), 0);
+	uroce_close_device(e->ctx);
 }
 
 static int
@@ -219,7 +264,7 @@ Test(xrc_api, traffic)
 	cr_assert_eq(post(&e, 0, UROCE_WR_SEND, e.srq->srq_num + 1000, 5, 0, 8, 0), 0);
 	wc = wait_wc(e.scq[0]);
 	cr_expect_eq(wc.status, UROCE_WC_REM_ACCESS_ERR, "%s", uroce_wc_status_str(wc.status));
-	uroce_close_device(e.ctx);
+	xenv_close(&e);
 }
 
 Test(xrc_api, refusals)
@@ -274,11 +319,15 @@ Test(xrc_api, refusals)
 	cr_expect_eq(uroce_close_xrcd(e.x), -EBUSY, "domain in use");
 	cr_expect_eq(uroce_destroy_qp(e.tgt[0]), 0);
 	cr_expect_eq(uroce_destroy_qp(e.tgt[1]), 0);
+	e.tgt[0] = e.tgt[1] = NULL;
 	cr_expect_eq(uroce_close_xrcd(e.x), -EBUSY, "the SRQ is still in it");
 	cr_expect_eq(uroce_destroy_srq(e.srq), 0);
+	e.srq = NULL;
 	cr_expect_eq(uroce_destroy_cq(e.srq_cq), 0, "free once the SRQ is gone");
+	e.srq_cq = NULL;
 	cr_expect_eq(uroce_close_xrcd(e.x), 0);
-	uroce_close_device(e.ctx);
+	e.x = NULL;
+	xenv_close(&e);
 }
 
 Test(xrc_api, teardown_reclaims_everything)
@@ -287,8 +336,13 @@ Test(xrc_api, teardown_reclaims_everything)
 	struct xenv e;
 	int i;
 
+	/* Closing the device with every object alive leaves the client's own
+	 * structures allocated, as ibv_close_device() does: not what this test
+	 * is about, so not reported as a leak. */
+	lsan_disable();
 	xenv_open(&e);
 	uroce_close_device(e.ctx);
+	lsan_enable();
 	for (i = 0; i < 5000; i++) {
 		dt_daemon_lock(&dd);
 		uroce_daemon_stats(dd.d, &st);
