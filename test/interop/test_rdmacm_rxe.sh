@@ -36,11 +36,10 @@
 #           SIDR_REQ, SIDR_REP) that uroce sent, against the first of that
 #           kind that rxe sent in this run, and REQ..DREP against the golden
 #           rxe-to-rxe capture (test/vectors/rxe-cm): `uroce-ctl decode --diff
-#           --ignore psn` finds no difference in BTH or DETH but AckReq (rxe
-#           sets it on its UD sends, uroce only on reliable QPs: IBA gives it
-#           no meaning on UD), and each of uroce's is a valid UD SEND Only to
-#           QP1, P_Key 0xFFFF, pad 0, 256-byte MAD, DETH Q_Key 0x80010000,
-#           source QP 1;
+#           --ignore psn` finds no difference in BTH or DETH but three by
+#           design, with fixed values (ECN, MigReq, AckReq: see cm_diff), and
+#           each of uroce's is a valid UD SEND Only to QP1, P_Key 0xFFFF, pad
+#           0, 256-byte MAD, DETH Q_Key 0x80010000, source QP 1;
 #   Expect: afterwards uroced holds no rdma_cm id, CM id, QP, MR or PD.
 # About 2 minutes under TCG. Needs what rxe_lib.sh checks, rdmacm-utils,
 # perftest, qperf and drivers/rdmacm; without them: exit 77 with the reason.
