@@ -41,7 +41,7 @@
 #           each of uroce's is a valid UD SEND Only to QP1, P_Key 0xFFFF, pad
 #           0, 256-byte MAD, DETH Q_Key 0x80010000, source QP 1;
 #   Expect: afterwards uroced holds no rdma_cm id, CM id, QP, MR or PD.
-# About 2 minutes under TCG. Needs what rxe_lib.sh checks, rdmacm-utils,
+# About 1 to 1.5 minutes under TCG. Needs what rxe_lib.sh checks, rdmacm-utils,
 # perftest, qperf and drivers/rdmacm; without them: exit 77 with the reason.
 . "$(dirname "$0")/../dpdk/lib.sh"
 . "$(dirname "$0")/rxe_lib.sh"
