@@ -135,22 +135,47 @@ cq_place(struct uroce_daemon *d, struct dcq *cq, unsigned int w)
 /* Session, segments, PD, MR, AH                                             */
 /* ------------------------------------------------------------------------ */
 
-/* The PD of @p handle; an XRC domain's handle is no PD (-EINVAL). */
+/* The PD (@p xrcd false) or XRC domain (true) of @p handle: both are PD
+ * objects, and a handle of the other kind is -EINVAL. */
 static int
-pd_get(struct session *s, uint32_t handle, struct dpd **pd)
+pd_kind_get(struct session *s, uint32_t handle, bool xrcd, struct dpd **pd)
 {
 	int rc = obj_get(s, handle, OBJ_PD, (void **)pd);
 
-	return rc == 0 && (*pd)->is_xrcd ? -EINVAL : rc;
+	return rc == 0 && (*pd)->is_xrcd != xrcd ? -EINVAL : rc;
 }
 
-/* The XRC domain of @p handle (a PD's handle: -EINVAL). */
+static int
+pd_get(struct session *s, uint32_t handle, struct dpd **pd)
+{
+	return pd_kind_get(s, handle, false, pd);
+}
+
 static int
 xrcd_get(struct session *s, uint32_t handle, struct dpd **x)
 {
-	int rc = obj_get(s, handle, OBJ_PD, (void **)x);
+	return pd_kind_get(s, handle, true, x);
+}
 
-	return rc == 0 && !(*x)->is_xrcd ? -EINVAL : rc;
+/* Free PD or XRC domain @p handle; an XRC domain only once no TGT QP or
+ * XRC SRQ uses it (-EBUSY), a PD once the engine holds nothing of it. */
+static int
+pd_release(struct uroce_daemon *d, struct session *s, uint32_t handle, bool xrcd)
+{
+	struct dpd *pd;
+	int rc = pd_kind_get(s, handle, xrcd, &pd);
+
+	if (rc != 0)
+		return rc;
+	if (pd->xrcd_users != 0)
+		return -EBUSY;
+	rc = uroce_eng_pd_dealloc(pd->pd);
+	if (rc != 0)
+		return rc;
+	obj_del(s, handle);
+	free(pd);
+	d->st.pds--;
+	return 0;
 }
 
 static int
@@ -336,20 +361,8 @@ static int
 do_close_xrcd(struct uroce_daemon *d, struct session *s, const void *body)
 {
 	const struct uroce_shm_msg_handle *q = body;
-	struct dpd *x;
-	int rc = xrcd_get(s, q->handle, &x);
 
-	if (rc != 0)
-		return rc;
-	if (x->xrcd_users != 0)
-		return -EBUSY;
-	rc = uroce_eng_pd_dealloc(x->pd);
-	if (rc != 0)
-		return rc;
-	obj_del(s, q->handle);
-	free(x);
-	d->st.pds--;
-	return 0;
+	return pd_release(d, s, q->handle, true);
 }
 
 /* The worker of XRC domain @p x: where its TGT QPs and XRC SRQs all run,
@@ -371,18 +384,8 @@ static int
 do_dealloc_pd(struct uroce_daemon *d, struct session *s, const void *body)
 {
 	const struct uroce_shm_msg_handle *q = body;
-	struct dpd *pd;
-	int rc = pd_get(s, q->handle, &pd);
 
-	if (rc != 0)
-		return rc;
-	rc = uroce_eng_pd_dealloc(pd->pd);
-	if (rc != 0)
-		return rc;
-	obj_del(s, q->handle);
-	free(pd);
-	d->st.pds--;
-	return 0;
+	return pd_release(d, s, q->handle, false);
 }
 
 /* Segment @p handle of @p s, if [@p off, + @p len) lies inside it (overflow-safe). */
@@ -960,8 +963,10 @@ qp_plan(struct uroce_daemon *d, struct session *s, const struct uroce_shm_msg_cr
 		return -EINVAL;
 	/* IBA 1.2 XRC: an initiator has no receive queue (ibv_create_qp
 	 * ignores its receive capacities) and takes no SRQ. */
-	if (ini && (s->minor < 7 || pl->srq != NULL))
-		return s->minor < 7 ? -EOPNOTSUPP : -EINVAL;
+	if (ini && s->minor < 7)
+		return -EOPNOTSUPP;
+	if (ini && pl->srq != NULL)
+		return -EINVAL;
 	/* With an SRQ the receive capacities are the SRQ's (ibv_qp_init_attr
 	 * ignores max_recv_wr and max_recv_sge then). */
 	if (q->sq_sig_all > 1 || q->cap.reserved != 0 || q->cap.max_send_wr == 0 ||

@@ -307,7 +307,6 @@ qp_create(struct uroce_eng_pd *pd, const struct uroce_eng_qp_init_attr *attr, ui
 	struct uroce_eng *eng;
 	struct uroce_eng_qp *qp;
 	uint32_t i, idx = fixed;
-
 	bool tgt = attr != NULL && attr->qp_type == UROCE_QPT_XRC_RECV;
 	bool own_rq;
 

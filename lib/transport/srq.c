@@ -89,7 +89,6 @@ uroce_eng_srq_create(struct uroce_eng_pd *pd, const struct uroce_eng_srq_init_at
 {
 	struct uroce_eng_srq *srq;
 	struct uroce_eng *eng;
-
 	uint32_t idx = 0, i;
 
 	if (pd == NULL || attr == NULL || attr->max_wr == 0 || attr->max_wr > UROCE_MAX_QP_WR ||

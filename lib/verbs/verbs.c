@@ -721,26 +721,38 @@ handle_release(struct uroce_context *c, uint16_t type, uint32_t handle, void *ob
 	return rc;
 }
 
+/* The client's structure (@p size bytes, zeroed) of a new daemon object of
+ * @p type, its handle stored at @p handle_off. NULL with errno set. */
+static void *
+handle_obj_new(struct uroce_context *c, uint16_t type, size_t size, size_t handle_off)
+{
+	uint8_t *o = calloc(1, size);
+	int rc;
+
+	if (o == NULL)
+		return NULL;
+	rc = handle_new(c, type, (uint32_t *)(void *)(o + handle_off));
+	if (rc != 0) {
+		free(o);
+		errno = -rc;
+		return NULL;
+	}
+	return o;
+}
+
 struct uroce_pd *
 uroce_alloc_pd(struct uroce_context *c)
 {
 	struct uroce_pd *pd;
-	int rc;
 
 	if (c == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	pd = calloc(1, sizeof(*pd));
-	if (pd == NULL)
-		return NULL;
-	rc = handle_new(c, UROCE_SHM_MSG_ALLOC_PD, &pd->handle);
-	if (rc != 0) {
-		free(pd);
-		errno = -rc;
-		return NULL;
-	}
-	pd->context = c;
+	pd = handle_obj_new(c, UROCE_SHM_MSG_ALLOC_PD, sizeof(*pd),
+			    offsetof(struct uroce_pd, handle));
+	if (pd != NULL)
+		pd->context = c;
 	return pd;
 }
 
@@ -755,22 +767,15 @@ struct uroce_xrcd *
 uroce_open_xrcd(struct uroce_context *c)
 {
 	struct uroce_xrcd *x;
-	int rc;
 
 	if (c == NULL || (c->daemon_minor < 7 && !c->fatal)) {
 		errno = c == NULL ? EINVAL : EOPNOTSUPP;
 		return NULL;
 	}
-	x = calloc(1, sizeof(*x));
-	if (x == NULL)
-		return NULL;
-	rc = handle_new(c, UROCE_SHM_MSG_OPEN_XRCD, &x->handle);
-	if (rc != 0) {
-		free(x);
-		errno = -rc;
-		return NULL;
-	}
-	x->context = c;
+	x = handle_obj_new(c, UROCE_SHM_MSG_OPEN_XRCD, sizeof(*x),
+			   offsetof(struct uroce_xrcd, handle));
+	if (x != NULL)
+		x->context = c;
 	return x;
 }
 
