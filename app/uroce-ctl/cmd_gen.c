@@ -372,8 +372,9 @@ call_err(struct side *s, const char *what, int rc)
 			"size for each QP's memory): lower --qps, --window or the sizes", what,
 			s->name, (unsigned long long)(UROCE_SHM_GEN_MAX_MEM >> 20));
 	else if (rc == -ENOMEM)
-		ctl_err("%s on the %s daemon: out of QPs or memory (%s)", what, s->name,
-			strerror(-rc));
+		ctl_err("%s on the %s daemon: out of QPs or memory, or over its [limits] "
+			"gen_mem_mb, the memory all generators may hold together (%s)", what,
+			s->name, strerror(-rc));
 	else
 		ctl_err("%s on the %s daemon at %s: %s", what, s->name, s->path, strerror(-rc));
 	return CTL_EXIT_ERROR;

@@ -608,6 +608,7 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 	dc.cm_response_timeout = (uint8_t)cfg->cm_response_timeout;
 	dc.cm_max_retries = (uint8_t)cfg->cm_max_retries;
 	dc.cm_packet_life_time = (uint8_t)cfg->cm_packet_life_time;
+	dc.gen_mem_max = (uint64_t)cfg->gen_mem_mb << 20;
 	dc.n_workers = c->on_worker ? nw : 1;
 	dc.threaded = c->on_worker;
 	dc.worker_stats_fn = core_worker_stats;

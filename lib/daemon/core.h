@@ -426,6 +426,8 @@ struct uroce_daemon {
 	uint32_t loop_frames;
 	struct dworker *w[UROCE_DAEMON_MAX_WORKERS];
 	uint32_t zc_min;                /* payload bytes from which packets go zero-copy */
+	uint64_t gen_mem_max;           /* ctl: bytes all generators may hold */
+	uint64_t gen_mem_used;          /* ctl: bytes they hold now */
 	struct dseg *graveyard;         /* ctl: freed segments the device still reads */
 	struct uroce_daemon_stats st;   /* ctl: the control thread's counts */
 	/* ctl: responder rejections logged in the current second, and not */

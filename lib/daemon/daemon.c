@@ -474,6 +474,7 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	d->status_fd = -1;
 	strcpy(d->path, conf->sock_path);
 	d->max_sessions = conf->max_sessions ? conf->max_sessions : 64;
+	d->gen_mem_max = conf->gen_mem_max ? conf->gen_mem_max : UROCE_DAEMON_GEN_MEM_DEFAULT;
 	d->threaded = conf->threaded;
 	d->port = conf->port_ops;
 	d->port_ctx = conf->port_ctx;

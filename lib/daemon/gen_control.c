@@ -129,6 +129,7 @@ gen_free(struct uroce_daemon *d, struct dgen *g)
 		uroce_eng_pd_dealloc(g->pd);
 		d->st.pds--;
 	}
+	d->gen_mem_used -= g->budget;
 	free(g->mem);
 	free(g->slot_mem);
 	free(g->qps);
@@ -182,6 +183,17 @@ gen_create(struct uroce_daemon *d, struct session *s, const void *body, struct r
 		goto fail;
 	}
 	g->mem_len = align_up((size_t)len, 4096);
+	/* The daemon-wide budget: its buffers and its slots, which the
+	 * control thread allocates and fills now. */
+	g->budget = g->mem_len;
+	if (g->role == UROCE_SHM_GEN_INITIATOR)
+		g->budget += (size_t)g->n_qps * g->slots * sizeof(*g->slot_mem);
+	if (g->budget > d->gen_mem_max - d->gen_mem_used) {
+		g->budget = 0;
+		rc = -ENOMEM;
+		goto fail;
+	}
+	d->gen_mem_used += g->budget;
 	g->mem = aligned_alloc(4096, g->mem_len);
 	g->qps = calloc(g->n_qps, sizeof(*g->qps));
 	if (g->role == UROCE_SHM_GEN_INITIATOR)

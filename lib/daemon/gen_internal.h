@@ -129,6 +129,7 @@ struct dgen {
 	/* memory: one allocation, one MR; the window (mirror) region first */
 	uint8_t *mem;
 	size_t mem_len;
+	size_t budget;                  /* ctl: bytes counted in d->gen_mem_used */
 	size_t off_land, land_stride;   /* initiator: READ landing */
 	size_t off_send, send_stride;   /* initiator: SEND payloads (verify) */
 	size_t off_ares;                /* initiator: atomic results, 8 bytes a slot */

@@ -174,7 +174,17 @@ struct uroce_daemon_conf {
 	uint8_t cm_response_timeout;
 	uint8_t cm_max_retries;
 	uint8_t cm_packet_life_time;
+	/**
+	 * Bytes that all lcore generators (doc/loadgen.md) may hold together,
+	 * over every client; 0 means UROCE_DAEMON_GEN_MEM_DEFAULT. A
+	 * GEN_CREATE past it is refused with ENOMEM: a client cannot make
+	 * the daemon allocate (and fill) memory without bound.
+	 */
+	uint64_t gen_mem_max;
 };
+
+/** Default of uroce_daemon_conf.gen_mem_max: four of the largest generators. */
+#define UROCE_DAEMON_GEN_MEM_DEFAULT (2048ull << 20)
 
 /** Resource counts and counters of a daemon (uroce_daemon_stats()), one field
  * per line of daemon_stats.def. */

@@ -48,6 +48,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->idle_sleep_us = 0;
 	cfg->idle_sleep_max_us = 10000;
 	cfg->idle_spin_us = 20;
+	cfg->gen_mem_mb = 2048; /* UROCE_DAEMON_GEN_MEM_DEFAULT */
 	cfg->zc_min = 0; /* off: no gain measured on the copying PMDs it may run on (doc/benchmarks.md) */
 }
 
@@ -382,6 +383,7 @@ SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
 SET_UINT(lim_idle_sleep_max_us, idle_sleep_max_us, 0, 100000)
 SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
 SET_UINT(lim_zc_min, zc_min, 0, 65535)
+SET_UINT(lim_gen_mem_mb, gen_mem_mb, 1, 1048576)
 
 static int
 port_device(struct key_ctx *c, const char *val)
@@ -747,6 +749,7 @@ static const struct key_desc limits_keys[] = {
 	{"idle_sleep_max_us", lim_idle_sleep_max_us, "0..100000", false},
 	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
 	{"tx_zero_copy_min", lim_zc_min, "0..65535", false},
+	{"gen_mem_mb", lim_gen_mem_mb, "1..1048576", false},
 };
 
 static const struct key_desc port_keys[] = {

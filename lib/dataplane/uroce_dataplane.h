@@ -151,6 +151,8 @@ struct uroce_dp_config {
 	 * ports of virtual devices with multi-segment TX and no TX faults.
 	 */
 	unsigned int zc_min;
+	/** MiB that all lcore generators may hold together (doc/loadgen.md). */
+	unsigned int gen_mem_mb;
 	/* ports */
 	unsigned int n_ports;
 	struct uroce_dp_port_cfg ports[UROCE_DP_MAX_PORTS];

@@ -246,6 +246,9 @@ setup(void)
 	memset(&conf, 0, sizeof(conf));
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
+	/* uroced's gen_mem_mb at its smallest: an input's generators are made
+	 * and refused as on any daemon, without filling hundreds of MiB. */
+	conf.gen_mem_max = 1u << 20;
 	dmn = uroce_daemon_create(&conf);
 	if (dmn == NULL)
 		die("uroce_daemon_create", errno);

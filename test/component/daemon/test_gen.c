@@ -45,16 +45,24 @@
 
 static struct dt_daemon dd;
 
+/* @p gen_mem_max: 0 for the default budget of generator memory. */
 static void
-start_daemon(void)
+start_daemon_budget(const char *name, uint64_t gen_mem_max)
 {
 	struct uroce_daemon_conf conf;
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
 	conf.active_mtu = UROCE_MTU_4096;
-	rc = dt_daemon_start(&dd, "gen", &conf);
+	conf.gen_mem_max = gen_mem_max;
+	rc = dt_daemon_start(&dd, name, &conf);
 	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
+}
+
+static void
+start_daemon(void)
+{
+	start_daemon_budget("gen", 0);
 }
 
 static void
@@ -383,6 +391,69 @@ Test(gen, create_refusals)
 	cr_assert_eq(gen_destroy(&c, r.gen_id), -ENOENT);
 	expect_left(0, 0, "after GEN_DESTROY");
 	sess_close(&c);
+}
+
+/* The daemon-wide budget of generator memory (conf.gen_mem_max, uroced's
+ * [limits] gen_mem_mb): generators of any session are made while their
+ * memory fits, the next is refused with ENOMEM and leaves nothing behind,
+ * and destroying one, or a session's hang-up, gives its share back. */
+#define BUDGET (4u << 20)
+
+static void
+start_budget_daemon(void)
+{
+	start_daemon_budget("genbudget", BUDGET);
+}
+
+TestSuite(gen_budget, .init = start_budget_daemon, .fini = stop_daemon, .timeout = 120);
+
+Test(gen_budget, refused_past_it_and_given_back)
+{
+	struct uroce_shm_msg_gen_create_resp r, first;
+	struct uroce_shm_msg_gen_create_req q;
+	struct sess a, b;
+	unsigned int made = 0;
+	int rc;
+
+	sess_open(&a);
+	sess_open(&b);
+	/* A target's memory is all it takes from the budget. */
+	q = create_req(UROCE_SHM_GEN_TARGET, 0, ALL_FLAGS);
+	q.max_size = 16u << 10; /* 3 windows of 64 KiB, 3 x 16 receives of 16 KiB */
+	first = gen_create(&a, &q);
+	made++;
+	cr_assert_leq(first.mem_len, BUDGET / 2, "one generator takes %llu bytes",
+		      (unsigned long long)first.mem_len);
+	/* Fill it from both sessions: the budget is the daemon's. */
+	for (;;) {
+		struct sess *c = made % 2 ? &b : &a;
+
+		rc = rpc(c, UROCE_SHM_MSG_GEN_CREATE, &q, sizeof(q), &r, sizeof(r));
+		if (rc != 0)
+			break;
+		cr_assert_eq(r.mem_len, first.mem_len);
+		made++;
+		cr_assert_leq((uint64_t)made * first.mem_len, BUDGET, "%u generators made", made);
+	}
+	cr_assert_eq(rc, -ENOMEM, "the generator past the budget: %s", strerror(-rc));
+	cr_assert_gt((uint64_t)(made + 1) * first.mem_len, BUDGET,
+		     "refused with %u generators of %llu bytes in a budget of %u", made,
+		     (unsigned long long)first.mem_len, BUDGET);
+	expect_left(made * N_QPS, made, "after the refused GEN_CREATE");
+	/* Destroying one gives its share back. */
+	cr_assert_eq(gen_destroy(&a, first.gen_id), 0);
+	first = gen_create(&b, &q);
+	rc = rpc(&b, UROCE_SHM_MSG_GEN_CREATE, &q, sizeof(q), &r, sizeof(r));
+	cr_assert_eq(rc, -ENOMEM, "full again: %s", strerror(-rc));
+	/* So does a session's hang-up: after both go, a new session has it all. */
+	sess_close(&a);
+	sess_close(&b);
+	expect_left(0, 0, "after both sessions hung up");
+	sess_open(&a);
+	for (made = 0; (uint64_t)(made + 1) * first.mem_len <= BUDGET; made++)
+		(void)gen_create(&a, &q);
+	expect_left(made * N_QPS, made, "after refilling the budget from a new session");
+	sess_close(&a);
 }
 
 /* GEN_QPS, GEN_CONNECT, GEN_START, GEN_STATS and GEN_DESTROY refuse what is
