@@ -125,9 +125,18 @@ for _ in $(seq 40); do
 	[ -n "$r" ] && [ "$r" -lt "$min_rate" ] && min_rate=$r
 	[ "$l" = 1 ] && limited_seen=$((limited_seen + 1))
 done
-[ "$limited_seen" -gt 0 ] && [ "$min_rate" -lt $((MAX / 2)) ] &&
+# How deep a look finds the rate depends on the host, not on DCQCN: each CNP
+# cuts it (by alpha/2, a half at first), and A's quick recovery (100 us
+# steps) raises it again until the next CNP. On a busy host fewer frames pass,
+# fewer are marked, CNPs come further apart and a look, itself slow there,
+# mostly lands between them (28 Nov 2026, beside a busy loop per CPU: 577 891
+# kb/s at the lowest of 7 looks). So a look must find the limiter on and the
+# rate below the maximum; the arithmetic of each cut is checked exactly by
+# test/unit/transport/test_cc.c (rp_first_cnp, rp_monitor_period_and_alpha),
+# what it does to competing flows by test/component/test_congestion.c.
+[ "$limited_seen" -gt 0 ] && [ "$min_rate" -lt "$MAX" ] &&
 	pass "A's QP $QPN under CNPs: rate limited in $limited_seen of $looks looks, down to $min_rate kb/s of $MAX" ||
-	fail "A's QP $QPN: limited in $limited_seen looks, lowest rate $min_rate kb/s of $MAX"
+	fail "A's QP $QPN: limited in $limited_seen of $looks looks, lowest rate $min_rate kb/s of $MAX"
 
 # --- the traffic is over (B's uroce-perf exits); A's QP is held, idle ---------
 wait "$SRV"
