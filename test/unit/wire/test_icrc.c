@@ -740,6 +740,50 @@ Test(icrc, masked_fields_any_value)
 	}
 }
 
+/*
+ * Expect: the ICRC of a packet of every length, IPv4 and IPv6, is the
+ * reference, whether icrc.c hashes it in one pass (small packets, copied
+ * behind the masked headers) or in pieces; and uroce_icrc_compute2(), with
+ * the payload split at any point into a separate tail and 0 to 3 zero pad
+ * bytes, gives the ICRC of the same packet laid out in one buffer.
+ */
+Test(icrc, every_length_and_split)
+{
+	static uint8_t frame[FRAME_MAX], flat[FRAME_MAX], tail[FRAME_MAX];
+	static const char *const names[] = {"rc-write-first-4096", "v6-rc-send-only-1024"};
+	const uint32_t bth = UROCE_UDP_LEN + UROCE_BTH_LEN;
+	struct roce_loc loc, cut;
+	uint32_t len, hdrs, n, k, z, want;
+	size_t f;
+	uint8_t *l3;
+
+	for (f = 0; f < UROCE_ARRAY_SIZE(names); f++) {
+		len = scapy_frame(names[f], frame);
+		cr_assert(locate_roce(frame, len, &loc));
+		l3 = frame + loc.l3_off;
+		hdrs = loc.ip_hlen + bth;
+		for (n = 0; n <= 600 && hdrs + n <= loc.l3_len; n++) {
+			cut = loc;
+			cut.l3_len = hdrs + n;
+			want = ref_icrc(l3, &cut);
+			CHECK(uroce_icrc_compute(l3, cut.l3_len, cut.fam) == want,
+			      "%s cut to %u payload bytes", names[f], n);
+			for (z = 0; z <= 3; z++) {
+				memcpy(flat, l3, cut.l3_len);
+				memset(flat + cut.l3_len, 0, z);
+				want = uroce_icrc_compute(flat, cut.l3_len + z, cut.fam);
+				for (k = 0; k <= n; k += (n < 64 ? 1 : 37)) {
+					memcpy(tail, l3 + hdrs + k, n - k);
+					CHECK(uroce_icrc_compute2(l3, hdrs + k, tail, n - k, z,
+								  cut.fam) == want,
+					      "%s: %u bytes split at %u, %u zeros", names[f], n, k, z);
+				}
+			}
+		}
+		cr_assert_gt(n, 400, "%s: only %u payload bytes", names[f], n);
+	}
+}
+
 /* ------------------------------------------------------------------------ */
 /* Fill, byte order, IPv4 options, malformed input                           */
 /* ------------------------------------------------------------------------ */
