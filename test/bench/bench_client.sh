@@ -5,7 +5,7 @@
 # Benchmark (suite 'perf'): the client path (issue 10). One uroced with no
 # port, its one worker busy-polling (idle_sleep_us 0) on CPU 1; uroce-perf
 # client and server on CPU 0, so two CPUs carry the two busy threads:
-#   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE bw (-D BENCH_SECONDS);
+#   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE and READ bw (-D BENCH_SECONDS);
 #   64 B READ lat (the server only waits) and WRITE lat (both ends poll
 #   memory, so two busy threads share CPU 0: it measures the scheduler's time
 #   slice, not uroce; kept to show it); SEND bw with -e (both ends sleep on
@@ -93,6 +93,7 @@ run read-bw-64 bw read bw -s 64 -D "$SECS" -t 128
 run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128 -e
 run atomic-bw bw atomic bw -D "$SECS" -t 128
 run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128
+run read-bw-64k bw read bw -s 65536 -D "$SECS" -t 128
 run read-lat-64 lat read lat -s 64 -n "$LAT_ITERS"
 run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS"
 stop_uroced "$PID_D" d
