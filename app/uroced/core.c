@@ -612,6 +612,10 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 	dc.n_workers = c->on_worker ? nw : 1;
 	dc.threaded = c->on_worker;
 	dc.worker_stats_fn = core_worker_stats;
+	/* With no port too, the workers' clock is the dataplane's TSC reading
+	 * of the loop, not a clock_gettime() per round. */
+	if (c->on_worker)
+		dc.clock_us = port_now_us;
 	dc.worker_stats_ctx = c;
 	for (i = 0; i < nw; i++) {
 		c->w[i].c = c;

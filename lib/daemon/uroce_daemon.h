@@ -142,6 +142,12 @@ struct uroce_daemon_conf {
 	void *port_ctx;        /**< passed to every port op */
 	/** Per-worker port context (its own TX queue); NULL entries use port_ctx. */
 	void *port_ctxs[UROCE_DAEMON_MAX_WORKERS];
+	/**
+	 * Optional: a worker's clock in µs, called once per round with that
+	 * worker's port context (port_ctxs), where port_ops has no now_us
+	 * (no port). NULL: CLOCK_MONOTONIC, one clock_gettime() per round.
+	 */
+	uint64_t (*clock_us)(void *ctx);
 	/** Workers, 1..UROCE_DAEMON_MAX_WORKERS; 0 means 1. */
 	unsigned int n_workers;
 	/** Control and workers on threads of the caller's (see the file comment). */

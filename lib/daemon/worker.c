@@ -1246,7 +1246,7 @@ worker_poll(struct dworker *w)
 {
 	w->cnt.polls++;
 	if (w->d->port == NULL || w->d->port->now_us == NULL)
-		w->now_us = clock_us();
+		w->now_us = w->d->clock_us != NULL ? w->d->clock_us(w->port_ctx) : clock_us();
 	/* A command is not traffic: it does not count as work, so that an idle
 	 * worker's sleeps keep growing through the control thread's periodic
 	 * queries (it is woken for each, and sleeps again after). */
