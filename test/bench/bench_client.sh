@@ -17,7 +17,8 @@
 # worker is not measured). Prints one table and the ratios the issue sets;
 # never fails on a number: exit 1 only when a run fails, 77 when not root or
 # a tool is missing.
-# Knobs: BENCH_SECONDS (3), BENCH_LAT_ITERS (20000), BENCH_PORT (19700).
+# Knobs: BENCH_SECONDS (3), BENCH_LAT_ITERS (20000), BENCH_PORT (19700),
+# BENCH_ROWS (the rows to run, e.g. "write-bw-64 read-bw-64k"; default all).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
 
@@ -60,6 +61,8 @@ PID_D=$LAST_PID
 run() {
 	local key="$1" kind="$2" spid rc_c rc_s row val b0 w0 s0 b1 w1 s1 c
 	shift 2
+	# BENCH_ROWS: only these rows (keys as in the table), e.g. to repeat a few.
+	case " ${BENCH_ROWS:-$key} " in *" $key "*) ;; *) return ;; esac
 	PORT=$((PORT + 1))
 	read -r b0 w0 s0 <<<"$(wstat "$SOCK")"
 	taskset -c 0 timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" \
