@@ -415,7 +415,7 @@ struct uroce_daemon {
 	bool threaded;
 	const struct uroce_daemon_port_ops *port;
 	void *port_ctx;
-	uint64_t (*clock_us)(void *ctx); /* a worker's clock without a port's */
+	uint64_t (*clock_us)(void *ctx); /* a worker's clock (port's or shell's); NULL: w->now_us */
 	void (*worker_stats_fn)(void *ctx, unsigned int worker,
 				struct uroce_daemon_worker_stats *st);
 	void *worker_stats_ctx;

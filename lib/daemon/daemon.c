@@ -478,7 +478,10 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	d->threaded = conf->threaded;
 	d->port = conf->port_ops;
 	d->port_ctx = conf->port_ctx;
-	d->clock_us = conf->clock_us;
+	/* A worker's clock, chosen once: the port's, else the shell's, else
+	 * CLOCK_MONOTONIC read per round (worker_now_us()). */
+	d->clock_us = conf->port_ops != NULL && conf->port_ops->now_us != NULL ?
+		      conf->port_ops->now_us : conf->clock_us;
 	d->worker_stats_fn = conf->worker_stats_fn;
 	d->worker_stats_ctx = conf->worker_stats_ctx;
 	d->n_workers = conf->n_workers ? conf->n_workers : 1;

@@ -15,20 +15,11 @@
 #include "uroce_shm_gen.h"
 
 #include "gen_internal.h"
+#include "worker.h"
 
 /* ------------------------------------------------------------------------ */
 /* Worker side                                                               */
 /* ------------------------------------------------------------------------ */
-
-static uint64_t
-gen_now(struct dworker *w)
-{
-	const struct uroce_daemon_port_ops *port = w->d->port;
-
-	if (port != NULL && port->now_us != NULL)
-		return port->now_us(w->port_ctx);
-	return w->now_us;
-}
 
 /* The MR's iova space is the daemon's own addresses. */
 
@@ -264,7 +255,7 @@ rate_allow(struct dgen *g, uint64_t now, uint64_t want)
 static unsigned int
 init_poll(struct dworker *w, struct dgen *g, unsigned int budget)
 {
-	uint64_t now = gen_now(w), allow;
+	uint64_t now = worker_now_us(w), allow;
 	unsigned int n = 0, tries;
 
 	if (g->flush_all) {
@@ -511,7 +502,7 @@ w_connect(struct dgen *g, uint32_t first, uint32_t count)
 static int
 w_start(struct dworker *w, struct dgen *g)
 {
-	uint64_t now = gen_now(w);
+	uint64_t now = worker_now_us(w);
 	uint32_t i;
 
 	if (g->state != UROCE_SHM_GEN_READY)
@@ -538,7 +529,7 @@ static void
 w_stats(struct dworker *w, struct dgen *g, struct uroce_shm_msg_gen_stats_resp *out)
 {
 	uint64_t end = g->state == UROCE_SHM_GEN_DONE || g->state == UROCE_SHM_GEN_FAILED ?
-		       g->t_done : gen_now(w);
+		       g->t_done : worker_now_us(w);
 	uint32_t i;
 
 	*out = g->st;

@@ -614,15 +614,16 @@ session_doorbells(struct dworker *w, struct dwsess *ws)
 /* The engine's ops                                                          */
 /* ------------------------------------------------------------------------ */
 
+uint64_t
+worker_now_us(const struct dworker *w)
+{
+	return w->d->clock_us != NULL ? w->d->clock_us(w->port_ctx) : w->now_us;
+}
+
 static uint64_t
 op_now(void *ctx)
 {
-	struct dworker *w = ctx;
-	const struct uroce_daemon_port_ops *port = w->d->port;
-
-	if (port != NULL && port->now_us != NULL)
-		return port->now_us(w->port_ctx);
-	return w->now_us;
+	return worker_now_us(ctx);
 }
 
 static uint64_t
@@ -1245,8 +1246,8 @@ unsigned int
 worker_poll(struct dworker *w)
 {
 	w->cnt.polls++;
-	if (w->d->port == NULL || w->d->port->now_us == NULL)
-		w->now_us = w->d->clock_us != NULL ? w->d->clock_us(w->port_ctx) : clock_us();
+	if (w->d->clock_us == NULL)
+		w->now_us = clock_us();
 	/* A command is not traffic: it does not count as work, so that an idle
 	 * worker's sleeps keep growing through the control thread's periodic
 	 * queries (it is woken for each, and sleeps again after). */

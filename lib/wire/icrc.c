@@ -231,7 +231,7 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 		return true;
 	}
 	crc = uroce_crc32(0, ps, LRH_ONES_LEN + hdrs);
-	crc = uroce_crc32(crc, l3 + hdrs, l3_len - hdrs);
+	crc = uroce_crc32(crc, l3 + hdrs, rest);
 	if (tail_len > 0)
 		crc = uroce_crc32(crc, tail, tail_len);
 	if (zeros > 0)
