@@ -70,6 +70,9 @@ static const struct uroce_dp_pmd_ops pmd_memif = {
 	 * path does not have: it carries whatever fits its buffers, which
 	 * memif_vdev_args() made hold one frame of the port's MTU. */
 	.mtu_beyond_reported = true,
+	/* memif_disconnect() clears the connected flag, then unmaps the rings
+	 * at once, in the interrupt thread, while a worker may be in a burst. */
+	.unmaps_under_burst = true,
 };
 
 static const struct uroce_dp_pmd_ops pmd_tap = {

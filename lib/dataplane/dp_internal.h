@@ -27,6 +27,7 @@
 #include <rte_mempool.h>
 #include <rte_ring.h>
 
+#include "grace.h"
 #include "uroce_dataplane.h"
 
 /** Per-port counters of one thread (a worker, or the control thread). */
@@ -294,6 +295,7 @@ struct dp_worker {
 	struct rte_ring *handoff;          /**< RoCEv2 frames for this worker's QPs from others */
 	uint64_t now_us;                   /**< TSC time of the current loop */
 	uint64_t asked_us;                 /**< the sleep the current loop asked for */
+	uint64_t qs;                       /**< grace epoch seen outside bursts (grace.h) */
 	struct uroce_dp_worker_stats st;   /**< written by the worker, read whole by others */
 	/* this burst's frames: to free in bulk, and to hand to other workers */
 	uint16_t n_free;
@@ -328,6 +330,10 @@ struct uroce_dp {
 	void *owner_ctx;
 	volatile bool quit;                /**< set by uroce_dp_stop(); read by workers */
 	bool running;
+	/** A port's PMD unmaps rings under the bursts (memif): munmap() waits
+	 * for the workers while they run (grace.h). */
+	bool unmap_guard;
+	struct dp_grace grace;             /**< the workers as its readers */
 };
 
 /** Microseconds from a TSC value: one 64x64 multiplication (us_mult is

@@ -176,6 +176,8 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	max_mtu = eth_max_mtu(&info);
 	pmd = uroce_dp_pmd_find(info.driver_name);
+	if (pmd != NULL && pmd->unmaps_under_burst)
+		dp->unmap_guard = true;
 	if (p->mtu > max_mtu && pmd != NULL && pmd->mtu_beyond_reported) {
 		/* The PMD carries more than it reports (drivers/net says so, and
 		 * its vdev_args() sized its buffers for our MTU): configure the
@@ -313,7 +315,10 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		dp->workers[dp->n_workers].dp = dp;
 		dp->workers[dp->n_workers].idx = dp->n_workers;
 		dp->workers[dp->n_workers].lcore = lcore;
+		dp->workers[dp->n_workers].qs = DP_GRACE_OFFLINE;
+		dp->grace.qs[dp->n_workers] = &dp->workers[dp->n_workers].qs;
 		dp->n_workers++;
+		dp->grace.n_readers = dp->n_workers;
 	}
 	if (cfg->n_ports > 0 && dp->n_workers == 0) {
 		dp_err(err, errlen, 0, "no worker lcore: give at least two lcores (e.g. "
@@ -534,6 +539,8 @@ uroce_dp_start(struct uroce_dp *dp, char *err, size_t errlen)
 	}
 	dp->quit = false;
 	dp->running = true;
+	if (dp->unmap_guard)
+		dp_grace_register(&dp->grace);
 	for (i = 0; i < dp->n_workers; i++) {
 		rc = rte_eal_remote_launch(dp_worker_main, &dp->workers[i], dp->workers[i].lcore);
 		if (rc != 0) {
@@ -584,6 +591,8 @@ uroce_dp_stop(struct uroce_dp *dp)
 		for (i = 0; i < dp->n_workers; i++)
 			rte_eal_wait_lcore(dp->workers[i].lcore);
 		dp->running = false;
+		if (dp->unmap_guard)
+			dp_grace_unregister(&dp->grace);
 	}
 	for (i = 0; i < dp->n_ports; i++) {
 		struct dp_port *p = &dp->ports[i];

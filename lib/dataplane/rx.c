@@ -389,6 +389,7 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 {
 	struct uroce_dp *dp = w->dp;
 	uint64_t sleep_us, deadline;
+	bool slept;
 
 	if (dp->cfg.idle_sleep_us == 0 || now_tsc - idle_since < dp->idle_spin_tsc) {
 		rte_pause();
@@ -407,13 +408,17 @@ idle(struct dp_worker *w, uint64_t now_tsc, uint64_t idle_since)
 			sleep_us = deadline - w->now_us;
 	}
 	w->asked_us = sleep_us;
+	/* Asleep, the worker holds no ring: an unmap need not wait for it. */
+	dp_grace_offline(&w->qs);
 	if (w->sleep_fn != NULL) {
-		if (!w->sleep_fn(w->sleep_ctx, sleep_us, rings_pending, w))
-			return;
+		slept = w->sleep_fn(w->sleep_ctx, sleep_us, rings_pending, w);
 	} else {
 		rte_delay_us_sleep((unsigned int)sleep_us);
+		slept = true;
 	}
-	w->st.sleeps++;
+	dp_grace_online(&dp->grace, &w->qs);
+	if (slept)
+		w->st.sleeps++;
 }
 
 /*
@@ -454,8 +459,13 @@ dp_worker_main(void *arg)
 	 * stretch every back-off. */
 	if (dp->cfg.idle_sleep_us != 0)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	/* Its own unmaps wait for nobody (grace.h); its bursts count from now. */
+	dp_grace_thread_is_reader(true);
+	dp_grace_online(&dp->grace, &w->qs);
 	t0 = rte_rdtsc();
 	while (!dp->quit) {
+		/* Outside every burst: what a PMD unmaps from here on is not ours. */
+		dp_grace_quiescent(&dp->grace, &w->qs);
 		w->now_us = dp_tsc_to_us(dp, t0);
 		w->asked_us = 0;
 		work = 0;
@@ -516,5 +526,7 @@ dp_worker_main(void *arg)
 	}
 	for (i = 0; i < dp->n_ports; i++)
 		tx_drain(w, &dp->ports[i], &w->txq[i]);
+	dp_grace_offline(&w->qs);
+	dp_grace_thread_is_reader(false);
 	return 0;
 }

@@ -83,6 +83,9 @@ tel_info(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "tsc_hz", dp->tsc_hz);
 	rte_tel_data_add_dict_string(d, "socket", dp->cfg.socket_path);
 	rte_tel_data_add_dict_string(d, "crc32", uroce_crc32_impl());
+	/* A PMD unmaps rings under the bursts (memif): unmaps wait (grace.h). */
+	rte_tel_data_add_dict_int(d, "unmap_guard", dp->unmap_guard);
+	rte_tel_data_add_dict_u64(d, "unmaps_waited", dp_grace_unmaps_waited());
 	return 0;
 }
 

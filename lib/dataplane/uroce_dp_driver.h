@@ -92,6 +92,14 @@ struct uroce_dp_pmd_ops {
 	 * one, else a random local one) in software and goes promiscuous.
 	 */
 	bool mac_in_software;
+	/**
+	 * The PMD's control path (EAL's interrupt thread) unmaps memory its
+	 * RX/TX bursts read, with no wait for a burst under way: DPDK 22.11's
+	 * memif when its peer leaves. While the workers run, every munmap() of
+	 * another thread then waits until each worker is outside its bursts
+	 * (lib/dataplane/grace.h).
+	 */
+	bool unmaps_under_burst;
 };
 
 /**

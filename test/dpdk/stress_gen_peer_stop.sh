@@ -13,9 +13,9 @@
 #          client of DPDK 22.11 does not connect again to a server that
 #          restarted, so the side that goes away is the client). DPDK
 #          22.11's memif PMD unmaps the rings when the peer leaves while a
-#          worker may be inside rte_eth_tx_burst(): A dies in
-#          librte_net_memif about once in a hundred stops
-#          (doc/loadgen.md), which is why CI runs afp.
+#          worker may be inside a burst; A died of it in librte_net_memif
+#          about once in a hundred stops until uroced held such unmaps for
+#          its workers (doc/dataplane.md, "A memif peer that leaves").
 #
 # STRESS_ROUNDS rounds (12 by default, the meson test; 100 or more by hand),
 # each drawn from STRESS_SEED:
@@ -191,6 +191,10 @@ run_rounds() { # run_rounds N
 		log "round $round: SIG$how to B at $when + ${delay} s (mix $mix, $qps QPs, -u $qpt${verify:+, verify}): gen exit $rc after ${secs} s ($(tail -1 "$WORK/r$round.err" | cut -c1-120)); A alive, holds $holds"
 		start_b "-$round"
 	done
+	# How many of B's departures found A's worker inside a burst, and were
+	# held until it left (memif; doc/dataplane.md, "A memif peer that leaves").
+	held=$(tel "$PA" /uroce/info | grep -o '"unmaps_waited": [0-9]*' || true)
+	[ -n "$held" ] && log "A's unmaps that waited for its worker: ${held##* }"
 	stop_uroced "$PID_B" "b-$round"
 	stop_uroced "$PID_A" a
 	if grep -q -E "ERROR: (Address|Leak|Undefined)Sanitizer|runtime error:" "$LOG_A"; then

@@ -23,12 +23,9 @@
 #           A's initiator fail with RETRY_EXC_ERR within seconds, as A's
 #           /uroce/gen shows while B is still stopped; once B goes on,
 #           uroce-ctl gen reports it and exits 1 instead of hanging, and A is
-#           left with no QP. B is frozen rather than made to exit: DPDK
-#           22.11's memif PMD unmaps its rings in the interrupt thread while
-#           the worker may be inside a burst, so a memif peer that leaves
-#           under traffic can crash the other daemon (doc/loadgen.md,
-#           "Stopping the target's daemon"); stress_gen_peer_stop covers a
-#           target daemon that exits, over af_packet.
+#           left with no QP. B is frozen, its memif link still up: a peer
+#           that answers nothing. A target daemon that exits is
+#           stress_gen_peer_stop's (af_packet in CI, memif by hand).
 . "$(dirname "$0")/lib.sh"
 
 require_root
