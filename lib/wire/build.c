@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "uroce_wire.h"
+#include "wire_internal.h"
 
 uint32_t
 uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
@@ -91,19 +92,6 @@ uroce_encap_len(const struct uroce_encap *e)
 	return UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0) + l3 + UROCE_UDP_LEN;
 }
 
-static uint16_t
-ipv4_csum(const uint8_t *h)
-{
-	uint32_t sum = 0;
-	int i;
-
-	for (i = 0; i < UROCE_IPV4_LEN; i += 2)
-		sum += uroce_get_be16(h + i);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 uint32_t
 uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap *e, uint32_t ib_len)
 {
@@ -138,7 +126,7 @@ uroce_encap_build(uint8_t *buf, uint32_t cap, const struct uroce_encap *e, uint3
 		uroce_put_be16(p + 10, 0);
 		memcpy(p + 12, e->sgid + 12, 4);
 		memcpy(p + 16, e->dgid + 12, 4);
-		uroce_put_be16(p + 10, ipv4_csum(p));
+		uroce_put_be16(p + 10, (uint16_t)~wire_ipv4_sum(p, UROCE_IPV4_LEN));
 		p += UROCE_IPV4_LEN;
 	} else {
 		uroce_put_be16(p, UROCE_ETHERTYPE_IPV6);

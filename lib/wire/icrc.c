@@ -9,8 +9,9 @@
  * The ICRC is CRC-32 over a pseudo packet: 8 bytes of ones in place of the
  * LRH, the IP header, the UDP header and the InfiniBand headers and payload,
  * with every field that a router or switch may change on the way replaced by
- * ones. Nothing is copied but the small headers: they are masked in a buffer
- * on the stack and the CRC then continues in place over the rest.
+ * ones. The headers are masked in a buffer on the stack; a small packet is
+ * copied whole behind them (one CRC call, over one 256-byte block: see
+ * ONE_PASS_LEN and PAD_MIN), a larger one is taken in place after them.
  *
  * uroce_crc32() is ISA-L's crc32_gzip_refl() when the build found ISA-L (by
  * far the fastest on x86; see doc/benchmarks.md) and otherwise a portable
@@ -140,26 +141,68 @@ uroce_crc32_impl(void)
 #define LRH_ONES_LEN  8         /* the LRH replaced by ones (IBA A17.4.1) */
 #define PSEUDO_MAX    (LRH_ONES_LEN + IPV4_MAX_HLEN + UROCE_UDP_LEN + UROCE_BTH_LEN)
 /*
- * Bytes after the masked headers that are copied behind them so that a small
- * packet (an ACK, a READ request, a 64-byte WRITE) takes one CRC call: each
- * call of the CRC has a fixed cost of the order of a 1 KiB fold on x86
- * (doc/benchmarks.md, "ICRC"), more than copying this much.
+ * A pseudo packet of at most this many bytes is built whole in one buffer
+ * (the masked headers, then the rest copied behind them) and takes one CRC
+ * call: each call has a fixed cost larger than copying this much. Such
+ * packets are ACKs, READ requests, atomics and their responses, and small
+ * WRITEs and SENDs.
  */
-#define ONE_PASS_MAX  192
+#define ONE_PASS_LEN  256
+/*
+ * ISA-L's fast CRC (crc32_gzip_refl_by16_10) folds whole 256-byte blocks;
+ * what is left below 256 bytes goes through a serial fold that costs more
+ * than a whole block: on the development VM 132 bytes take 72 cycles, 255
+ * take 111 and 256 take 46 (doc/benchmarks.md). So a one-pass packet of at
+ * least PAD_MIN bytes is placed at the end of the 256-byte buffer behind
+ * zeros, and the CRC starts from a seed that those zeros carry to the usual
+ * all-ones register: a CRC is linear, and zero bytes fed into a register
+ * only multiply it by a power of x, which can be undone (zero_seed_init()).
+ * Below PAD_MIN the serial fold is the cheaper. The portable CRC pays per
+ * byte, so it gets no padding.
+ */
+#ifdef UROCE_HAVE_ISAL
+#define PAD_MIN       80
+#else
+#define PAD_MIN       (ONE_PASS_LEN + 1)
+#endif
 
 /*
- * Copy the IP, UDP and BTH headers after 8 bytes of ones into @p ps and set
- * every variant field to ones. Returns the number of bytes of @p l3 covered
- * by the copy (IP + UDP + BTH), or 0 if the headers do not fit in @p l3_len
- * or the IP header is not valid enough to know its length.
+ * zero_seed[n]: the seed c for which uroce_crc32(c, n zero bytes followed
+ * by D) equals uroce_crc32(0, D) for every D. uroce_crc32() inverts its
+ * seed into the register, so the register after the n zeros must be all
+ * ones: start from all ones and undo n zero-byte steps. A step on a zero
+ * byte maps r to (r >> 8) ^ T[r & 0xFF]; the top byte of T[i] tells i (the
+ * top bytes of the 256 entries are all different), which gives r back.
+ */
+static uint32_t zero_seed[ONE_PASS_LEN];
+static pthread_once_t zero_seed_once = PTHREAD_ONCE_INIT;
+
+static void
+zero_seed_init(void)
+{
+	uint8_t index_of_top[256];
+	uint32_t r = 0xFFFFFFFFu, i;
+	unsigned int n;
+
+	pthread_once(&crc_tab_once, crc_tab_init);
+	for (i = 0; i < 256; i++)
+		index_of_top[crc_tab[0][i] >> 24] = (uint8_t)i;
+	for (n = 0; n < ONE_PASS_LEN; n++) {
+		zero_seed[n] = ~r;
+		i = index_of_top[r >> 24];
+		r = ((r ^ crc_tab[0][i]) << 8) | i;
+	}
+}
+
+/*
+ * How many bytes of @p l3 the IP, UDP and BTH headers take, or 0 if they do
+ * not fit in @p l3_len or the IP header is not valid enough to know its
+ * length.
  */
 static uint32_t
-icrc_pseudo_hdr(uint8_t ps[PSEUDO_MAX], const uint8_t *l3, uint32_t l3_len,
-		enum uroce_ip_family family)
+icrc_hdrs_len(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
 {
-	uint8_t *ip = ps + LRH_ONES_LEN;
 	uint32_t ip_len, hdrs;
-	uint8_t *udp, *bth;
 
 	if (family == UROCE_IP_V4) {
 		if (l3_len < UROCE_IPV4_LEN)
@@ -174,11 +217,29 @@ icrc_pseudo_hdr(uint8_t ps[PSEUDO_MAX], const uint8_t *l3, uint32_t l3_len,
 		return 0;
 	}
 	hdrs = ip_len + UROCE_UDP_LEN + UROCE_BTH_LEN;
-	if (l3_len < hdrs)
-		return 0;
+	return l3_len < hdrs ? 0 : hdrs;
+}
+
+/*
+ * Write 8 bytes of ones and then the @p hdrs bytes of IP, UDP and BTH
+ * headers of @p l3 to @p ps, with every variant field set to ones.
+ */
+static void
+icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs, enum uroce_ip_family family)
+{
+	uint8_t *ip = ps + LRH_ONES_LEN;
+	uint32_t ip_len = hdrs - UROCE_UDP_LEN - UROCE_BTH_LEN;
+	uint8_t *udp, *bth;
 
 	memset(ps, 0xFF, LRH_ONES_LEN);
-	memcpy(ip, l3, hdrs);
+	/* Copies of a constant size: a variable one became `rep movsq`, whose
+	 * start-up cost was half of this function's time per packet. */
+	if (hdrs == UROCE_IPV4_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN)
+		memcpy(ip, l3, UROCE_IPV4_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN);
+	else if (hdrs == UROCE_IPV6_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN)
+		memcpy(ip, l3, UROCE_IPV6_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN);
+	else
+		memcpy(ip, l3, hdrs); /* IPv4 with options */
 	if (family == UROCE_IP_V4) {
 		ip[1] = 0xFF;                   /* type of service (DSCP, ECN) */
 		ip[8] = 0xFF;                   /* time to live */
@@ -196,7 +257,6 @@ icrc_pseudo_hdr(uint8_t ps[PSEUDO_MAX], const uint8_t *l3, uint32_t l3_len,
 	udp[7] = 0xFF;
 	bth = udp + UROCE_UDP_LEN;
 	bth[4] = 0xFF;                          /* FECN, BECN, reserved */
-	return hdrs;
 }
 
 /*
@@ -210,27 +270,43 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	  uint32_t zeros, enum uroce_ip_family family, uint32_t *out)
 {
 	static const uint8_t zero[4];
-	uint8_t ps[PSEUDO_MAX + ONE_PASS_MAX];
-	uint32_t hdrs, crc, rest;
+	uint8_t buf[ONE_PASS_LEN] __attribute__((aligned(64)));
+	uint32_t hdrs, crc, rest, start;
+	uint64_t total;
+	uint8_t *p;
 
-	hdrs = icrc_pseudo_hdr(ps, l3, l3_len, family);
+	hdrs = icrc_hdrs_len(l3, l3_len, family);
 	if (hdrs == 0)
 		return false;
 	rest = l3_len - hdrs;
 	zeros = zeros < sizeof(zero) ? zeros : sizeof(zero);
-	if (rest + tail_len + zeros <= ONE_PASS_MAX) {
-		uint8_t *p = ps + LRH_ONES_LEN + hdrs;
-
+	total = (uint64_t)LRH_ONES_LEN + hdrs + rest + tail_len + zeros; /* no wrap */
+	if (total <= ONE_PASS_LEN) {
+		start = 0;
+		if (total >= PAD_MIN) {
+			/* One whole block: zeros, then the packet at its end. */
+			start = (uint32_t)(ONE_PASS_LEN - total);
+			memset(buf, 0, ONE_PASS_LEN);
+		}
+		p = buf + start;
+		icrc_pseudo_hdr(p, l3, hdrs, family);
+		p += LRH_ONES_LEN + hdrs;
 		memcpy(p, l3 + hdrs, rest);
 		p += rest;
 		if (tail_len > 0)
 			memcpy(p, tail, tail_len);
 		p += tail_len;
 		memset(p, 0, zeros);
-		*out = uroce_crc32(0, ps, (size_t)(p + zeros - ps));
+		if (start == 0) {
+			*out = uroce_crc32(0, buf, (size_t)total);
+		} else {
+			pthread_once(&zero_seed_once, zero_seed_init);
+			*out = uroce_crc32(zero_seed[start], buf, ONE_PASS_LEN);
+		}
 		return true;
 	}
-	crc = uroce_crc32(0, ps, LRH_ONES_LEN + hdrs);
+	icrc_pseudo_hdr(buf, l3, hdrs, family);
+	crc = uroce_crc32(0, buf, LRH_ONES_LEN + hdrs);
 	crc = uroce_crc32(crc, l3 + hdrs, rest);
 	if (tail_len > 0)
 		crc = uroce_crc32(crc, tail, tail_len);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "uroce_wire.h"
+#include "wire_internal.h"
 
 static const char *const wire_err_names[UROCE_WIRE_ERR_MAX] = {
 	[UROCE_WIRE_OK] = "ok",
@@ -30,20 +31,6 @@ uroce_wire_strerror(enum uroce_wire_err err)
 	if ((unsigned int)err >= UROCE_WIRE_ERR_MAX)
 		return "unknown";
 	return wire_err_names[err];
-}
-
-/* One's-complement sum of an IPv4 header; 0xFFFF folded means it checks. */
-static uint16_t
-ipv4_csum_fold(const uint8_t *h, uint32_t len)
-{
-	uint32_t sum = 0;
-	uint32_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += uroce_get_be16(h + i);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)sum;
 }
 
 static void
@@ -106,7 +93,7 @@ parse_ipv4(const uint8_t *buf, uint32_t len, uint32_t off, struct uroce_frame *f
 		return UROCE_WIRE_NOT_ROCEV2;
 	if (len - off < tot_len)
 		return UROCE_WIRE_TRUNCATED;
-	if (ipv4_csum_fold(ip, ihl) != 0xFFFF)
+	if (wire_ipv4_sum(ip, ihl) != 0xFFFF)
 		return UROCE_WIRE_BAD_IP;
 	/* RoCEv2 is never fragmented: MF set or a fragment offset is not ours. */
 	frag = uroce_get_be16(ip + 6);
