@@ -162,19 +162,28 @@ vm_rc() { grep -a "^RP-TEST-END $1 " "$CON" | tr -d '\r' | sed -n 's/.*rc=\([0-9
 vm_out() { tr -d '\r' <"$CON" | sed -n "/^RP-TEST-BEGIN $1\$/,/^RP-TEST-END $1 /p"; }
 
 # check NAME URC VRC WHAT [EXTRA]: both sides of one program pair.
+PERFTEST_RACES=0
 check() {
 	if [ "$2" = 0 ] && [ "$3" = 0 ] && { [ -z "${5:-}" ] || eval "$5"; }; then
 		pass "$4: both exit 0"
-	else
-		fail "$4: uroce exit $2, rxe exit ${3:-none}${5:+ (or: $5 failed)}"
-		tail -n 4 "$WORK/$1.log" 2>/dev/null | sed 's/^/    uroce: /'
-		# perftest -R opens two rdma_cm connections on one port and its
-		# server listens for the second only once the first is up: a REQ
-		# that comes earlier finds no listener (doc/rdmacm.md).
-		case $1 in *-bw-s | *-lat-s) ;; *) return ;; esac
-		vm_out "${1%-s}-c" | grep -q "RDMA_CM_EVENT_REJECTED; error: 8" &&
-			log "    the VM's perftest got REJ reason 8 (no listener yet): its second connection came before the server listened again; perftest's client then crashes (doc/rdmacm.md)"
+		return
 	fi
+	# perftest -R opens two rdma_cm connections on one port, and its server
+	# listens for the second only once the first is up: a REQ that comes
+	# earlier finds no listener (REJ 8, as from Linux), and Debian 12's
+	# perftest client then crashes in its retry (doc/rdmacm.md). That case
+	# says nothing of uroce: it is reported, not counted.
+	case $1 in
+	*-bw-s | *-lat-s)
+		if vm_out "${1%-s}-c" | grep -q "RDMA_CM_EVENT_REJECTED; error: 8"; then
+			PERFTEST_RACES=$((PERFTEST_RACES + 1))
+			log "NOT COUNTED: $4: the VM's perftest got REJ 8 for its second connection before uroce's perftest server listened again, then crashed (rxe exit ${3:-none}; uroce's server stopped: $2): perftest's race (doc/rdmacm.md)"
+			return
+		fi
+		;;
+	esac
+	fail "$4: uroce exit $2, rxe exit ${3:-none}${5:+ (or: $5 failed)}"
+	tail -n 4 "$WORK/$1.log" 2>/dev/null | sed 's/^/    uroce: /'
 }
 
 cap_start rdmacm
@@ -211,6 +220,16 @@ vm_wait "^RP-PHASE-A-DONE" 600 || fail "the VM's clients did not finish"
 # that is gone (perftest's race below): it gets a bounded time, not its whole
 # TMO, so that phase B still finds the VM's servers alive (they give up
 # after 120 s).
+# kill_tree PID: PID and every process below it, deepest first (found by
+# parent PID in ps): the subshell of a backgrounded function does not pass a
+# signal on to the command it waits for.
+kill_tree() {
+	local c
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+}
 declare -A URC=()
 end=$(deadline 30)
 for n in "${!SRV[@]}"; do
@@ -219,7 +238,7 @@ for n in "${!SRV[@]}"; do
 	done
 	if kill -0 "${SRV[$n]}" 2>/dev/null; then
 		log "uroce's $n still ran $(bound 30) s after the VM's clients had ended: stopped"
-		kill -TERM "${SRV[$n]}" 2>/dev/null
+		kill_tree "${SRV[$n]}"
 	fi
 	wait "${SRV[$n]}"
 	URC[$n]=$?
@@ -239,6 +258,10 @@ check read-bw-s "${URC[read-bw-s]}" "$(vm_rc read-bw-c)" "uroce ib_read_bw -R se
 	'grep -q "^ 4096 *100 " "$WORK/read-bw-s.log" && vm_out read-bw-c | grep -q "^ 4096 *100 "'
 check send-lat-s "${URC[send-lat-s]}" "$(vm_rc send-lat-c)" "uroce ib_send_lat -R server, rxe client" \
 	'grep -q "^ 64 *100 " "$WORK/send-lat-s.log" && vm_out send-lat-c | grep -q "^ 64 *100 "'
+# One such race in a run is perftest's luck; more says uroce's server is
+# slow to listen again.
+[ "$PERFTEST_RACES" -le 1 ] ||
+	fail "perftest's race hit $PERFTEST_RACES of the 4 perftest cases: uroce's perftest server is slow to listen for its second connection"
 log "phase A (uroce serves) took $((SECONDS - T0)) s"
 
 # --- phase B: the VM serves ---------------------------------------------------
@@ -256,7 +279,17 @@ if vm_wait "^RP-SERVERS-LISTENING" 120; then
 	cli ucmatose-c ucmatose -s "$VM_IP" -p 7012 -c 2 -C 10
 	cli udaddy-c udaddy -s "$VM_IP" -c 2 -C 10
 	cli rdma_client rdma_client -s "$VM_IP" -p 7013
-	cli qperf-c qperf -lp $QPORT -cm1 -t 2 "$VM_IP" rc_bw rc_lat
+	# rxe now and then answers this REQ with REJ 8, though its qperf listens
+	# before it sends the port and the REQ is the same as in passing runs
+	# (doc/rdmacm.md): such a refusal is retried, twice at most, and said.
+	for try in 1 2 3; do
+		cli qperf-c qperf -lp $QPORT -cm1 -t 2 "$VM_IP" rc_bw rc_lat
+		grep -q "Event rejected" "$WORK/qperf-c.log" || break
+		[ "$try" = 3 ] && break
+		log "qperf -cm1: rxe refused the connection (REJ), try $try of 3: again"
+		cp "$WORK/qperf-c.log" "$WORK/qperf-c.$try.log"
+		sleep 1
+	done
 	cli qperf-quit qperf -lp $QPORT "$VM_IP" quit
 	vm_wait "^RP-TEST-END qperf-s " 120
 	check rping-c "${URC[rping-c]}" "$(vm_rc rping-s)" "uroce rping -c -V -C 10, rxe rping -s" \
