@@ -277,6 +277,9 @@ port_setup(struct uroce_dp *dp, struct dp_port *p, char *err, size_t errlen)
 	return dp_addr_init(dp, p, err, errlen);
 }
 
+/* Every worker is one reader of the dataplane's grace domain (grace.h). */
+_Static_assert(UROCE_DP_MAX_WORKERS <= DP_GRACE_MAX_READERS, "a grace domain holds every worker");
+
 struct uroce_dp *
 uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 {
@@ -318,8 +321,8 @@ uroce_dp_create(const struct uroce_dp_config *cfg, char *err, size_t errlen)
 		dp->workers[dp->n_workers].qs = DP_GRACE_OFFLINE;
 		dp->grace.qs[dp->n_workers] = &dp->workers[dp->n_workers].qs;
 		dp->n_workers++;
-		dp->grace.n_readers = dp->n_workers;
 	}
+	dp->grace.n_readers = dp->n_workers;
 	if (cfg->n_ports > 0 && dp->n_workers == 0) {
 		dp_err(err, errlen, 0, "no worker lcore: give at least two lcores (e.g. "
 		       "[eal] lcores = 0,1 or -l 0,1); the first one is the control thread");

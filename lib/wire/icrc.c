@@ -160,6 +160,9 @@ uroce_crc32_impl(void)
  * Below PAD_MIN the serial fold is the cheaper. The portable CRC pays per
  * byte, so it gets no padding.
  */
+/* The masked headers of any packet fit (icrc_calc()'s multi-call path). */
+_Static_assert(ONE_PASS_LEN >= PSEUDO_MAX, "the pseudo header buffer holds every header");
+
 #ifdef UROCE_HAVE_ISAL
 #define PAD_MIN       80
 #else
@@ -271,7 +274,7 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 {
 	static const uint8_t zero[4];
 	uint8_t buf[ONE_PASS_LEN] __attribute__((aligned(64)));
-	uint32_t hdrs, crc, rest, start;
+	uint32_t hdrs, crc, rest, start, seed;
 	uint64_t total;
 	uint8_t *p;
 
@@ -297,12 +300,12 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 			memcpy(p, tail, tail_len);
 		p += tail_len;
 		memset(p, 0, zeros);
-		if (start == 0) {
-			*out = uroce_crc32(0, buf, (size_t)total);
-		} else {
+		seed = 0; /* zero_seed[0]: no zeros in front */
+		if (start != 0) {
 			pthread_once(&zero_seed_once, zero_seed_init);
-			*out = uroce_crc32(zero_seed[start], buf, ONE_PASS_LEN);
+			seed = zero_seed[start];
 		}
+		*out = uroce_crc32(seed, buf, (size_t)(start + total));
 		return true;
 	}
 	icrc_pseudo_hdr(buf, l3, hdrs, family);
