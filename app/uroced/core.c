@@ -634,6 +634,7 @@ uroced_core_start(struct uroced_core *c, struct uroce_dp *dp, const struct uroce
 		/* 0 when the port cannot (see /uroce/port/info's zero_copy) */
 		dc.zc_min = uroce_dp_port_zc_min(dp, 0);
 	}
+	dc.loop_zc_min = cfg->loop_zc_min;
 	c->d = uroce_daemon_create(&dc);
 	if (c->d == NULL) {
 		rc = errno;

@@ -376,6 +376,8 @@ struct dworker {
 	struct loop_frame *loop_head;   /* frames to deliver to this worker's engine */
 	struct loop_frame **loop_tail;
 	struct loop_frame *loop_frames; /* the pool's memory */
+	uint32_t *zc_ref;               /* a run of zero-copy frames home from one segment */
+	uint32_t zc_ref_n;              /* (loop_zc_done()): references not yet given back */
 	void *loop_mem;                 /* rings to and from the other workers */
 	uint64_t now_us;                /* wrk: this poll's time */
 	struct dworker_cnt cnt;         /* wrk */

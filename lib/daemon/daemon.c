@@ -486,7 +486,11 @@ uroce_daemon_create(const struct uroce_daemon_conf *conf)
 	d->worker_stats_ctx = conf->worker_stats_ctx;
 	d->n_workers = conf->n_workers ? conf->n_workers : 1;
 	d->loop_frames = conf->loop_frames ? conf->loop_frames : 1024;
-	d->zc_min = conf->port_ops != NULL && conf->port_ops->tx_send_zc != NULL ? conf->zc_min : 0;
+	/* Without a port every frame is a loop frame (loop_send_zc()). */
+	if (conf->port_ops == NULL)
+		d->zc_min = conf->loop_zc_min;
+	else
+		d->zc_min = conf->port_ops->tx_send_zc != NULL ? conf->zc_min : 0;
 	if (conf->n_gid != 0) {
 		d->n_gid = conf->n_gid;
 		memcpy(d->gids, conf->gids, sizeof(d->gids[0]) * conf->n_gid);

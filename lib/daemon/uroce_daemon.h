@@ -171,6 +171,13 @@ struct uroce_daemon_conf {
 	 * doc/dataplane.md, "Zero-copy transmission".
 	 */
 	uint32_t zc_min;
+	/**
+	 * With no port (every packet loops back inside the daemon): payload
+	 * bytes from which a packet's payload stays in client memory until the
+	 * receiving QP has checked and placed it, instead of being copied into
+	 * a loop frame; 0: always copy. See doc/dataplane.md, "The loopback".
+	 */
+	uint32_t loop_zc_min;
 	/*
 	 * The connection manager (doc/rdmacm.md): the CM response timeout
 	 * (5-bit exponent) and the CM retries of the REQs and SIDR_REQs it

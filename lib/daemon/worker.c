@@ -62,6 +62,13 @@ struct loop_frame {
 	uint8_t *frame;
 	uint32_t len;
 	uint16_t owner;                 /* the worker whose pool it is from */
+	/* Zero-copy (loop_send_zc()): the payload lies in client memory at
+	 * tail; frame holds hdr bytes of headers, then the pad and the ICRC.
+	 * zc is released when the frame comes home. NULL tail: one piece. */
+	uint32_t hdr;
+	uint32_t tail_len;
+	const uint8_t *tail;
+	struct uroce_eng_zc zc;
 	uint8_t buf[LOOP_HEADROOM + LOOP_IB_MAX] __attribute__((aligned(64)));
 };
 
@@ -641,6 +648,40 @@ frame_of(uint8_t *ib)
 	return (struct loop_frame *)(void *)(ib - LOOP_HEADROOM - offsetof(struct loop_frame, buf));
 }
 
+/* Give back the memory references of zero-copy frames that came home. */
+static void
+loop_zc_flush(struct dworker *w)
+{
+	if (w->zc_ref_n == 0)
+		return;
+	/* Release: the receiver's reads are over before the memory may go. */
+	__atomic_fetch_sub(w->zc_ref, w->zc_ref_n, __ATOMIC_RELEASE);
+	w->zc_ref_n = 0;
+}
+
+/*
+ * A zero-copy frame is home: the WQE waiting for it (the requester's engine
+ * is this worker's) may complete, and the client memory it read is free.
+ * Frames of one segment come home in runs: their references go back as one
+ * atomic per run when the run ends or the caller's batch does
+ * (loop_zc_flush()), not one per frame (a locked instruction also waits for
+ * the stores of the copy just made to drain).
+ */
+static void
+loop_zc_done(struct dworker *w, struct loop_frame *f)
+{
+	if (f->tail == NULL)
+		return;
+	f->tail = NULL;
+	uroce_eng_zc_release(w->eng, &f->zc);
+	if (f->zc.mem_ref == NULL)
+		return;
+	if (f->zc.mem_ref != w->zc_ref)
+		loop_zc_flush(w);
+	w->zc_ref = f->zc.mem_ref;
+	w->zc_ref_n++;
+}
+
 /* Frames other workers are done with come home. */
 static void
 loop_reclaim(struct dworker *w)
@@ -653,10 +694,12 @@ loop_reclaim(struct dworker *w)
 		if (l->ret[i] == NULL)
 			continue;
 		while ((f = pring_get(l->ret[i])) != NULL) {
+			loop_zc_done(w, f);
 			f->next = w->loop_free;
 			w->loop_free = f;
 		}
 	}
+	loop_zc_flush(w);
 }
 
 static uint8_t *
@@ -682,6 +725,7 @@ loop_release(struct dworker *w, struct loop_frame *f)
 	struct dworker *home;
 
 	if (f->owner == w->idx) {
+		loop_zc_done(w, f);
 		f->next = w->loop_free;
 		w->loop_free = f;
 		return;
@@ -727,20 +771,49 @@ gid_is_local(const struct uroce_daemon *d, const uint8_t gid[16])
 	return false;
 }
 
+/* The Ethernet/IP/UDP a loop frame carries, as a wire between two ports. */
+static void
+loop_encap(const struct uroce_eng_tx_addr *a, struct uroce_encap *enc)
+{
+	static const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+
+	uroce_eng_tx_encap(a, enc);
+	memcpy(enc->smac, mac, 6);
+	memcpy(enc->dmac, mac, 6);
+}
+
+/* Hand a wrapped loop frame (its BTH at @p bth) to the owner worker of the
+ * QP it is for; false if that worker's ring is full. */
+static bool
+loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
+{
+	struct uroce_daemon *d = w->d;
+	unsigned int to;
+
+	f->next = NULL;
+	to = uroce_daemon_qpn_worker(uroce_bth_dqpn(bth));
+	if (to >= d->n_workers)
+		to = 0; /* nobody's QPN: worker 0's engine counts it */
+	if (to == w->idx) {
+		*w->loop_tail = f;
+		w->loop_tail = &f->next;
+		return true;
+	}
+	if (!pring_put(loop_of(d->w[to])->in[w->idx], f))
+		return false;
+	worker_wake(d->w[to]);
+	return true;
+}
+
 /* Wrap a loop frame as a wire would and hand it to the QP's owner worker. */
 static void
 loop_send(struct dworker *w, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_addr *a)
 {
-	static const uint8_t mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
 	struct loop_frame *f = frame_of(ib);
-	struct uroce_daemon *d = w->d;
 	struct uroce_encap enc;
-	unsigned int to;
 	uint32_t elen;
 
-	uroce_eng_tx_encap(a, &enc);
-	memcpy(enc.smac, mac, 6);
-	memcpy(enc.dmac, mac, 6);
+	loop_encap(a, &enc);
 	elen = uroce_frame_wrap(ib, LOOP_HEADROOM, ib_len, &enc);
 	if (elen == 0) {
 		w->cnt.loop_bad++;
@@ -749,21 +822,45 @@ loop_send(struct dworker *w, uint8_t *ib, uint32_t ib_len, const struct uroce_en
 	}
 	f->frame = ib - elen;
 	f->len = elen + ib_len;
-	f->next = NULL;
-	to = uroce_daemon_qpn_worker(uroce_bth_dqpn(ib));
-	if (to >= d->n_workers)
-		to = 0; /* nobody's QPN: worker 0's engine counts it */
-	if (to == w->idx) {
-		*w->loop_tail = f;
-		w->loop_tail = &f->next;
-		return;
-	}
-	if (!pring_put(loop_of(d->w[to])->in[w->idx], f)) {
+	if (!loop_hand(w, f, ib)) {
 		w->cnt.loop_bad++; /* the owner is that far behind: a loss, as on a wire */
 		loop_release(w, f);
-		return;
 	}
-	worker_wake(d->w[to]);
+}
+
+/*
+ * A loop frame whose payload stays in client memory: the headers, then the
+ * pad and the ICRC, in the frame; the payload read where it lies, once for
+ * the ICRC here and once by the receiver (its ICRC check, then its copy into
+ * the target), which spares a copy through the frame pool. The MR's memory
+ * and the WQE stay held until the frame comes home (loop_zc_done()). False
+ * when it cannot go so: the engine copies it into @p ib and sends that.
+ */
+static bool
+loop_send_zc(struct dworker *w, uint8_t *ib, uint32_t hdr_len, const uint8_t *payload,
+	     uint32_t paylen, const struct uroce_eng_zc *zc, const struct uroce_eng_tx_addr *a)
+{
+	struct loop_frame *f = frame_of(ib);
+	struct uroce_encap enc;
+	uint32_t elen;
+
+	loop_encap(a, &enc);
+	elen = uroce_frame_wrap_split(ib, LOOP_HEADROOM, hdr_len, payload, paylen, ib + hdr_len,
+				      &enc);
+	if (elen == 0)
+		return false;
+	f->frame = ib - elen;
+	f->hdr = elen + hdr_len;
+	f->len = f->hdr + uroce_pad(paylen) + UROCE_ICRC_LEN;
+	f->tail = payload;
+	f->tail_len = paylen;
+	f->zc = *zc;
+	if (!loop_hand(w, f, ib)) {
+		f->tail = NULL;
+		return false;
+	}
+	w->cnt.loop_zero_copy++;
+	return true;
 }
 
 static void
@@ -793,8 +890,9 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 	port->tx_free(w->port_ctx, buf);
 }
 
-/* Zero-copy through the port; a frame for ourselves never meets a device
- * (loop_send() reads it at once), so it is a copy. */
+/* Zero-copy through the port, or through the loopback when there is no port.
+ * With a port, a frame for ourselves is in a port buffer: it is copied into
+ * a loop frame (op_tx_send()). */
 static bool
 op_tx_send_zc(void *ctx, uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
 	      uint32_t paylen, uint32_t ib_len, const struct uroce_eng_tx_addr *a,
@@ -803,7 +901,9 @@ op_tx_send_zc(void *ctx, uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
 	struct dworker *w = ctx;
 	const struct uroce_daemon_port_ops *port = w->d->port;
 
-	if (port == NULL || port->tx_send_zc == NULL || gid_is_local(w->d, a->dgid) ||
+	if (port == NULL)
+		return loop_send_zc(w, buf, hdr_len, payload, paylen, zc, a);
+	if (port->tx_send_zc == NULL || gid_is_local(w->d, a->dgid) ||
 	    !port->tx_send_zc(w->port_ctx, buf, hdr_len, payload, paylen, ib_len, a, zc))
 		return false;
 	w->cnt.port_tx++;
@@ -1206,8 +1306,17 @@ loop_deliver(struct dworker *w)
 		}
 	}
 	while ((f = list) != NULL) {
+		enum uroce_wire_err err;
+
 		list = f->next;
-		if (uroce_parse(f->frame, f->len, &fr, &p) == UROCE_WIRE_OK) {
+		/* A zero-copy frame's buffer has room for all of it (LOOP_IB_MAX),
+		 * as uroce_parse_split() needs. */
+		if (f->tail != NULL)
+			err = uroce_parse_split(f->frame, f->hdr, f->tail, f->tail_len,
+						f->frame + f->hdr, &fr, &p);
+		else
+			err = uroce_parse(f->frame, f->len, &fr, &p);
+		if (err == UROCE_WIRE_OK) {
 			p.owner = f;
 			uroce_eng_rx(w->eng, &p, &fr);
 			w->cnt.loop_frames++;
@@ -1217,6 +1326,7 @@ loop_deliver(struct dworker *w)
 		loop_release(w, f);
 		work++;
 	}
+	loop_zc_flush(w);
 	return work;
 }
 
@@ -1290,11 +1400,14 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	l = calloc(1, sizeof(*l));
 	w->loop_mem = l;
 	frames = aligned_alloc(64, sizeof(*frames) * d->loop_frames);
-	w->loop_frames = frames;
-	if (l == NULL || frames == NULL)
+	if (l == NULL || frames == NULL) {
+		free(frames);
 		goto fail;
+	}
+	w->loop_frames = frames;
 	for (i = 0; i < d->loop_frames; i++) {
 		frames[i].owner = (uint16_t)idx;
+		frames[i].tail = NULL;
 		frames[i].next = w->loop_free;
 		w->loop_free = &frames[i];
 	}
@@ -1343,6 +1456,11 @@ worker_destroy(struct dworker *w)
 
 	if (w == NULL)
 		return;
+	/* Zero-copy frames still out: their memory is not read any more. */
+	loop_zc_flush(w);
+	for (i = 0; w->loop_frames != NULL && i < w->d->loop_frames; i++)
+		if (w->loop_frames[i].tail != NULL)
+			uroce_eng_zc_mem_release(&w->loop_frames[i].zc);
 	uroce_eng_destroy(w->eng);
 	l = loop_of(w);
 	if (l != NULL)

@@ -50,6 +50,7 @@ uroce_dp_config_defaults(struct uroce_dp_config *cfg)
 	cfg->idle_spin_us = 20;
 	cfg->gen_mem_mb = 2048; /* UROCE_DAEMON_GEN_MEM_DEFAULT */
 	cfg->zc_min = 0; /* off: no gain measured on the copying PMDs it may run on (doc/benchmarks.md) */
+	cfg->loop_zc_min = UROCE_DP_LOOP_ZC_MIN_DEFAULT;
 }
 
 /* One error line: "FILE: [section] key = "value": problem". */
@@ -383,6 +384,7 @@ SET_UINT(lim_idle_sleep_us, idle_sleep_us, 0, 100000)
 SET_UINT(lim_idle_sleep_max_us, idle_sleep_max_us, 0, 100000)
 SET_UINT(lim_idle_spin_us, idle_spin_us, 0, 10000000)
 SET_UINT(lim_zc_min, zc_min, 0, 65535)
+SET_UINT(lim_loop_zc_min, loop_zc_min, 0, 65535)
 SET_UINT(lim_gen_mem_mb, gen_mem_mb, 1, 1048576)
 
 static int
@@ -749,6 +751,7 @@ static const struct key_desc limits_keys[] = {
 	{"idle_sleep_max_us", lim_idle_sleep_max_us, "0..100000", false},
 	{"idle_spin_us", lim_idle_spin_us, "0..10000000", false},
 	{"tx_zero_copy_min", lim_zc_min, "0..65535", false},
+	{"loop_zero_copy_min", lim_loop_zc_min, "0..65535", false},
 	{"gen_mem_mb", lim_gen_mem_mb, "1..1048576", false},
 };
 

@@ -38,6 +38,7 @@ extern "C" {
 #define UROCE_DP_MAX_STATIC_NEIGH 32 /**< static neighbours per port */
 #define UROCE_DP_MAX_EAL_ITEMS 16    /**< vdev or allow entries */
 #define UROCE_DP_GID_MAX 4           /**< GIDs per port: link-local, IPv4, IPv6 */
+#define UROCE_DP_LOOP_ZC_MIN_DEFAULT 2048 /**< loop_zero_copy_min: see doc/benchmarks.md */
 #define UROCE_DP_ERR_LEN 512         /**< size of an error-message buffer */
 
 /** One static neighbour: an IP address (as a GID) and its MAC. */
@@ -151,6 +152,12 @@ struct uroce_dp_config {
 	 * ports of virtual devices with multi-segment TX and no TX faults.
 	 */
 	unsigned int zc_min;
+	/**
+	 * Without a port: payload bytes from which a packet looped back inside
+	 * the daemon leaves its payload in client memory (the receiver checks
+	 * and places it from there); 0: always copy into a loop frame.
+	 */
+	unsigned int loop_zc_min;
 	/** MiB that all lcore generators may hold together (doc/loadgen.md). */
 	unsigned int gen_mem_mb;
 	/* ports */

@@ -366,3 +366,15 @@ uroce_icrc_check(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family
 	      ((uint32_t)w[3] << 24);
 	return crc == got;
 }
+
+bool
+uroce_icrc_check2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
+		  uint32_t zeros, const uint8_t icrc[4], enum uroce_ip_family family)
+{
+	uint32_t crc;
+
+	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, &crc))
+		return false;
+	return crc == ((uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) |
+		       ((uint32_t)icrc[2] << 16) | ((uint32_t)icrc[3] << 24));
+}

@@ -228,6 +228,37 @@ uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_frame *f, struct uroc
 }
 
 enum uroce_wire_err
+uroce_parse_split(const uint8_t *buf, uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
+		  const uint8_t *trailer, struct uroce_frame *f, struct uroce_pkt *p)
+{
+	uint32_t pad = uroce_pad(paylen), i;
+	enum uroce_wire_err err;
+
+	if (paylen > UROCE_MAX_PMTU)
+		return UROCE_WIRE_BAD_LENGTH;
+	err = uroce_frame_parse(buf, hdr_len + paylen + pad + UROCE_ICRC_LEN, f);
+	if (err != UROCE_WIRE_OK)
+		return err;
+	if (f->bth_off + UROCE_BTH_LEN > hdr_len)
+		return UROCE_WIRE_BAD_LENGTH;
+	/* IBA 9.2.4: the pad is zero; the ICRC below is computed over zeros. */
+	for (i = 0; i < pad; i++)
+		if (trailer[i] != 0)
+			return UROCE_WIRE_BAD_ICRC;
+	if (!uroce_icrc_check2(buf + f->l3_off, hdr_len - f->l3_off, payload, paylen, pad,
+			       trailer + pad, f->family))
+		return UROCE_WIRE_BAD_ICRC;
+	err = uroce_pkt_parse(buf + f->bth_off, f->ib_len, p);
+	if (err != UROCE_WIRE_OK)
+		return err;
+	/* The headers the opcode names end where the header piece does. */
+	if (p->payload != buf + hdr_len || p->paylen != paylen)
+		return UROCE_WIRE_BAD_LENGTH;
+	p->payload = payload;
+	return UROCE_WIRE_OK;
+}
+
+enum uroce_wire_err
 uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f, struct uroce_pkt *p)
 {
 	/* ICRC before the transport headers: a corrupted packet is counted as

@@ -421,6 +421,25 @@ enum uroce_wire_err uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_f
 				struct uroce_pkt *p);
 
 /**
+ * uroce_parse() of a frame in three pieces, as uroce_frame_wrap_split() makes
+ * it (a loopback frame that left its payload where it lies): @p buf holds
+ * Ethernet through the last extension header (@p hdr_len bytes), @p payload
+ * the payload (@p paylen bytes) and @p trailer the pad and the ICRC
+ * (uroce_pad(@p paylen) + 4 bytes). The ICRC is checked over all three, the
+ * pad must be zero (IBA 9.2.4), and the headers must end exactly at
+ * @p hdr_len. On success @p p->payload is @p payload.
+ *
+ * @p buf must be readable for hdr_len + paylen + pad + 4 bytes (a buffer with
+ * room for the whole frame): the headers' own lengths are checked against
+ * that, so that a header claiming more than @p hdr_len is never read outside
+ * it. @return as uroce_parse(); BAD_LENGTH if the headers do not end at
+ * @p hdr_len.
+ */
+enum uroce_wire_err uroce_parse_split(const uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
+				      uint32_t paylen, const uint8_t *trailer,
+				      struct uroce_frame *f, struct uroce_pkt *p);
+
+/**
  * The second half of uroce_parse(), for a frame @p f that uroce_frame_parse()
  * already accepted from @p buf (a receiver that looked at the BTH's
  * destination QP first, to hand the frame to the QP's owner): the ICRC, then
@@ -570,6 +589,11 @@ void uroce_icrc_fill(uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family);
 
 /** True if the 4 bytes after @p l3_len hold the right ICRC. */
 bool uroce_icrc_check(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family);
+
+/** uroce_icrc_check() of a packet in the pieces of uroce_icrc_compute2(), its
+ * ICRC at @p icrc (as on the wire). */
+bool uroce_icrc_check2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
+		       uint32_t zeros, const uint8_t icrc[4], enum uroce_ip_family family);
 
 /**
  * Plain CRC-32 (the Ethernet/zlib polynomial, reflected, inverted) continued

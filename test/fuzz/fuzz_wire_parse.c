@@ -7,7 +7,8 @@
  * frame. The transport-header parser is reached directly as well, because
  * through uroce_parse() the ICRC check stops nearly every random input first.
  * Invariants checked on success: everything the view points at lies inside the
- * input, and the lengths add up as the opcode table says.
+ * input, and the lengths add up as the opcode table says. The input is also
+ * cut into the three pieces of a zero-copy loop frame for uroce_parse_split().
  */
 
 #include <stdint.h>
@@ -33,6 +34,47 @@ check_pkt(const uint8_t *start, uint32_t ib_len, const struct uroce_pkt *p)
 		abort();
 	if (!(oi->mask & UROCE_F_PAYLOAD) && (p->paylen != 0 || p->padcnt != 0))
 		abort();
+}
+
+/*
+ * The input as [2 bytes: header bytes N][N bytes of headers][payload][ICRC]:
+ * each piece in an exact-size buffer (the header piece with the room the
+ * contract asks for, zero past N, and the pad as zeros before the ICRC), so
+ * that ASan flags a read outside any of them.
+ */
+static void
+split_case(const uint8_t *data, uint32_t len)
+{
+	uint32_t hl, paylen, pad, room;
+	uint8_t *hdr, *pay, *trailer;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	if (len < 2 + UROCE_ICRC_LEN)
+		return;
+	hl = (uint32_t)data[0] << 8 | data[1];
+	data += 2;
+	len -= 2;
+	if (hl > len - UROCE_ICRC_LEN)
+		return;
+	paylen = len - hl - UROCE_ICRC_LEN;
+	pad = uroce_pad(paylen);
+	room = hl + paylen + pad + UROCE_ICRC_LEN;
+	hdr = calloc(1, room);
+	pay = malloc(paylen ? paylen : 1);
+	trailer = calloc(1, pad + UROCE_ICRC_LEN);
+	if (hdr != NULL && pay != NULL && trailer != NULL) {
+		memcpy(hdr, data, hl);
+		memcpy(pay, data + hl, paylen);
+		memcpy(trailer + pad, data + hl + paylen, UROCE_ICRC_LEN);
+		if (uroce_parse_split(hdr, hl, pay, paylen, trailer, &f, &p) == UROCE_WIRE_OK &&
+		    (p.payload != pay || p.paylen != paylen || p.bth < hdr ||
+		     p.bth + p.info->hdr_len != hdr + hl))
+			abort();
+	}
+	free(hdr);
+	free(pay);
+	free(trailer);
 }
 
 int
@@ -68,6 +110,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (uroce_pkt_parse(buf, len, &p) == UROCE_WIRE_OK)
 		check_pkt(buf, len, &p);
 
+	split_case(buf, len);
 	free(buf);
 	return 0;
 }

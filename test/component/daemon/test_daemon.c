@@ -45,8 +45,9 @@ static char sock_path[108];
 static struct uroce_daemon *dmn;
 static int lite_out = -1; /* uroced_lite's stdout, open until it stops */
 
+/* @p loop_zc_min: uroce_daemon_conf's (0: every loop frame is a copy). */
 static void
-start_daemon(void)
+start_daemon_zc(uint32_t loop_zc_min)
 {
 	struct uroce_daemon_conf conf;
 
@@ -55,8 +56,15 @@ start_daemon(void)
 	conf.sock_path = sock_path;
 	conf.sock_mode = 0600;
 	conf.n_workers = dt_workers();
+	conf.loop_zc_min = loop_zc_min;
 	dmn = uroce_daemon_create(&conf);
 	cr_assert_not_null(dmn, "daemon: %s", strerror(errno));
+}
+
+static void
+start_daemon(void)
+{
+	start_daemon_zc(0);
 }
 
 static pid_t
@@ -197,14 +205,15 @@ close_pipes(int *a, int *b)
 	close(b[1]);
 }
 
-Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
+static void
+rc_every_op(uint32_t loop_zc_min)
 {
 	struct child ch[2] = {0};
 	struct uroce_daemon_stats st;
 	int p01[2], p10[2];
 	bool ok;
 
-	start_daemon();
+	start_daemon_zc(loop_zc_min);
 	start_pair(ch, sock_path, p01, p10);
 	/* Expect: SEND (SGE list), inline SEND_WITH_IMM, WRITE, WRITE_WITH_IMM,
 	 * READ, FETCH_ADD, CMP_SWAP and the eventfd wake-up all verified by the
@@ -220,10 +229,27 @@ Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
 	cr_expect_gt(st.cqe_written, 8);
 	cr_expect_geq(st.cq_events, 1);
 	cr_expect_eq(st.wqe_rejected, 0);
+	if (loop_zc_min == 0)
+		cr_expect_eq(st.loop_zero_copy, 0);
+	else
+		cr_expect_gt(st.loop_zero_copy, 0, "no frame left its payload in place");
 	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
 	cr_expect(access(sock_path, F_OK) != 0, "socket file left behind");
+}
+
+Test(daemon, rc_every_op_between_two_clients, .timeout = 120)
+{
+	rc_every_op(0);
+}
+
+/* The same with every payload of one SGE left in client memory on the
+ * loopback (loop_zc_min 1): the clients check every byte, the WQEs complete
+ * only once their frames came home, and every segment is unmapped after. */
+Test(daemon, rc_every_op_with_loopback_zero_copy, .timeout = 120)
+{
+	rc_every_op(1);
 }
 
 Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
@@ -291,14 +317,15 @@ Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)
 	uroce_daemon_destroy(dmn);
 }
 
-Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
+static void
+sigkill_mid_transfer(uint32_t loop_zc_min)
 {
 	struct child ch[3] = {0};
 	struct uroce_daemon_stats st;
 	int p01[2], p10[2], hog[2];
 	bool ok;
 
-	start_daemon();
+	start_daemon_zc(loop_zc_min);
 	cr_assert(pipe(hog) == 0);
 	ch[2].pid = spawn("hog", sock_path, hog[1], -1, -1);
 	/* Expect: the hog's RDMA WRITEs are flowing. */
@@ -306,6 +333,8 @@ Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
 	cr_assert(ok, "hog never got going");
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.qps, 2);
+	if (loop_zc_min != 0)
+		cr_expect_gt(st.loop_zero_copy, 0, "the hog's WRITEs were copied");
 	kill(ch[2].pid, SIGKILL);
 	start_pair(ch, sock_path, p01, p10);
 	/* Expect: the pair's whole workload still passes. */
@@ -322,6 +351,19 @@ Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
 	close(hog[0]);
 	close(hog[1]);
 	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, sigkill_mid_transfer_is_reclaimed, .timeout = 120)
+{
+	sigkill_mid_transfer(0);
+}
+
+/* Expect: a client killed while loop frames still point into its memory
+ * (16 KiB WRITEs left in place) loses nothing of anyone else's: its segment
+ * waits for those frames to come home, then is unmapped (segments 0). */
+Test(daemon, sigkill_mid_zero_copy_transfer_is_reclaimed, .timeout = 120)
+{
+	sigkill_mid_transfer(1);
 }
 
 Test(daemon, incompatible_abi_is_refused_with_version, .timeout = 60)

@@ -88,6 +88,8 @@ Test(dp_config, defaults)
 	cr_expect_eq(c.n_ports, 0);
 	cr_expect_eq(c.max_qp, UROCE_MAX_QP);
 	cr_expect_eq(c.gen_mem_mb, 2048);
+	cr_expect_eq(c.zc_min, 0);
+	cr_expect_eq(c.loop_zc_min, 2048);
 }
 
 Test(dp_config, full_file)
@@ -101,7 +103,7 @@ Test(dp_config, full_file)
 			  "vdev = net_ring0\nvdev = net_null0\n"
 			  "[daemon]\nsocket = /tmp/x.sock\nsocket_mode = 0600\n"
 			  "[limits]\nburst = 16\nneigh_retry_ms = 200\nneigh_tries = 5\n"
-			  "neigh_reachable_ms = 1500\ngen_mem_mb = 64\n"
+			  "neigh_reachable_ms = 1500\ngen_mem_mb = 64\nloop_zero_copy_min = 0\n"
 			  "[port.a]\nvdev = net_af_packet0,iface=veth0\n"
 			  "ipv4 = 198.18.1.2/24\nipv6 = 2001:2::2/64\nmac = 02:00:c6:12:01:02\n"
 			  "vlan = 100\npcp = 3\nmtu = 4200\ndscp = 26\necn = 2\n"
@@ -122,6 +124,7 @@ Test(dp_config, full_file)
 	cr_expect_eq(c.neigh_tries, 5);
 	cr_expect_eq(c.neigh_reachable_ms, 1500);
 	cr_expect_eq(c.gen_mem_mb, 64);
+	cr_expect_eq(c.loop_zc_min, 0);
 	cr_assert_eq(c.n_ports, 1);
 	p = &c.ports[0];
 	cr_expect_str_eq(p->section, "port.a");
@@ -260,6 +263,8 @@ Test(dp_config, bad_values_one_line_each)
 		 "F: [limits] max_qp = \"5000\": expected 2..4096 (UROCE_MAX_QP)"},
 		{"[limits]\nneigh_tries = 0\n", "F: [limits] neigh_tries = \"0\": expected 1..100"},
 		{"[limits]\ngen_mem_mb = 0\n", "F: [limits] gen_mem_mb = \"0\": expected 1..1048576"},
+		{"[limits]\nloop_zero_copy_min = 65536\n",
+		 "F: [limits] loop_zero_copy_min = \"65536\": expected 0..65535"},
 		{"[limits]\nneigh_reachable_ms = 99\n",
 		 "F: [limits] neigh_reachable_ms = \"99\": expected 100..3600000"},
 		{"[eal]\nlcores\n", "F: syntax error: line 2: expected 'key = value' or '[section]'"},

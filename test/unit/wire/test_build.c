@@ -374,17 +374,69 @@ Test(build, frame_mark_ce)
 	cr_expect_eq(uroce_frame_mark_ce(buf, len, &f), -EINVAL);
 }
 
+/* The headers of an RC RDMA WRITE ONLY of @p paylen bytes, built at @p ib,
+ * and the encapsulation @p e for IPv4 (@p fam 0) or VLAN-tagged IPv6 (1);
+ * @p ib_len gets the packet's InfiniBand length. @return the header bytes. */
+static uint32_t
+write_only_hdrs(uint8_t *ib, uint32_t paylen, unsigned int fam, struct uroce_bth_fields *bth,
+		struct uroce_encap *e, uint32_t *ib_len)
+{
+	struct uroce_ext_fields ext;
+	uint32_t hl;
+
+	test_fields(UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY), bth, &ext);
+	test_encap(e, fam ? UROCE_IP_V6 : UROCE_IP_V4, fam == 1);
+	*ib_len = uroce_opcode_get(bth->opcode)->hdr_len + paylen + uroce_pad(paylen) +
+		  UROCE_ICRC_LEN;
+	hl = uroce_hdr_build(ib, *ib_len, bth, &ext, paylen);
+	cr_assert_gt(hl, 0);
+	return hl;
+}
+
+/* uroce_parse_split() of the pieces of a good frame (@p fr, @p hl header
+ * bytes), and of the same with one thing wrong. */
+static void
+split_parse_checks(const uint8_t *fr, uint32_t hl, uint8_t *payload, uint32_t paylen,
+		   uint8_t *trailer)
+{
+	struct uroce_frame f;
+	struct uroce_pkt p;
+
+	cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p), UROCE_WIRE_OK,
+		     "split, paylen %u", paylen);
+	cr_expect_eq(p.payload, payload);
+	cr_expect_eq(p.paylen, paylen);
+	cr_expect_eq(p.opcode, UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY));
+	payload[paylen - 1] ^= 0x10;
+	cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p),
+		     UROCE_WIRE_BAD_ICRC, "flipped payload, paylen %u", paylen);
+	payload[paylen - 1] ^= 0x10;
+	if (uroce_pad(paylen) > 0) {
+		trailer[0] = 1;
+		cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p),
+			     UROCE_WIRE_BAD_ICRC, "nonzero pad, paylen %u", paylen);
+		trailer[0] = 0;
+	}
+	cr_expect_neq(uroce_parse_split(fr, hl - 4, payload, paylen, trailer, &f, &p),
+		      UROCE_WIRE_OK, "header piece 4 bytes short, paylen %u", paylen);
+	cr_expect_neq(uroce_parse_split(fr, hl + 4, payload, paylen, trailer, &f, &p),
+		      UROCE_WIRE_OK, "header piece 4 bytes long, paylen %u", paylen);
+}
+
 /* Expect: a frame wrapped in three pieces (headers, payload left in place,
  * pad and ICRC in a trailer) is byte for byte the frame uroce_frame_wrap()
  * makes of the same packet in one buffer, for IPv4 and IPv6 with a VLAN tag,
  * and payload lengths with every pad count; the result parses and its ICRC
- * checks. */
+ * checks. uroce_parse_split() accepts the three pieces as they lie, pointing
+ * the packet's payload at the payload piece; it refuses a flipped payload
+ * bit and a nonzero pad (BAD_ICRC) and a header piece that ends before or
+ * after the headers do (never OK). */
 Test(build, frame_wrap_split_equals_frame_wrap)
 {
 	static const uint32_t lens[] = {1, 2, 3, 4, 5, 7, 64, 1021, 4096};
-	static uint8_t one[128 + 8192], hdr[128 + 64], payload[4096], trailer[8], joined[8192];
+	/* The header piece has room for a whole frame (uroce_parse_split()). */
+	static uint8_t one[128 + 8192], hdr[128 + 8192], payload[4096], trailer[8], joined[8192];
 	struct uroce_bth_fields bth;
-	struct uroce_ext_fields ext;
 	struct uroce_encap e;
 	struct uroce_frame f;
 	struct uroce_pkt p;
@@ -397,11 +449,7 @@ Test(build, frame_wrap_split_equals_frame_wrap)
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 			uint32_t paylen = lens[i], pad = uroce_pad(paylen), hl, ib_len, e1, e2;
 
-			test_fields(UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY), &bth, &ext);
-			test_encap(&e, fam ? UROCE_IP_V6 : UROCE_IP_V4, fam == 1);
-			ib_len = uroce_opcode_get(bth.opcode)->hdr_len + paylen + pad + UROCE_ICRC_LEN;
-			hl = uroce_hdr_build(one + 128, ib_len, &bth, &ext, paylen);
-			cr_assert_gt(hl, 0);
+			hl = write_only_hdrs(one + 128, paylen, fam, &bth, &e, &ib_len);
 			memcpy(hdr + 128, one + 128, hl);
 			memcpy(one + 128 + hl, payload, paylen);
 			memset(one + 128 + hl + paylen, 0, pad);
@@ -417,6 +465,7 @@ Test(build, frame_wrap_split_equals_frame_wrap)
 				     "family %u paylen %u differs", fam, paylen);
 			cr_assert_eq(uroce_parse(joined, e2 + ib_len, &f, &p), UROCE_WIRE_OK,
 				     "family %u paylen %u", fam, paylen);
+			split_parse_checks(hdr + 128 - e2, e2 + hl, payload, paylen, trailer);
 		}
 	}
 }
