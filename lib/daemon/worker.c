@@ -480,6 +480,15 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
 		int st, rc;
 
+		/* The client wrote the next WQE on its own CPU: ask for its
+		 * control line and first SGE now, while this one is read. */
+		if (i + 1 < n) {
+			const uint8_t *next = uroce_shm_ring_cons_slot(&qp->sq, i + 1);
+
+			__builtin_prefetch(next, 0);
+			__builtin_prefetch(next + 64, 0);
+		}
+
 		if (e == NULL)
 			break; /* the engine's SQ is full: the rest waits in the ring */
 		st = sq_read(qp, &lim, sw, e);
