@@ -252,14 +252,15 @@ Test(daemon, rc_every_op_with_loopback_zero_copy, .timeout = 120)
 	rc_every_op(1);
 }
 
-Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
+static void
+ud_datagrams(uint32_t loop_zc_min)
 {
 	struct child ch[2] = {0};
 	struct uroce_daemon_stats st;
 	int p01[2], p10[2];
 	bool ok;
 
-	start_daemon();
+	start_daemon_zc(loop_zc_min);
 	cr_assert(pipe(p01) == 0 && pipe(p10) == 0);
 	ch[0].pid = spawn("ud", sock_path, 0, p01[1], p10[0]);
 	ch[1].pid = spawn("ud", sock_path, 1, p10[1], p01[0]);
@@ -277,10 +278,24 @@ Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
 	/* Expect: exactly the foreign-AH and the over-MTU WQEs were refused. */
 	cr_expect_eq(st.wqe_rejected, 2);
 	cr_expect_geq(st.loop_frames, 2 * UD_FRAMES_MIN);
+	if (loop_zc_min != 0)
+		cr_expect_gt(st.loop_zero_copy, 0, "no datagram left its payload in place");
 	/* Expect: role 1 left its AH and QP to the daemon: all reclaimed. */
 	dc_expect_all_reclaimed(dmn);
 	close_pipes(p01, p10);
 	uroce_daemon_destroy(dmn);
+}
+
+Test(daemon, ud_datagrams_between_two_clients, .timeout = 120)
+{
+	ud_datagrams(0);
+}
+
+/* The same with every datagram's payload left in the sender's memory: the
+ * receiver checks it and places it behind the GRH from there. */
+Test(daemon, ud_datagrams_with_loopback_zero_copy, .timeout = 120)
+{
+	ud_datagrams(1);
 }
 
 Test(daemon, foreign_handles_and_keys_are_refused, .timeout = 120)
