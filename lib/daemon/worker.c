@@ -60,12 +60,11 @@
 struct loop_frame {
 	struct loop_frame *next;
 	uint8_t *frame;
-	uint32_t len;
+	uint32_t len;                   /* bytes at frame; a zero-copy frame's headers */
 	uint16_t owner;                 /* the worker whose pool it is from */
 	/* Zero-copy (loop_send_zc()): the payload lies in client memory at
-	 * tail; frame holds hdr bytes of headers, then the pad and the ICRC.
-	 * zc is released when the frame comes home. NULL tail: one piece. */
-	uint32_t hdr;
+	 * tail; the pad and the ICRC follow the len bytes of headers. zc is
+	 * released when the frame comes home. NULL tail: one piece. */
 	uint32_t tail_len;
 	const uint8_t *tail;
 	struct uroce_eng_zc zc;
@@ -480,6 +479,8 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
 		int st, rc;
 
+		if (e == NULL)
+			break; /* the engine's SQ is full: the rest waits in the ring */
 		/* The client wrote the next WQE on its own CPU: ask for its
 		 * control line and first SGE now, while this one is read. */
 		if (i + 1 < n) {
@@ -488,9 +489,6 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 			__builtin_prefetch(next, 0);
 			__builtin_prefetch(next + 64, 0);
 		}
-
-		if (e == NULL)
-			break; /* the engine's SQ is full: the rest waits in the ring */
 		st = sq_read(qp, &lim, sw, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_sq_commit(qp->qp);
@@ -859,8 +857,7 @@ loop_send_zc(struct dworker *w, uint8_t *ib, uint32_t hdr_len, const uint8_t *pa
 	if (elen == 0)
 		return false;
 	f->frame = ib - elen;
-	f->hdr = elen + hdr_len;
-	f->len = f->hdr + uroce_pad(paylen) + UROCE_ICRC_LEN;
+	f->len = elen + hdr_len;
 	f->tail = payload;
 	f->tail_len = paylen;
 	f->zc = *zc;
@@ -1321,8 +1318,8 @@ loop_deliver(struct dworker *w)
 		/* A zero-copy frame's buffer has room for all of it (LOOP_IB_MAX),
 		 * as uroce_parse_split() needs. */
 		if (f->tail != NULL)
-			err = uroce_parse_split(f->frame, f->hdr, f->tail, f->tail_len,
-						f->frame + f->hdr, &fr, &p);
+			err = uroce_parse_split(f->frame, f->len, f->tail, f->tail_len,
+						f->frame + f->len, &fr, &p);
 		else
 			err = uroce_parse(f->frame, f->len, &fr, &p);
 		if (err == UROCE_WIRE_OK) {

@@ -148,6 +148,9 @@ uroce_crc32_impl(void)
  * WRITEs and SENDs.
  */
 #define ONE_PASS_LEN  256
+/* The masked headers of any packet fit (icrc_calc()'s multi-call path). */
+_Static_assert(ONE_PASS_LEN >= PSEUDO_MAX, "the pseudo header buffer holds every header");
+
 /*
  * ISA-L's fast CRC (crc32_gzip_refl_by16_10) folds whole 256-byte blocks;
  * what is left below 256 bytes goes through a serial fold that costs more
@@ -160,9 +163,6 @@ uroce_crc32_impl(void)
  * Below PAD_MIN the serial fold is the cheaper. The portable CRC pays per
  * byte, so it gets no padding.
  */
-/* The masked headers of any packet fit (icrc_calc()'s multi-call path). */
-_Static_assert(ONE_PASS_LEN >= PSEUDO_MAX, "the pseudo header buffer holds every header");
-
 #ifdef UROCE_HAVE_ISAL
 #define PAD_MIN       80
 #else
@@ -357,14 +357,7 @@ uroce_icrc_fill(uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
 bool
 uroce_icrc_check(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
 {
-	const uint8_t *w = l3 + l3_len;
-	uint32_t crc, got;
-
-	if (!icrc_calc(l3, l3_len, NULL, 0, 0, family, &crc))
-		return false;
-	got = (uint32_t)w[0] | ((uint32_t)w[1] << 8) | ((uint32_t)w[2] << 16) |
-	      ((uint32_t)w[3] << 24);
-	return crc == got;
+	return uroce_icrc_check2(l3, l3_len, NULL, 0, 0, l3 + l3_len, family);
 }
 
 bool
