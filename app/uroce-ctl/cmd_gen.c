@@ -38,6 +38,9 @@
 
 #define GEN_DEFAULT_QPS 4
 #define GEN_DEFAULT_WINDOW 32
+/* How long GEN_START waits for the initiator's port to resolve the target
+ * (three times uroced's default neigh_tries x neigh_retry_ms). */
+#define GEN_RESOLVE_WAIT_S 10
 #define GEN_DEFAULT_SECONDS 10.0
 /* Without a completion for this long while WRs are outstanding: stalled. */
 #define GEN_STALL_S 10.0
@@ -371,6 +374,11 @@ call_err(struct side *s, const char *what, int rc)
 			"memory there (QPs x window x largest size with --verify, QPs x window "
 			"size for each QP's memory): lower --qps, --window or the sizes", what,
 			s->name, (unsigned long long)(UROCE_SHM_GEN_MAX_MEM >> 20));
+	else if (rc == -EAGAIN || rc == -EHOSTUNREACH)
+		ctl_err("%s on the %s daemon: its port has not resolved the target's MAC in %d s: "
+			"does the target answer ARP or neighbour solicitations there? "
+			"(dpdk-telemetry.py: /uroce/port/neigh,0)", what, s->name,
+			GEN_RESOLVE_WAIT_S);
 	else if (rc == -ENOMEM)
 		ctl_err("%s on the %s daemon: out of QPs or memory, or over its [limits] "
 			"gen_mem_mb, the memory all generators may hold together (%s)", what,
@@ -693,6 +701,7 @@ gen_setup(struct run *r)
 	unsigned int ops = uroce_lg_mix_ops(&o->mix);
 	uint32_t flags = 0, max_size, tdepth;
 	struct uroce_shm_msg_gen_start_req q;
+	double deadline;
 	unsigned int i;
 	int rc;
 
@@ -755,7 +764,16 @@ gen_setup(struct run *r)
 	side_worker(&r->b);
 	r->a_wk0 = r->a.wk;
 	r->b_wk0 = r->b.wk;
-	rc = uroce_shm_client_request(&r->a.c, UROCE_SHM_MSG_GEN_START, &q, sizeof(q), NULL, 0);
+	/* The initiator's daemon refuses to start until its port knows the
+	 * target's MAC (GEN_CONNECT began resolving it). */
+	deadline = now_s() + GEN_RESOLVE_WAIT_S;
+	do {
+		rc = uroce_shm_client_request(&r->a.c, UROCE_SHM_MSG_GEN_START, &q, sizeof(q),
+					      NULL, 0);
+		if ((rc != -EAGAIN && rc != -EHOSTUNREACH) || gen_stop)
+			break;
+		nap(0.01);
+	} while (now_s() < deadline);
 	if (rc != 0)
 		return call_err(&r->a, "GEN_START", rc);
 	r->t0 = now_s();

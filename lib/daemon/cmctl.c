@@ -477,11 +477,8 @@ static int
 cma_resolve(void *ctx, const uint8_t gid[16])
 {
 	struct dcm *cm = ctx;
-	const struct uroce_daemon_port_ops *port = cm->d->port;
 
-	if (port == NULL || port->resolve == NULL)
-		return 0;
-	return port->resolve(cm->d->w[0]->port_ctx, gid);
+	return route_prime(cm->d, gid);
 }
 
 static const struct uroce_cma_ops dcm_cma_ops = {

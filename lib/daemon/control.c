@@ -665,6 +665,7 @@ do_create_ah(struct uroce_daemon *d, struct session *s, const void *body, struct
 		return rc;
 	}
 	d->st.ahs++;
+	(void)route_prime(d, at.dgid);
 	return 0;
 }
 
@@ -1181,6 +1182,9 @@ do_modify_qp(struct uroce_daemon *d, struct session *s, const void *body)
 	c.u.qp.qp = qp;
 	c.u.qp.attr = &at;
 	c.u.qp.mask = (int)q->attr_mask;
+	/* Before the worker may send: its answer is the first packet's business. */
+	if (q->attr_mask & UROCE_QP_AV)
+		(void)route_prime(d, at.ah_attr.dgid);
 	return worker_call(d, (unsigned int)qp->worker, &c);
 }
 

@@ -151,6 +151,23 @@ daemon_barrier(struct uroce_daemon *d)
 	}
 }
 
+/*
+ * Ask the port for the next hop of @p gid now, so that it is known before
+ * the first packet: as a ConnectX, whose driver resolves the MAC while the
+ * QP goes to RTR or the AH is made (a packet sent while it is still being
+ * resolved is dropped, tx_neigh_pending, and costs RC a retransmission
+ * timeout). Control thread, worker 0's context (the port op's rule).
+ * @return the port's answer (uroce_daemon_port_ops.resolve); 0 with no port
+ * or no resolution.
+ */
+int
+route_prime(struct uroce_daemon *d, const uint8_t gid[16])
+{
+	if (d->port == NULL || d->port->resolve == NULL)
+		return 0;
+	return d->port->resolve(d->w[0]->port_ctx, gid);
+}
+
 /* The engine-side facts of @p qp (CMD_QP_QUERY on its worker). */
 int
 qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st)

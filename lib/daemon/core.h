@@ -461,6 +461,9 @@ void status_destroy(struct uroce_daemon *d);
 /* The engine-side facts of @p qp, from its worker. @return 0 or -errno. */
 int qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st);
 uint32_t pow2_at_least(uint32_t v);
+/* Start resolving the next hop of @p gid through the port (core.c).
+ * @return 0 known (or no port), -EAGAIN being resolved, -errno. */
+int route_prime(struct uroce_daemon *d, const uint8_t gid[16]);
 
 /*
  * Move @p cq's CQEs not yet consumed into a ring of @p size entries formatted

@@ -346,6 +346,7 @@ gen_connect(struct uroce_daemon *d, struct session *s, const void *body, struct 
 	rc = gen_call(d, g, GEN_W_CONNECT, q->first, q->count, NULL);
 	if (rc != 0)
 		return rc;
+	(void)route_prime(d, g->peer_gid); /* gen_start waits for the answer */
 	for (i = 0; i < q->count; i++)
 		g->qps[q->first + i].connected = true;
 	g->n_connected += q->count;
@@ -401,6 +402,12 @@ gen_start(struct uroce_daemon *d, struct session *s, const void *body)
 	g->run.rate = q->rate;
 	g->run.duration_us = q->duration_us;
 	g->run.count = q->count;
+	/* Not before the peer's MAC is known: the first window would be
+	 * dropped by the port and wait out a retransmission timeout. The
+	 * caller asks again (uroce-ctl gen does, for a while). */
+	rc = route_prime(d, g->peer_gid);
+	if (rc == -EAGAIN || rc == -EHOSTUNREACH)
+		return rc;
 	rc = gen_call(d, g, GEN_W_START, 0, 0, NULL);
 	if (rc == 0)
 		g->started = true;

@@ -16,7 +16,7 @@
 #   1b. Zero-copy TX: write bw at 256 B, 1 KiB, 4 KiB and 64 KiB with
 #      tx_zero_copy_min = 0 (always copy), 64 and 1024 (the default).
 #   2. dpdk-testpmd on the same kind of path: a memif server in rxonly on
-#      CPU 1 and a memif client in txonly (64-byte packets) on CPU 0, --no-huge;
+#      CPU 1 and a memif client in txonly (64-byte frames, BENCH_TESTPMD_LEN) on CPU 0, --no-huge;
 #      the rate is the receiver's Rx-pps, the mean of 5 one-second samples.
 #   3. Kernel TCP ping-pong on 127.0.0.1 with sockperf (64 B, -t 5).
 # Prints one summary table and the ratios (uroce / raw packet rate, uroce
@@ -26,8 +26,10 @@
 #
 # Knobs (environment): BENCH_DURATION (bw seconds, 3), BENCH_LAT_ITERS (5000),
 # BENCH_LAT_ITERS_BUSY (300: busy-polling daemons are slow on 2 CPUs),
-# BENCH_TESTPMD_SECS (5; at least 4: the first of its per-second samples is dropped and 3 are needed), BENCH_SOCKPERF_SECS (5), BENCH_PORT (first TCP port,
-# 19400; uses the next 10).
+# BENCH_TESTPMD_SECS (5; at least 4: the first of its per-second samples is dropped and 3 are needed),
+# BENCH_TESTPMD_LEN (testpmd's frame length, 64; 138 is the frame of a 64 B
+# RDMA WRITE ONLY over IPv4), BENCH_SOCKPERF_SECS (5), BENCH_PORT (first TCP
+# port, 19400; uses the next 10).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
 
@@ -50,6 +52,11 @@ DURATION=${BENCH_DURATION:-3}
 LAT_ITERS=${BENCH_LAT_ITERS:-5000}
 LAT_ITERS_BUSY=${BENCH_LAT_ITERS_BUSY:-300}
 TP_SECS=${BENCH_TESTPMD_SECS:-5}
+TP_LEN=${BENCH_TESTPMD_LEN:-64}
+case "$TP_LEN" in
+''|*[!0-9]*) skip "BENCH_TESTPMD_LEN: '$TP_LEN' is not a frame length" ;;
+esac
+[ "$TP_LEN" -ge 64 ] && [ "$TP_LEN" -le 1514 ] || skip "BENCH_TESTPMD_LEN: $TP_LEN is not within 64..1514"
 SP_SECS=${BENCH_SOCKPERF_SECS:-5}
 PORT=${BENCH_PORT:-19400}
 
@@ -214,7 +221,7 @@ exec {TPS_FD}>"$WORK/tps.in"
 wait_for "$WORK/tp-srv.log" 'testpmd>' || fail "testpmd rxonly: no prompt in 30 s"
 timeout $((TP_SECS + 60)) stdbuf -oL dpdk-testpmd --lcores 0@1,1@0 --no-huge -m 256 \
 	--file-prefix "$TPC" --vdev "net_memif0,role=client,socket=$TP_SOCK,id=0" -- \
-	-i --disable-link-check --forward-mode=txonly --txpkts=64 --nb-cores=1 \
+	-i --disable-link-check --forward-mode=txonly --txpkts="$TP_LEN" --nb-cores=1 \
 	--total-num-mbufs=8192 <"$WORK/tpc.in" >"$WORK/tp-cli.log" 2>&1 &
 TP_CPID=$!
 PIDS+=("$TP_CPID")
@@ -317,11 +324,11 @@ for k in bw-write-64 bw-write-65536 bw-read-64 bw-read-65536 bw-send-64 bw-send-
 done
 tpm=$(awk -v v="$(get testpmd-rx 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')
 for d in rx tx; do
-	printf '| dpdk-testpmd %s (%s-pps, mean of %s s, min %s max %s) | 64 | %s | %s | | |\n' \
+	printf '| dpdk-testpmd %s (%s-pps, mean of %s s, min %s max %s) | %s | %s | %s | | |\n' \
 		"$([ $d = rx ] && echo "rxonly, received" || echo "txonly, sent")" \
 		"$([ $d = rx ] && echo Rx || echo Tx)" "$(get testpmd-$d 2)" "$(get testpmd-$d 3)" \
-		"$(get testpmd-$d 4)" \
-		"$(awk -v v="$(get testpmd-$d 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.2f\n", v * 64 / 1048576 }')" \
+		"$(get testpmd-$d 4)" "$TP_LEN" \
+		"$(awk -v v="$(get testpmd-$d 1)" -v l="$TP_LEN" 'BEGIN { if (v == "-") print "-"; else printf "%.2f\n", v * l / 1048576 }')" \
 		"$(awk -v v="$(get testpmd-$d 1)" 'BEGIN { if (v == "-") print "-"; else printf "%.6f\n", v / 1e6 }')"
 done
 echo

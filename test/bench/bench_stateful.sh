@@ -99,17 +99,20 @@ print(sys.argv[1], "%.0f" % s["msgs_per_s"], "%.3f" % s["gbit_per_s"],
 		fail "$c: no summary"
 done
 
-log "daemon counters after the runs (nonzero):"
+log "daemon and port counters after the runs (nonzero):"
 for side in A B; do
 	[ "$side" = A ] && p=$PA || p=$PB
-	printf '    %s: ' "$side"
-	tel "$p" /uroce/daemon/stats | /usr/bin/python3 -c '
+	for cmd in /uroce/daemon/stats /uroce/port/stats,0; do
+		printf '    %s %s: ' "$side" "${cmd%%,*}"
+		tel "$p" "$cmd" | /usr/bin/python3 -c '
 import json, sys
 try:
-    d = json.loads(sys.stdin.read())["/uroce/daemon/stats"]
-    print(" ".join("%s=%s" % (k, v) for k, v in d.items() if v))
+    d = json.loads(sys.stdin.read())[sys.argv[1]]
+    print(" ".join("%s=%s" % (k, v) for k, v in d.items()
+                   if v and not isinstance(v, (dict, list))))
 except Exception as e:
-    print("unavailable (%s)" % e)'
+    print("unavailable (%s)" % e)' "${cmd%%,*}"
+	done
 done
 stop_uroced "$PID_A" a
 stop_uroced "$PID_B" b

@@ -51,6 +51,8 @@ struct wside {
 	uint8_t gid[16];
 	uint8_t mac[6];
 	bool attached;
+	uint64_t sent;      /* frames this side gave its port */
+	bool asked_peer;    /* resolve() was asked for the other side's GID */
 	/* zero-copy packets the device holds, then those it let go of */
 	struct zc_hold *held;
 	uint32_t nheld, capheld;
@@ -225,6 +227,7 @@ port_tx_send(void *ctx, uint8_t *ib, uint32_t ib_len, const struct uroce_eng_tx_
 	uint8_t *frame;
 
 	w->st.sent++;
+	s->sent++;
 	/* A daemon loops its own GIDs inside itself: a frame back to the
 	 * sender, or to a GID nobody owns, has nowhere to go. */
 	if (to < 0 || to == s->side) {
@@ -372,6 +375,21 @@ simwire_daemon_zc_held(const struct simwire_daemon *w)
 	return w->s[0].nheld + w->s[1].nheld;
 }
 
+/* Every destination is known at once; what is asked first is noted. */
+static int
+port_resolve(void *ctx, const uint8_t gid[16])
+{
+	struct wside *s = ctx;
+	struct simwire_daemon *w = s->w;
+
+	w->st.resolve_asked++;
+	if (!s->asked_peer && route(w, gid) == 1 - s->side) {
+		s->asked_peer = true;
+		w->st.asked_before_sending[s->side] = s->sent == 0;
+	}
+	return 0;
+}
+
 static const struct uroce_daemon_port_ops port_ops = {
 	.now_us = NULL,
 	.tx_alloc = port_tx_alloc,
@@ -379,6 +397,7 @@ static const struct uroce_daemon_port_ops port_ops = {
 	.tx_free = port_tx_free,
 	.tx_send_zc = port_tx_send_zc,
 	.tx_zc_reap = port_tx_zc_reap,
+	.resolve = port_resolve,
 };
 
 const struct uroce_daemon_port_ops *

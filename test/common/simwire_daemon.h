@@ -67,6 +67,9 @@ struct simwire_daemon_stats {
 	uint64_t alloc_fail;    /**< tx_alloc or duplicate copies that found no memory */
 	uint64_t rejected;      /**< frames uroce_parse() refused at the receiving port */
 	uint64_t rejected_by[UROCE_WIRE_ERR_MAX]; /**< the same, by enum uroce_wire_err */
+	uint64_t resolve_asked; /**< port resolve() calls (all answered "known") */
+	/** Side i asked for the other side's GID before it sent its first frame. */
+	bool asked_before_sending[2];
 };
 
 struct simwire_daemon;

@@ -772,6 +772,12 @@ expect_common(const struct wire_case *wc, const struct result *res)
 	cr_expect_eq(both(res, "rx_packets"), res->ws.delivered, "%s: rx_packets", wc->name);
 	cr_expect_eq(res->ws.unroutable, 0, "%s: unroutable", wc->name);
 	cr_expect_eq(res->ws.alloc_fail, 0, "%s: alloc_fail", wc->name);
+	/* Expect: each daemon asked its port for the peer's next hop when the
+	 * client gave the QP its address (RTR), before its first frame, as a
+	 * ConnectX driver resolves the MAC at RTR. */
+	cr_expect(res->ws.asked_before_sending[0] && res->ws.asked_before_sending[1],
+		  "%s: next hop asked before the first frame: A %d, B %d", wc->name,
+		  res->ws.asked_before_sending[0], res->ws.asked_before_sending[1]);
 	/* Expect: each corrupted frame that arrived was rejected, by its ICRC,
 	 * and only corrupted frames were rejected. */
 	cr_expect_eq(res->ws.rejected, res->ws.corrupted_arrived,
