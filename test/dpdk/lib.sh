@@ -185,10 +185,14 @@ READY_S=${UROCE_READY_S:-$(bound 120)}
 start_uroced() {
 	local name="$1" ns="$2" t0=$SECONDS
 	shift 2
+	# Emptied here, not by the child's redirection: a child not yet run (a
+	# busy host) would leave the last instance's "ready" line for the wait
+	# below to find.
+	: >"$WORK/$name.log"
 	if [ "$ns" = "-" ]; then
-		"$UROCED" "$@" >"$WORK/$name.log" 2>&1 &
+		"$UROCED" "$@" >>"$WORK/$name.log" 2>&1 &
 	else
-		ip netns exec "$ns" "$UROCED" "$@" >"$WORK/$name.log" 2>&1 &
+		ip netns exec "$ns" "$UROCED" "$@" >>"$WORK/$name.log" 2>&1 &
 	fi
 	LAST_PID=$!
 	PIDS+=("$LAST_PID")

@@ -175,12 +175,13 @@ testpmd_replay() {
 	rm -f "$WORK/$name.in"
 	mkfifo "$WORK/$name.in"
 	PREFIXES+=("$prefix")
+	: >"$WORK/$name.log" # here: the child may run late (start_uroced's reason)
 	timeout 600 stdbuf -oL dpdk-testpmd --lcores "$lcores" --no-huge -m 256 \
 		--file-prefix "$prefix" \
 		--vdev "net_pcap0,rx_pcap=$pcap,infinite_rx=1" \
 		--vdev "net_memif0,role=client,socket=$msock,id=0" -- \
 		-i --forward-mode=io --nb-cores=1 --total-num-mbufs=16384 --disable-link-check \
-		<"$WORK/$name.in" >"$WORK/$name.log" 2>&1 &
+		<"$WORK/$name.in" >>"$WORK/$name.log" 2>&1 &
 	TP_PID=$!
 	PIDS+=("$TP_PID")
 	exec {TP_FD}>"$WORK/$name.in"
