@@ -272,7 +272,15 @@ workers_busy_changed(struct uroced_core *c)
 	return changed;
 }
 
-/* On the control thread, every UROCED_SNAP_US (UROCED_SNAP_IDLE_US idle). */
+/*
+ * On the control thread, every UROCED_SNAP_US while the workers work, every
+ * UROCED_SNAP_IDLE_US while they are idle. Whether they work is looked at
+ * every UROCED_SNAP_US (a read of the dataplane's counters, no call to the
+ * workers): decided only when a snapshot was taken, an idle daemon's next
+ * one came a second later whatever happened meanwhile, and a burst of work
+ * shorter than that (a CM handshake and a few hundred transfers) was not in
+ * telemetry for up to a second after it ended.
+ */
 static void
 snap_publish(struct uroced_core *c)
 {
@@ -283,7 +291,10 @@ snap_publish(struct uroced_core *c)
 
 	if (now < c->next_snap_us)
 		return;
-	c->next_snap_us = now + (workers_busy_changed(c) ? UROCED_SNAP_US : UROCED_SNAP_IDLE_US);
+	c->next_snap_us = now + UROCED_SNAP_US;
+	if (!workers_busy_changed(c) && now - c->snap_us < UROCED_SNAP_IDLE_US)
+		return;
+	c->snap_us = now;
 	/* Gathered aside: it takes calls to every worker, which may be slow to
 	 * come round, and a reader must never wait on that, only on the copy. */
 	uroce_daemon_stats(c->d, &b->st);

@@ -24,7 +24,8 @@
 #define UROCED_SNAP_US 100000u
 /* ... and while no worker has done anything since the last one (each
  * snapshot calls every worker: an idle daemon should not wake them 10 times
- * a second for counters that do not move). */
+ * a second for counters that do not move). Whether they have is looked at
+ * every UROCED_SNAP_US, so work after an idle spell is published within it. */
 #define UROCED_SNAP_IDLE_US 1000000u
 #define UROCED_SNAP_QPS 32 /* QPs with per-QP counters in telemetry (lowest QPNs) */
 #define UROCED_SNAP_GENS 8 /* load generators in telemetry (/uroce/gen) */
@@ -77,8 +78,9 @@ struct uroced_core {
 	struct uroce_daemon *d;
 	struct uroce_dp *dp;
 	bool on_worker;        /* workers run the daemon's workers; else the main lcore */
-	uint64_t next_snap_us;
-	uint64_t snap_busy;             /* the workers' busy cycles at the last snapshot */
+	uint64_t next_snap_us;          /* when snap_publish() looks again */
+	uint64_t snap_us;               /* when it last published */
+	uint64_t snap_busy;             /* the workers' busy cycles when it last looked */
 	struct uroced_wctx w[UROCE_DP_MAX_WORKERS];
 	struct uroced_snap snap;
 	unsigned int n_gen_prev;

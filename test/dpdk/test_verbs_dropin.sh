@@ -354,6 +354,10 @@ group_ucxcm() {
 	fi
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
+	# These counters are telemetry, the control thread's snapshot (every
+	# 100 ms while the workers work): the whole exchange takes a quarter of
+	# a second, so its last part may be in the next snapshot. Wait for it.
+	wait_until 5 ucxcm_counted "$ca" "$cb"
 	local req rcvd retries
 	req=$(cm "$PB" cm_req_sent)
 	retries=$(cm "$PB" cm_req_retries)
@@ -366,6 +370,15 @@ group_ucxcm() {
 		fail "no completions written by A or B"
 }
 cm() { tel_num "$1" /uroce/cm "$2"; }
+# ucxcm_counted CA CB: A's snapshot shows the REQ it received, and both
+# daemons' show completions beyond CA and CB (quiet reads: the checks after
+# it read again, and say what they found).
+ucxcm_counted() {
+	[ "$(tel_quiet "$PA" /uroce/cm cm_req_rcvd)" -ge 1 ] 2>/dev/null &&
+		[ "$(tel_quiet "$PA" /uroce/daemon/stats cqe_written)" -gt "$1" ] 2>/dev/null &&
+		[ "$(tel_quiet "$PB" /uroce/daemon/stats cqe_written)" -gt "$2" ] 2>/dev/null
+}
+tel_quiet() { TEL_TRIES=1 tel "$1" "$2" | grep -o "\"$3\": [0-9]*" | grep -o '[0-9]*$'; }
 rdma_ids_at_least() { [ "$(cm "$1" cm_rdma_ids 2>/dev/null)" -ge "$2" ] 2>/dev/null; }
 
 group_mpi() {
