@@ -273,13 +273,16 @@ workers_busy_changed(struct uroced_core *c)
 }
 
 /*
- * On the control thread, every UROCED_SNAP_US while the workers work, every
- * UROCED_SNAP_IDLE_US while they are idle. Whether they work is looked at
- * every UROCED_SNAP_US (a read of the dataplane's counters, no call to the
- * workers): decided only when a snapshot was taken, an idle daemon's next
- * one came a second later whatever happened meanwhile, and a burst of work
- * shorter than that (a CM handshake and a few hundred transfers) was not in
- * telemetry for up to a second after it ended.
+ * On the control thread, every UROCED_SNAP_US while the workers or the
+ * control thread work, every UROCED_SNAP_IDLE_US while all are idle. Whether
+ * they worked is looked at every UROCED_SNAP_US (the dataplane's counters,
+ * no call to the workers, and what uroce_daemon_control_poll() returned):
+ * decided only when a snapshot was taken, an idle daemon's next one came a
+ * second later whatever happened meanwhile, and a burst of work shorter
+ * than that (a CM handshake and a few hundred transfers) was not in
+ * telemetry for up to a second after it ended. Control work counts too: a
+ * session reaped or QPs destroyed after the traffic stopped must show
+ * within UROCED_SNAP_US, as before.
  */
 static void
 snap_publish(struct uroced_core *c)
@@ -292,8 +295,9 @@ snap_publish(struct uroced_core *c)
 	if (now < c->next_snap_us)
 		return;
 	c->next_snap_us = now + UROCED_SNAP_US;
-	if (!workers_busy_changed(c) && now - c->snap_us < UROCED_SNAP_IDLE_US)
+	if (!workers_busy_changed(c) && !c->ctl_worked && now - c->snap_us < UROCED_SNAP_IDLE_US)
 		return;
+	c->ctl_worked = false;
 	c->snap_us = now;
 	/* Gathered aside: it takes calls to every worker, which may be slow to
 	 * come round, and a reader must never wait on that, only on the copy. */
@@ -681,8 +685,12 @@ uroced_core_main_poll(struct uroced_core *c, int timeout_ms)
 	unsigned int work;
 
 	snap_publish(c);
-	if (c->on_worker)
-		return uroce_daemon_control_poll(c->d, timeout_ms);
+	if (c->on_worker) {
+		work = uroce_daemon_control_poll(c->d, timeout_ms);
+		if (work > 0)
+			c->ctl_worked = true; /* for the next snapshot */
+		return work;
+	}
 	work = uroce_daemon_poll(c->d);
 	if (work == 0 && timeout_ms > 0) {
 		/* No worker: this thread runs the engine too; nap briefly. */

@@ -81,6 +81,7 @@ struct uroced_core {
 	uint64_t next_snap_us;          /* when snap_publish() looks again */
 	uint64_t snap_us;               /* when it last published */
 	uint64_t snap_busy;             /* the workers' busy cycles when it last looked */
+	bool ctl_worked;                /* the control thread worked since it published */
 	struct uroced_wctx w[UROCE_DP_MAX_WORKERS];
 	struct uroced_snap snap;
 	unsigned int n_gen_prev;

@@ -28,6 +28,8 @@
 # exits 77 if the drop-ins or uroced_lite are not built.
 TAG=test_rdmacm_abi
 . "$(dirname "$0")/../dropin_lib.sh"
+# shellcheck source=../../common/rping_race.sh
+. "$(dirname "$0")/../../common/rping_race.sh"
 
 # --- the ABI -----------------------------------------------------------------
 dropin_abi librdmacm.so.1
@@ -79,16 +81,8 @@ pair() {
 	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 0 ]; then
 		return 0
 	fi
-	# rping's own race at the end: its server's CM thread posts the
-	# DISCONNECT and loops back into rdma_get_cm_event(), while its main
-	# thread, woken by that post, tears down and destroys the channel; a CM
-	# thread that gets the CPU only after that reads a closed channel and
-	# exits 255 (as over the kernel's channel, where the window is shorter).
-	# The client's exit 0 (-V) already says every ping verified.
-	if [ "$rc_c" -eq 0 ] && [ "$rc_s" -eq 255 ] && [ "${srv[0]}" = rping ] &&
-		tail -n 2 "$WORK/$name.srv" | tr '\n' ' ' |
-		grep -q "wait for RDMA_READ_ADV state 10 rdma_get_cm_event: Bad file descriptor"; then
-		printf "%s: %s\n" "$TAG" "$name: the rping server's CM thread lost its own race with the server's teardown (exit 255 after the DISCONNECT); the client verified every ping: counted as passed"
+	if [ "${srv[0]}" = rping ] && rping_teardown_race "$rc_c" "$rc_s" "$WORK/$name.srv"; then
+		printf "%s: %s\n" "$TAG" "$name: $RPING_RACE_SAID"
 		return 0
 	fi
 	fail "$name: ${cli[*]}: client exit $rc_c, server exit $rc_s"
