@@ -48,6 +48,8 @@
 #define PROG "uroce-perf"
 #define DEFAULT_PORT 18515
 #define DEFAULT_TX_DEPTH 128
+/* perftest's bw default: one signaled WR in 100 (-Q, --cq-mod) */
+#define DEFAULT_CQ_MOD 100
 #define DEFAULT_BW_ITERS 5000
 #define DEFAULT_LAT_ITERS 1000
 #define SWEEP_MIN 2u
@@ -65,6 +67,8 @@
 #define PEER_CHECK_SPINS 4096
 /* Shortest interval the bw peak is measured over. */
 #define PEAK_INTERVAL_US 10000.0
+/* bw client: busy polls between two looks at the clock for -D */
+#define CLOCK_SPINS 64
 /* -e: longest sleep on the completion fd before the peer and the deadline
  * are looked at again. */
 #define EVENT_WAIT_MS 100
@@ -150,6 +154,7 @@ struct perf {
 	bool verify_failed;
 	unsigned int hold;       /* --hold: seconds to keep the QPs after the run */
 	bool events;             /* -e: sleep on the CQ's completion fd when it is empty */
+	uint64_t cq_mod;         /* -Q: bw client signals one WR in cq_mod */
 	uint64_t cq_sleeps;      /* -e: times this side slept on the fd */
 };
 
@@ -190,6 +195,9 @@ usage(FILE *f)
 		"  -n, --iters N          iterations per QP (default %u bw, %u lat)\n"
 		"  -D, --duration SEC     run each size for SEC seconds instead of -n (bw only)\n"
 		"  -t, --tx-depth N       outstanding WRs per QP, bw (default %u, max 4096)\n"
+		"  -Q, --cq-mod N         bw client: ask a completion for one WR in N (the\n"
+		"                         others complete with it, as perftest -Q; at most the\n"
+		"                         WRs in flight; 1 signals every WR; default %u)\n"
 		"      --verify           check the data (and the atomic counter)\n"
 		"  -e, --events           sleep on the CQ's completion fd instead of busy\n"
 		"                         polling it (arm, poll, wait: perftest -e); not for\n"
@@ -210,7 +218,7 @@ usage(FILE *f)
 		"  -h, --help             this text\n"
 		"  -V, --version          the version of uroce\n"
 		"Numbers: sizes take K, M, G (KiB...), counts k, M, G (-n 1M, -s 64K).\n",
-		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH,
+		SWEEP_MAX, MAX_QPS, DEFAULT_BW_ITERS, DEFAULT_LAT_ITERS, DEFAULT_TX_DEPTH, DEFAULT_CQ_MOD,
 		UROCE_DEFAULT_SOCKET, DEFAULT_PORT);
 }
 
@@ -704,7 +712,7 @@ verify_fail(struct perf *pf, const char *what, uint64_t q, uint64_t seq, uint64_
 
 static void
 post_rdma(struct perf *pf, struct perf_qp *pq, uint32_t opcode, uint64_t wr_id, uint8_t *laddr,
-	  uint64_t roff, uint32_t len)
+	  uint64_t roff, uint32_t len, bool signaled)
 {
 	struct uroce_sge sge = {(uint64_t)(uintptr_t)laddr, len, pf->mr->lkey};
 	struct uroce_send_wr wr, *bad;
@@ -715,7 +723,7 @@ post_rdma(struct perf *pf, struct perf_qp *pq, uint32_t opcode, uint64_t wr_id, 
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = opcode;
-	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.send_flags = signaled ? UROCE_SEND_SIGNALED : 0;
 	if (opcode == UROCE_WR_ATOMIC_FETCH_AND_ADD) {
 		wr.wr.atomic.remote_addr = pq->peer.va + roff;
 		wr.wr.atomic.rkey = (uint32_t)pq->peer.rkey;
@@ -886,21 +894,56 @@ bw_opcode(struct perf *pf)
 	}
 }
 
-/* Client side of a bw run: keep every QP's send queue full, round robin. */
+/* Check the data of the WR of @p seq on @p wq (--verify: READ and ATOMIC
+ * results land on this side). */
+static void
+bw_verify_one(struct perf *pf, uint64_t wq, uint64_t seq, uint64_t slots, uint64_t size)
+{
+	struct perf_qp *pq = &pf->qps[wq];
+
+	if (pf->p.test == TEST_READ) {
+		uint64_t slot = seq % slots;
+		uint64_t off = verify_check(pq->local + slot * size, size,
+					    verify_seed(wq, slot, size));
+
+		if (off != size)
+			verify_fail(pf, "RDMA READ data", wq, seq, off);
+	} else if (pf->p.test == TEST_ATOMIC) {
+		uint64_t got;
+
+		memcpy(&got, pq->local + (seq % slots) * 8, 8);
+		if (got != seq) {
+			fprintf(stderr, PROG ": verify: QP %" PRIu64 " FETCH_ADD %" PRIu64
+				" fetched %" PRIu64 "\n", wq, seq, got);
+			pf->verify_failed = true;
+		}
+	}
+}
+
+/*
+ * Client side of a bw run: keep every QP's send queue full, round robin.
+ * One WR in `mod` asks for a completion (an unsignaled WR is known complete
+ * when a later signaled one of its send queue is: completions come in
+ * order), and so does the last: after the deadline a QP posts on to its next
+ * signaled WR, so that every WR posted is seen complete.
+ */
 static void
 bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 {
-	uint64_t slots = slots_for(pf, size), window, q, total_done = 0;
+	uint64_t slots = slots_for(pf, size), window, q, total_done = 0, mod;
 	uint64_t nq = pf->p.qps, iters = pf->p.iters;
 	struct uroce_wc wc[POLL_BATCH];
 	uint32_t opcode = bw_opcode(pf);
 	double t0, deadline = 0, peak = 0, mark_t;
-	uint64_t mark_done = 0;
+	uint64_t mark_done = 0, next_look, spins = 0;
 	bool stop = false;
 
 	if (pf->p.test == TEST_ATOMIC)
 		slots = pf->p.tx_depth;   /* every FETCH_ADD lands in its own 8 B result slot */
+	/* A signaled WR must fit in the window, or the window never drains. */
+	mod = pf->cq_mod < slots ? pf->cq_mod : slots;
 	window = nq * slots;
+	next_look = window;
 	for (q = 0; q < nq; q++)
 		pf->qps[q].posted = pf->qps[q].completed = 0;
 	t0 = now_us();
@@ -911,20 +954,27 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 		bool more = false;
 		int n, i;
 
-		if (pf->p.duration && !stop && now_us() >= deadline)
+		/* The deadline is looked at every CLOCK_SPINS busy polls: the clock
+		 * (rdtscp, which waits for the loads before it) read once per poll
+		 * held a third of this client's samples on a VM. */
+		if (pf->p.duration && !stop && (pf->events || spins++ % CLOCK_SPINS == 0) &&
+		    now_us() >= deadline)
 			stop = true;
 		for (q = 0; q < nq; q++) {
 			struct perf_qp *pq = &pf->qps[q];
 
-			while (!stop && (pf->p.duration || pq->posted < iters) &&
+			while ((pf->p.duration ? !stop || pq->posted % mod != 0 :
+						 pq->posted < iters) &&
 			       pq->posted - pq->completed < slots) {
 				uint64_t seq = pq->posted, slot = seq % slots;
 				uint64_t wr_id = q << 32 | (seq & 0xffffffff);
+				bool sig = seq % mod == mod - 1 ||
+					   (!pf->p.duration && seq == iters - 1);
 				uint8_t *l;
 
 				if (pf->p.test == TEST_ATOMIC) {
 					l = pq->local + slot * 8;
-					post_rdma(pf, pq, opcode, wr_id, l, 0, 8);
+					post_rdma(pf, pq, opcode, wr_id, l, 0, 8, sig);
 					continue;
 				}
 				l = pq->local + slot * size;
@@ -932,10 +982,11 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 					memset(l, 0, size);
 				else if (pf->p.verify)
 					verify_fill(l, size, verify_seed(q, seq, size));
-				post_rdma(pf, pq, opcode, wr_id, l, slot * size, (uint32_t)size);
+				post_rdma(pf, pq, opcode, wr_id, l, slot * size, (uint32_t)size,
+					  sig);
 			}
 			if (pq->completed < pq->posted ||
-			    (!pf->p.duration && pq->posted < iters))
+			    (pf->p.duration ? pq->posted % mod != 0 : pq->posted < iters))
 				more = true;
 		}
 		if (!more && (stop || !pf->p.duration))
@@ -943,42 +994,36 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 		n = poll_some(pf, wc);
 		for (i = 0; i < n; i++) {
 			uint64_t wq = wc[i].wr_id >> 32, seq = wc[i].wr_id & 0xffffffff;
+			uint64_t upto, in_flight;
 			struct perf_qp *pq;
 
 			if (wc[i].opcode >= UROCE_WC_RECV || wq >= nq)
 				fatal("unexpected completion (opcode %u, wr_id %#" PRIx64 ")",
 				      wc[i].opcode, wc[i].wr_id);
 			pq = &pf->qps[wq];
-			if (seq != (pq->completed & 0xffffffff))
+			/* This completion and the unsignaled WRs before it. */
+			upto = (seq - pq->completed) & 0xffffffff;
+			in_flight = pq->posted - pq->completed;
+			/* completed sits on a multiple of mod: the next signaled WR
+			 * is mod - 1 further, or the last of an -n run. */
+			if (upto >= in_flight ||
+			    (upto != mod - 1 && (pf->p.duration || pq->completed + upto != iters - 1)))
 				fatal("completion out of order on QP %" PRIu64, wq);
-			if (pf->p.verify && pf->p.test == TEST_READ) {
-				uint64_t slot = pq->completed % slots;
-				uint64_t off = verify_check(pq->local + slot * size, size,
-							    verify_seed(wq, slot, size));
-
-				if (off != size)
-					verify_fail(pf, "RDMA READ data", wq, pq->completed, off);
-			} else if (pf->p.verify && pf->p.test == TEST_ATOMIC) {
-				uint64_t got;
-
-				memcpy(&got, pq->local + (pq->completed % slots) * 8, 8);
-				if (got != pq->completed) {
-					fprintf(stderr, PROG ": verify: QP %" PRIu64 " FETCH_ADD %"
-						PRIu64 " fetched %" PRIu64 "\n", wq, pq->completed,
-						got);
-					pf->verify_failed = true;
-				}
-			}
-			pq->completed++;
-			total_done++;
+			if (pf->p.verify)
+				for (uint64_t k = 0; k <= upto; k++)
+					bw_verify_one(pf, wq, pq->completed + k, slots, size);
+			pq->completed += upto + 1;
+			total_done += upto + 1;
 		}
 		/* Peak: the best rate over an interval of at least PEAK_INTERVAL_US
 		 * that also holds a full window of completions (completions come in
-		 * bursts, so shorter intervals would measure the burst). */
-		if (n > 0) {
+		 * bursts, so shorter intervals would measure the burst). The clock
+		 * is read once per window of completions, not per poll. */
+		if (total_done >= next_look) {
 			double t = now_us();
 
-			if (t - mark_t >= PEAK_INTERVAL_US && total_done - mark_done >= window) {
+			next_look = total_done + window;
+			if (t - mark_t >= PEAK_INTERVAL_US) {
 				double r = (double)(total_done - mark_done) * (double)size /
 					   (t - mark_t);
 
@@ -1185,7 +1230,7 @@ lat_pingpong(struct perf *pf, uint64_t size, double *samples)
 			src[size - 1] = mark_of(i);
 		wait_sends(pf, pq, size); /* the source buffer is ours again */
 		post_rdma(pf, pq, write ? UROCE_WR_RDMA_WRITE : UROCE_WR_SEND, i, src, 0,
-			  (uint32_t)size);
+			  (uint32_t)size, true);
 		if (!pf->server) {
 			if (write) {
 				wait_mark(pf, pq, size, mark_of(i));
@@ -1219,7 +1264,7 @@ lat_single(struct perf *pf, uint64_t size, double *samples)
 		if (pf->p.verify && !atomic)
 			memset(pq->local, 0, size);
 		post_rdma(pf, pq, atomic ? UROCE_WR_ATOMIC_FETCH_AND_ADD : UROCE_WR_RDMA_READ,
-			  i, pq->local, 0, (uint32_t)size);
+			  i, pq->local, 0, (uint32_t)size, true);
 		while (pq->completed < pq->posted)
 			pq->completed += (uint64_t)poll_some(pf, wc);
 		samples[i] = now_us() - t0;
@@ -1260,6 +1305,8 @@ print_header(struct perf *pf)
 	printf(" Role            : %s\n", pf->server ? "server" : "client (requester)");
 	if (pf->p.mode == MODE_BW)
 		printf(" TX depth        : %" PRIu64 "\n", pf->p.tx_depth);
+	if (pf->p.mode == MODE_BW && !pf->server)
+		printf(" CQ Moderation   : %" PRIu64 " (at most the WRs in flight)\n", pf->cq_mod);
 	printf(" Mtu             : %u[B]\n", 128u << pf->path_mtu);
 	if (pf->p.duration)
 		printf(" Duration        : %" PRIu64 "[sec] per size\n", pf->p.duration);
@@ -1473,6 +1520,7 @@ static const struct option long_opts[] = {
 	{"iters", required_argument, NULL, 'n'},
 	{"duration", required_argument, NULL, 'D'},
 	{"tx-depth", required_argument, NULL, 't'},
+	{"cq-mod", required_argument, NULL, 'Q'},
 	{"verify", no_argument, NULL, 'Y'},
 	{"events", no_argument, NULL, 'e'},
 	{"socket", required_argument, NULL, 'S'},
@@ -1502,9 +1550,10 @@ parse_args(struct perf *pf, int argc, char **argv)
 	pf->qp_timeout = 14; /* perftest's default */
 	pf->p.qps = 1;
 	pf->p.tx_depth = DEFAULT_TX_DEPTH;
+	pf->cq_mod = DEFAULT_CQ_MOD;
 	pf->p.max_size = SWEEP_MAX;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:p:x:m:u:ehV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:aq:n:D:t:Q:p:x:m:u:ehV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			pf->p.size = cli_num_or_exit("-s", optarg, CLI_BYTES, 1, SWEEP_MAX);
@@ -1529,6 +1578,9 @@ parse_args(struct perf *pf, int argc, char **argv)
 			break;
 		case 't':
 			pf->p.tx_depth = cli_num_or_exit("-t", optarg, CLI_PLAIN, 1, 4096);
+			break;
+		case 'Q':
+			pf->cq_mod = cli_num_or_exit("-Q", optarg, CLI_PLAIN, 1, 4096);
 			break;
 		case 'Y':
 			pf->p.verify = 1;

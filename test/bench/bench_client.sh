@@ -5,7 +5,8 @@
 # Benchmark (suite 'perf'): the client path (issue 10). One uroced with no
 # port, its one worker busy-polling (idle_sleep_us 0) on CPU 1; uroce-perf
 # client and server on CPU 0, so two CPUs carry the two busy threads:
-#   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE and READ bw (-D BENCH_SECONDS);
+#   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE and READ bw (-D BENCH_SECONDS),
+#   every WR signaled; 64 B WRITE bw with perftest's -Q 100;
 #   64 B READ lat (the server only waits) and WRITE lat (both ends poll
 #   memory, so two busy threads share CPU 0: it measures the scheduler's time
 #   slice, not uroce; kept to show it); SEND bw with -e (both ends sleep on
@@ -89,14 +90,20 @@ run() {
 	log "$key: $row (worker: $c busy cycles per WQE, $((s1 - s0)) sleeps)"
 }
 
-run write-bw-64 bw write bw -s 64 -D "$SECS" -t 128
-run read-bw-64 bw read bw -s 64 -D "$SECS" -t 128
+# The bw rows signal every WR (-Q 1), as uroce-perf did before it had -Q,
+# so that a before/after run (bench_ab.sh) compares like with like; the
+# -q100 row is perftest's default moderation (one CQE per 100 WRs).
+SIG_EVERY=()
+if "$UROCE_PERF" --help 2>&1 | grep -q -- --cq-mod; then SIG_EVERY=(-Q 1); fi
+run write-bw-64 bw write bw -s 64 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
+[ ${#SIG_EVERY[@]} -eq 0 ] || run write-bw-64-q100 bw write bw -s 64 -D "$SECS" -t 128 -Q 100
+run read-bw-64 bw read bw -s 64 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
 # The SEND receiver reposts its receives: busy beside the sender on CPU 0 it
 # would be descheduled for whole time slices (RNR NAKs); both sleep instead.
-run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128 -e
-run atomic-bw bw atomic bw -D "$SECS" -t 128
-run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128
-run read-bw-64k bw read bw -s 65536 -D "$SECS" -t 128
+run send-bw-64 bw send bw -s 64 -D "$SECS" -t 128 -e "${SIG_EVERY[@]}"
+run atomic-bw bw atomic bw -D "$SECS" -t 128 "${SIG_EVERY[@]}"
+run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
+run read-bw-64k bw read bw -s 65536 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
 run read-lat-64 lat read lat -s 64 -n "$LAT_ITERS"
 run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS"
 stop_uroced "$PID_D" d

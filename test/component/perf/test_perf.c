@@ -442,6 +442,42 @@ Test(perf, read_bw_duration, .timeout = 60)
 	run_pair(a, false, (const unsigned long[]){1024}, 1, 0);
 }
 
+/* -Q: one WR in N asks for a completion. The client checks every READ's data
+ * and every FETCH_ADD's result when the signaled WR behind them completes,
+ * and a run whose count is no multiple of N still ends (its last WR is
+ * signaled; with -D the client posts on to the next signaled one). */
+Test(perf, read_bw_cq_mod_count_not_a_multiple, .timeout = 60)
+{
+	const char *a[] = {"read", "bw", "-s", "64", "-n", "1050", "-Q", "100", "--verify", NULL};
+
+	run_pair(a, false, s64, 1, 1050);
+}
+
+Test(perf, atomic_bw_cq_mod_three_qps, .timeout = 60)
+{
+	const char *a[] = {"atomic", "bw", "-n", "333", "-Q", "64", "-t", "16", "-q", "3",
+			   "--verify", NULL};
+
+	/* Expect: -Q 64 above -t 16 is cut to the 16 WRs in flight. */
+	run_pair(a, false, s8, 1, 333);
+}
+
+Test(perf, write_bw_cq_mod_duration, .timeout = 60)
+{
+	const char *a[] = {"write", "bw", "-s", "64", "-D", "1", "-Q", "7", "-t", "20",
+			   "--verify", NULL};
+
+	run_pair(a, false, s64, 1, 0);
+}
+
+Test(perf, send_bw_every_wr_signaled, .timeout = 60)
+{
+	const char *a[] = {"send", "bw", "-s", "4096", "-n", "100", "-Q", "1", "--verify",
+			   NULL};
+
+	run_pair_expect(a, false, s4096, 1, 100, "4096       verify OK (100 messages checked");
+}
+
 /* -e: both sides sleep on their CQ's fd; the run still verifies, and the
  * client says how often it slept. With @p must_sleep it slept at least once:
  * the client waits for each answer (lat, or bw with one WR outstanding), and
@@ -550,6 +586,8 @@ Test(perf, bad_options_exit_2_with_usage, .timeout = 60)
 		{perf, "write", "lat", "-e", NULL},
 		{perf, "write", "bw", "-u", "0", NULL},
 		{perf, "write", "bw", "-u", "32", NULL},
+		{perf, "write", "bw", "-Q", "0", NULL},
+		{perf, "write", "bw", "-Q", "4097", NULL},
 	};
 	unsigned int i;
 
