@@ -173,7 +173,10 @@ for c in $CASES; do
 	*) fail "BENCH_INGEST_CASES: '$c': the type is uc-write or ud-send"; continue ;;
 	esac
 	key="$type-$size"
-	run_uroce "$key" "$type" "$size" && [ -s "$WORK/$key.pcap" ] && run_raw "$key"
+	# Each step's time, so that a slow or stuck one can be found in the log.
+	log "$key: uroce run from $(date -u '+%H:%M:%S')"
+	run_uroce "$key" "$type" "$size" && [ -s "$WORK/$key.pcap" ] &&
+		log "$key: testpmd rxonly run from $(date -u '+%H:%M:%S')" && run_raw "$key"
 done
 log "end $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
