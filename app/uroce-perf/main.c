@@ -920,6 +920,22 @@ bw_verify_one(struct perf *pf, uint64_t wq, uint64_t seq, uint64_t slots, uint64
 	}
 }
 
+/* Whether WR @p seq of a bw run asks for a completion: one in @p mod, and
+ * the last of an -n run. */
+static bool
+bw_signaled(const struct perf *pf, uint64_t seq, uint64_t mod)
+{
+	return seq % mod == mod - 1 || (!pf->p.duration && seq == pf->p.iters - 1);
+}
+
+/* Whether @p pq has WRs left to post (room in its window aside): with -D
+ * until the deadline, then on to its next signaled WR; with -n, iters. */
+static bool
+bw_to_post(const struct perf *pf, const struct perf_qp *pq, bool stop, uint64_t mod)
+{
+	return pf->p.duration ? !stop || pq->posted % mod != 0 : pq->posted < pf->p.iters;
+}
+
 /*
  * Client side of a bw run: keep every QP's send queue full, round robin.
  * One WR in `mod` asks for a completion (an unsignaled WR is known complete
@@ -931,7 +947,7 @@ static void
 bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 {
 	uint64_t slots = slots_for(pf, size), window, q, total_done = 0, mod;
-	uint64_t nq = pf->p.qps, iters = pf->p.iters;
+	uint64_t nq = pf->p.qps;
 	struct uroce_wc wc[POLL_BATCH];
 	uint32_t opcode = bw_opcode(pf);
 	double t0, deadline = 0, peak = 0, mark_t;
@@ -963,13 +979,10 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 		for (q = 0; q < nq; q++) {
 			struct perf_qp *pq = &pf->qps[q];
 
-			while ((pf->p.duration ? !stop || pq->posted % mod != 0 :
-						 pq->posted < iters) &&
-			       pq->posted - pq->completed < slots) {
+			while (bw_to_post(pf, pq, stop, mod) && pq->posted - pq->completed < slots) {
 				uint64_t seq = pq->posted, slot = seq % slots;
 				uint64_t wr_id = q << 32 | (seq & 0xffffffff);
-				bool sig = seq % mod == mod - 1 ||
-					   (!pf->p.duration && seq == iters - 1);
+				bool sig = bw_signaled(pf, seq, mod);
 				uint8_t *l;
 
 				if (pf->p.test == TEST_ATOMIC) {
@@ -985,8 +998,7 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 				post_rdma(pf, pq, opcode, wr_id, l, slot * size, (uint32_t)size,
 					  sig);
 			}
-			if (pq->completed < pq->posted ||
-			    (pf->p.duration ? pq->posted % mod != 0 : pq->posted < iters))
+			if (pq->completed < pq->posted || bw_to_post(pf, pq, stop, mod))
 				more = true;
 		}
 		if (!more && (stop || !pf->p.duration))
@@ -994,7 +1006,7 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 		n = poll_some(pf, wc);
 		for (i = 0; i < n; i++) {
 			uint64_t wq = wc[i].wr_id >> 32, seq = wc[i].wr_id & 0xffffffff;
-			uint64_t upto, in_flight;
+			uint64_t upto;
 			struct perf_qp *pq;
 
 			if (wc[i].opcode >= UROCE_WC_RECV || wq >= nq)
@@ -1003,11 +1015,10 @@ bw_client(struct perf *pf, uint64_t size, struct bw_result *res)
 			pq = &pf->qps[wq];
 			/* This completion and the unsignaled WRs before it. */
 			upto = (seq - pq->completed) & 0xffffffff;
-			in_flight = pq->posted - pq->completed;
-			/* completed sits on a multiple of mod: the next signaled WR
-			 * is mod - 1 further, or the last of an -n run. */
-			if (upto >= in_flight ||
-			    (upto != mod - 1 && (pf->p.duration || pq->completed + upto != iters - 1)))
+			/* completed sits on a multiple of mod: the completion must be
+			 * for the first signaled WR in flight. */
+			if (upto >= pq->posted - pq->completed || upto >= mod ||
+			    !bw_signaled(pf, pq->completed + upto, mod))
 				fatal("completion out of order on QP %" PRIu64, wq);
 			if (pf->p.verify)
 				for (uint64_t k = 0; k <= upto; k++)
