@@ -134,6 +134,7 @@ struct sink {
 	uint16_t vlan;
 	bool verify;
 	bool busy;
+	struct uroce_modify_cq_attr cq_mod; /* --cq-mod; cq_period 0: none */
 	bool quiet;
 	double duration;
 	double interval;
@@ -224,18 +225,38 @@ usage(FILE *f)
 		"      --mac MAC       the port's MAC, if the daemon's GID 0 does not give it\n"
 		"      --vlan ID       VLAN the daemon's port is configured with (JSON only)\n"
 		"      --busy          poll the CQ without sleeping (default: sleep on its event)\n"
+		"      --cq-mod N,US   moderate the CQ's events (ibv_modify_cq): wake after N\n"
+		"                      completions or US microseconds (1..%u) after the first\n"
 		"  -q, --quiet         no human-readable lines on stderr\n"
 		"      --socket PATH   uroce daemon socket (default $UROCE_SOCKET, then %s)\n"
 		"  -h, --help          this text\n",
 		SINK_MAX_QPS, SINK_DEF_SIZE, SINK_DEF_SLOTS, SINK_DEF_QKEY, SINK_DEF_PEER_QPN,
-		UROCE_DEFAULT_SOCKET);
+		UROCE_CQ_PERIOD_MAX, UROCE_DEFAULT_SOCKET);
 }
 
 enum {
 	OPT_UC = 256, OPT_UD, OPT_SLOTS, OPT_VERIFY, OPT_INTERVAL, OPT_JSON, OPT_EXPECT,
 	OPT_IB_PORT, OPT_QKEY, OPT_PSN, OPT_PEER_QPN, OPT_PEER_IP, OPT_MAC, OPT_VLAN, OPT_BUSY,
-	OPT_SOCKET,
+	OPT_CQ_MOD, OPT_SOCKET,
 };
+
+/* --cq-mod N,US: both parts given, US at least 1 (0 would mean no moderation). */
+static void
+parse_cq_mod(struct sink *s, const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char count[16];
+
+	if (comma == NULL || (size_t)(comma - arg) >= sizeof(count))
+		cli_usage_error("--cq-mod '%s': give COUNT,MICROSECONDS (e.g. 64,50)", arg);
+	memcpy(count, arg, (size_t)(comma - arg));
+	count[comma - arg] = '\0';
+	s->cq_mod.attr_mask = UROCE_CQ_ATTR_MODERATE;
+	s->cq_mod.cq_count = (uint16_t)cli_num_or_exit("--cq-mod count", count, CLI_PLAIN, 0,
+						       UINT16_MAX);
+	s->cq_mod.cq_period = (uint16_t)cli_num_or_exit("--cq-mod period", comma + 1, CLI_PLAIN, 1,
+							UROCE_CQ_PERIOD_MAX);
+}
 
 static void
 parse_args(struct sink *s, int argc, char **argv)
@@ -260,6 +281,7 @@ parse_args(struct sink *s, int argc, char **argv)
 		{"mac", required_argument, NULL, OPT_MAC},
 		{"vlan", required_argument, NULL, OPT_VLAN},
 		{"busy", no_argument, NULL, OPT_BUSY},
+		{"cq-mod", required_argument, NULL, OPT_CQ_MOD},
 		{"quiet", no_argument, NULL, 'q'},
 		{"socket", required_argument, NULL, OPT_SOCKET},
 		{"help", no_argument, NULL, 'h'},
@@ -350,6 +372,9 @@ parse_args(struct sink *s, int argc, char **argv)
 			break;
 		case OPT_BUSY:
 			s->busy = true;
+			break;
+		case OPT_CQ_MOD:
+			parse_cq_mod(s, optarg);
 			break;
 		case 'q':
 			s->quiet = true;
@@ -711,6 +736,12 @@ create_resources(struct sink *s)
 	s->cq = uroce_create_cq(s->ctx, cqe, NULL);
 	if (s->cq == NULL)
 		die("create_cq of %d entries: %s", cqe, strerror(errno));
+	if (s->cq_mod.cq_period != 0) {
+		int rc = uroce_modify_cq(s->cq, &s->cq_mod);
+
+		if (rc != 0)
+			die("--cq-mod: modify_cq: %s", strerror(-rc));
+	}
 	for (i = 0; i < s->n_qps; i++) {
 		struct sink_qp *q = &s->qps[i];
 

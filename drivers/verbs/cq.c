@@ -462,6 +462,21 @@ ibv_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
+/* ibv_modify_cq (a verbs.h inline that calls this op): CQ event moderation,
+ * IBV_CQ_ATTR_MODERATE only (daemon ABI 1.8). */
+int
+dv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr)
+{
+	struct uroce_modify_cq_attr a;
+
+	if (cq == NULL || attr == NULL || attr->attr_mask != IBV_CQ_ATTR_MODERATE)
+		return EINVAL;
+	a.attr_mask = UROCE_CQ_ATTR_MODERATE;
+	a.cq_count = attr->moderate.cq_count;
+	a.cq_period = attr->moderate.cq_period;
+	return -uroce_modify_cq(((struct dv_cq *)cq)->ucq, &a);
+}
+
 DV_EXPORT int
 ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {

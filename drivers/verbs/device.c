@@ -281,6 +281,9 @@ ibv_open_device(struct ibv_device *device)
 		ctx->vctx.create_srq_ex = dv_create_srq_ex;
 		ctx->vctx.get_srq_num = dv_get_srq_num;
 	}
+	/* CQ moderation needs 1.8. */
+	if (uroce_daemon_abi_minor(ctx->uctx) >= 8)
+		ctx->vctx.modify_cq = dv_modify_cq;
 	pthread_mutex_init(&ctx->xrcd_lock, NULL);
 	c = &ctx->vctx.context;
 	c->device = device;
@@ -421,6 +424,11 @@ dv_query_device_ex(struct ibv_context *c, const struct ibv_query_device_ex_input
 	x.device_cap_flags_ex = x.orig_attr.device_cap_flags;
 	if (uroce_daemon_abi_minor(dv_ctx(c)->uctx) >= 6)
 		x.device_cap_flags_ex |= DV_DEVICE_ATOMIC_WRITE | DV_DEVICE_FLUSH_GLOBAL;
+	/* CQ moderation (ibv_modify_cq) with a ConnectX's limits, from 1.8. */
+	if (uroce_daemon_abi_minor(dv_ctx(c)->uctx) >= 8) {
+		x.cq_mod_caps.max_cq_count = UINT16_MAX;
+		x.cq_mod_caps.max_cq_period = UROCE_CQ_PERIOD_MAX;
+	}
 	/* No ODP, TSO, RSS, packet pacing, tag matching, timestamps: zero. */
 	x.max_dm_size = 0;
 	x.phys_port_cnt_ex = x.orig_attr.phys_port_cnt;

@@ -169,6 +169,7 @@ int dv_dealloc_td(struct ibv_td *td);
 int dv_poll_cq(struct ibv_cq *cq, int num, struct ibv_wc *wc);
 int dv_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 struct ibv_cq_ex *dv_create_cq_ex(struct ibv_context *c, struct ibv_cq_init_attr_ex *attr);
+int dv_modify_cq(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
 
 /* qp.c */
 int dv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr);

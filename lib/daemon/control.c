@@ -842,6 +842,38 @@ do_resize_cq(struct uroce_daemon *d, struct session *s, const void *body, struct
 	return 0;
 }
 
+/*
+ * ibv_modify_cq with IBV_CQ_ATTR_MODERATE: the CQ's event moderation
+ * (struct uroce_shm_msg_modify_cq_req). An unplaced CQ takes it at once; a
+ * placed one through its worker, which owns the window.
+ */
+static int
+do_modify_cq(struct uroce_daemon *d, struct session *s, const void *body)
+{
+	const struct uroce_shm_msg_modify_cq_req *q = body;
+	struct dcmd c;
+	struct dcq *cq;
+	int rc;
+
+	if (q->attr_mask != UROCE_SHM_CQ_ATTR_MODERATE || q->cq_period > UROCE_SHM_CQ_PERIOD_MAX ||
+	    q->reserved != 0)
+		return -EINVAL;
+	rc = obj_get(s, q->cq_handle, OBJ_CQ, (void **)&cq);
+	if (rc != 0)
+		return rc;
+	if (cq->worker < 0) {
+		cq->mod_count = q->cq_count;
+		cq->mod_period_us = q->cq_period;
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	c.type = CMD_CQ_MODERATE;
+	c.u.cq_mod.cq = cq;
+	c.u.cq_mod.count = q->cq_count;
+	c.u.cq_mod.period_us = q->cq_period;
+	return worker_call(d, (unsigned int)cq->worker, &c);
+}
+
 static int
 do_destroy_cq(struct uroce_daemon *d, struct session *s, const void *body)
 {
@@ -1674,6 +1706,8 @@ control_dispatch(struct uroce_daemon *d, struct session *s, uint16_t type, const
 		return do_destroy_cq(d, s, body);
 	case UROCE_SHM_MSG_RESIZE_CQ:
 		return do_resize_cq(d, s, body, r);
+	case UROCE_SHM_MSG_MODIFY_CQ:
+		return do_modify_cq(d, s, body);
 	case UROCE_SHM_MSG_CREATE_QP:
 		return do_create_qp(d, s, body, r);
 	case UROCE_SHM_MSG_DESTROY_QP:

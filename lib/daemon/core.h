@@ -136,6 +136,15 @@ struct dcq {
 	bool overflowed;                /* wrk */
 	bool err_reported;              /* wrk: CQ_ERR sent once */
 	struct dcq *dirty_next;         /* wrk */
+	/* Moderation (MODIFY_CQ): ctl until placed, then wrk (CMD_CQ_MODERATE).
+	 * A window opens at the first CQE an arm asks an event for; the event
+	 * is claimed when mod_count CQEs came in it or at mod_due_us. */
+	uint16_t mod_count;             /* 0: the period alone */
+	uint16_t mod_period_us;         /* 0: off, an event at once */
+	uint32_t mod_n;                 /* wrk: CQEs in the open window */
+	uint64_t mod_due_us;            /* wrk: 0: no window open */
+	bool mod_qualifies;             /* wrk: a CQE in it wakes a solicited arm */
+	struct dcq *mod_next;           /* wrk: on the worker's moderated list */
 };
 
 /*
@@ -241,6 +250,7 @@ enum dcmd_type {
 	CMD_CQ_PLACE,     /* create the engine CQ of a CQ placed here */
 	CMD_CQ_DESTROY,
 	CMD_CQ_RESIZE,    /* move the CQ's CQEs into a new ring (u.cq_resize) */
+	CMD_CQ_MODERATE,  /* set its moderation (u.cq_mod) */
 	CMD_SRQ_CREATE,
 	CMD_SRQ_DESTROY,
 	CMD_SRQ_LIMIT,    /* arm (or disarm) the SRQ limit */
@@ -291,6 +301,11 @@ struct dcmd {
 			struct uroce_shm_segment *seg;
 			uint32_t size;
 		} cq_resize;
+		struct {
+			struct dcq *cq;
+			uint16_t count;
+			uint16_t period_us;
+		} cq_mod;
 		struct {
 			struct dsrq *srq;
 			struct dpd *pd;
@@ -366,6 +381,8 @@ struct dworker {
 	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
 	struct dcq **dirty_tail;
+	/* wrk: moderated CQs with a window open (an event owed, not yet due) */
+	struct dcq *moderated;
 	/* wrk: QPs with receive completions since the last publish, whose ring
 	 * slots are released before those CQEs are published */
 	struct dqp *rq_dirty;

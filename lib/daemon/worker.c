@@ -322,6 +322,76 @@ cq_signal(struct dworker *w, struct dcq *cq, bool qualifies)
 		w->cnt.cq_events++;
 }
 
+static void
+cq_mod_unlink(struct dworker *w, struct dcq *cq)
+{
+	struct dcq **pp;
+
+	for (pp = &w->moderated; *pp != NULL; pp = &(*pp)->mod_next)
+		if (*pp == cq) {
+			*pp = cq->mod_next;
+			break;
+		}
+	cq->mod_due_us = 0;
+}
+
+/* Close a moderated CQ's window: claim the event it owes, if the client has
+ * not taken it itself meanwhile. */
+static void
+cq_mod_fire(struct dworker *w, struct dcq *cq)
+{
+	cq_mod_unlink(w, cq);
+	cq_signal(w, cq, cq->mod_qualifies);
+	cq->mod_qualifies = false;
+}
+
+/*
+ * What a moderated CQ does where another signals at once: the first CQE its
+ * arm asks an event for opens a window, which closes (the event is claimed)
+ * once mod_count CQEs came in it or at its due time (cq_mod_due()). The arm
+ * stays set meanwhile, so the event is late by at most the period, never lost;
+ * the client's wakeup, a system call on this CPU, comes once per window
+ * instead of once per arm.
+ */
+static void
+cq_moderate(struct dworker *w, struct dcq *cq, uint32_t n, bool qualifies)
+{
+	if (cq->evfd < 0)
+		return;
+	/* Judged either way: a client arming later does not take these CQEs
+	 * for its own (IBA 11.4.2.2). */
+	if (!uroce_shm_cq_peek_armed(&cq->ring, qualifies) && cq->mod_due_us == 0)
+		return;
+	if (cq->mod_due_us == 0) {
+		cq->mod_due_us = worker_now_us(w) + cq->mod_period_us;
+		cq->mod_n = 0;
+		cq->mod_next = w->moderated;
+		w->moderated = cq;
+	}
+	cq->mod_n += n;
+	cq->mod_qualifies |= qualifies;
+	if (cq->mod_count != 0 && cq->mod_n >= cq->mod_count)
+		cq_mod_fire(w, cq);
+}
+
+/* Windows whose time has come. */
+static unsigned int
+cq_mod_due(struct dworker *w)
+{
+	uint64_t now = worker_now_us(w);
+	struct dcq *cq, *next;
+	unsigned int n = 0;
+
+	for (cq = w->moderated; cq != NULL; cq = next) {
+		next = cq->mod_next;
+		if (now >= cq->mod_due_us) {
+			cq_mod_fire(w, cq);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Make the CQEs written this round visible (one release store per CQ). */
 static unsigned int
 cq_publish(struct dworker *w)
@@ -341,8 +411,11 @@ cq_publish(struct dworker *w)
 		uroce_shm_ring_prod_commit(&cq->ring, cq->pending);
 		w->cnt.cqe_written += cq->pending;
 		n += cq->pending;
+		if (cq->mod_period_us != 0)
+			cq_moderate(w, cq, cq->pending, cq->qualifies);
+		else
+			cq_signal(w, cq, cq->qualifies);
 		cq->pending = 0;
-		cq_signal(w, cq, cq->qualifies);
 		cq->qualifies = false;
 	}
 	w->dirty_tail = &w->dirty;
@@ -1191,10 +1264,20 @@ worker_exec(struct dworker *w, struct dcmd *c)
 			;
 		c->rc = cq_ring_move(c->u.cq_resize.cq, c->u.cq_resize.seg, c->u.cq_resize.size);
 		break;
+	case CMD_CQ_MODERATE:
+		c->u.cq_mod.cq->mod_count = c->u.cq_mod.count;
+		c->u.cq_mod.cq->mod_period_us = c->u.cq_mod.period_us;
+		/* A window of the old setting closes now: an event early, none lost. */
+		if (c->u.cq_mod.cq->mod_due_us != 0)
+			cq_mod_fire(w, c->u.cq_mod.cq);
+		break;
 	case CMD_CQ_DESTROY:
 		c->rc = uroce_eng_cq_destroy(c->u.cq->cq);
-		if (c->rc == 0)
+		if (c->rc == 0) {
 			dirty_unlink(w, c->u.cq);
+			if (c->u.cq->mod_due_us != 0)
+				cq_mod_unlink(w, c->u.cq);
+		}
 		break;
 	case CMD_SRQ_CREATE:
 		memset(&sa, 0, sizeof(sa));
@@ -1355,6 +1438,8 @@ round_work(struct dworker *w)
 	work += dcm_worker_poll(w->d, w); /* QP1 (worker 0): receives, MADs to send */
 	work += uroce_eng_poll(w->eng);
 	work += cq_publish(w);
+	if (w->moderated != NULL)
+		work += cq_mod_due(w);
 	return work;
 }
 

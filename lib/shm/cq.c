@@ -156,3 +156,21 @@ uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies)
 	atomic_store_explicit(SHM_A32(&cq->hdr->cq_judged), cq->head, memory_order_release);
 	return fire;
 }
+
+bool
+uroce_shm_cq_peek_armed(struct uroce_shm_ring *cq, bool qualifies)
+{
+	bool armed;
+
+	if (cq->role != UROCE_SHM_RING_PRODUCER || cq->corrupt)
+		return false;
+	/* The same half of the store-buffering pattern as above, without the
+	 * claim: the caller claims later (CQ moderation), with
+	 * uroce_shm_cq_should_signal(). A client arming after the store below
+	 * does not count these CQEs as its own, as above. */
+	atomic_thread_fence(memory_order_seq_cst);
+	armed = armed_for(cq, atomic_load_explicit(SHM_A64(&cq->hdr->cq_arm),
+						   memory_order_acquire), qualifies);
+	atomic_store_explicit(SHM_A32(&cq->hdr->cq_judged), cq->head, memory_order_release);
+	return armed;
+}

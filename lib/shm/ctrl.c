@@ -49,6 +49,8 @@ static const struct msg_desc msg_table[UROCE_SHM_MSG_TYPE_MAX + 1] = {
 	[UROCE_SHM_MSG_DESTROY_CQ] = {"DESTROY_CQ", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_RESIZE_CQ] = {"RESIZE_CQ", S(resize_cq_req), S(create_cq_resp),
 				     UROCE_SHM_FD_NONE, UROCE_SHM_FD_REQUIRED},
+	[UROCE_SHM_MSG_MODIFY_CQ] = {"MODIFY_CQ", S(modify_cq_req), 0, UROCE_SHM_FD_NONE,
+				     UROCE_SHM_FD_NONE},
 	[UROCE_SHM_MSG_CREATE_QP] = {"CREATE_QP", S(create_qp_req), S(create_qp_resp),
 				     UROCE_SHM_FD_NONE, UROCE_SHM_FD_REQUIRED},
 	[UROCE_SHM_MSG_DESTROY_QP] = {"DESTROY_QP", H, 0, UROCE_SHM_FD_NONE, UROCE_SHM_FD_NONE},

@@ -77,8 +77,9 @@ extern "C" {
  * (GLOBAL only) and QPs; QUERY_DEVICE is unchanged: a 1.6 daemon offers
  * both (the drop-in reports their capability bits from the minor).
  * 1.7: XRC (IBA 1.2): OPEN_XRCD, CLOSE_XRCD, CREATE_XRC_SRQ; CREATE_QP takes
- * XRC_SEND and XRC_RECV; send_wqe.xrc_remote_srqn (was reserved0). */
-#define UROCE_SHM_ABI_MINOR 7
+ * XRC_SEND and XRC_RECV; send_wqe.xrc_remote_srqn (was reserved0).
+ * 1.8: CQ moderation (MODIFY_CQ). */
+#define UROCE_SHM_ABI_MINOR 8
 
 /**
  * Check a peer's ABI version against ours.

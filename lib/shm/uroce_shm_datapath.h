@@ -502,6 +502,19 @@ int uroce_shm_cq_arm(struct uroce_shm_ring *cq, bool solicited_only);
  */
 bool uroce_shm_cq_should_signal(struct uroce_shm_ring *cq, bool qualifies);
 
+/**
+ * Daemon side, for a moderated CQ (MODIFY_CQ): the check of
+ * uroce_shm_cq_should_signal() without the claim. Marks everything published
+ * as checked, as it does, and says whether the client's arm asks for an event
+ * for what was just published. The caller claims the event later, when the
+ * CQ's moderation lets it, with uroce_shm_cq_should_signal(); the arm stays
+ * set until then, so no event is lost, only delayed.
+ *
+ * @param qualifies  some CQE just published is solicited or unsuccessful
+ * @return true if an event is owed.
+ */
+bool uroce_shm_cq_peek_armed(struct uroce_shm_ring *cq, bool qualifies);
+
 /*
  * ---------------------------------------------------------------------------
  * Segments

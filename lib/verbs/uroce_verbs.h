@@ -476,6 +476,31 @@ int uroce_cq_size(const struct uroce_cq *cq);
  *   -EOPNOTSUPP (a daemon before shm ABI 1.5); -ENOTCONN.
  */
 int uroce_resize_cq(struct uroce_cq *cq, int cqe);
+
+/** uroce_modify_cq() attr_mask bit (IBV_CQ_ATTR_MODERATE). */
+#define UROCE_CQ_ATTR_MODERATE (1u << 0)
+/** The longest moderation period, in microseconds (a ConnectX's). */
+#define UROCE_CQ_PERIOD_MAX 4095u
+
+/** What uroce_modify_cq() changes (struct ibv_modify_cq_attr). */
+struct uroce_modify_cq_attr {
+	uint32_t attr_mask;       /**< UROCE_CQ_ATTR_MODERATE */
+	uint16_t cq_count;        /**< CQEs before the event (0: the period alone) */
+	uint16_t cq_period;       /**< microseconds after the first (0: off) */
+};
+
+/**
+ * CQ event moderation (ibv_modify_cq with IBV_CQ_ATTR_MODERATE). While the
+ * CQ is armed, its event waits until @p cq_count CQEs have been written since
+ * the first that the arm asked an event for, or @p cq_period microseconds
+ * after it, whichever is first; no event is lost, and none comes later than
+ * the period (plus the worker's idle sleep, when it sleeps). It spares the
+ * daemon's worker a wakeup (a system call) per arm of a client that sleeps
+ * on the CQ. cq_period 0, the default, signals at once.
+ * @return 0; -EINVAL (another mask bit, cq_period above UROCE_CQ_PERIOD_MAX);
+ *   -EOPNOTSUPP (a daemon before shm ABI 1.8); -ENOTCONN.
+ */
+int uroce_modify_cq(struct uroce_cq *cq, const struct uroce_modify_cq_attr *attr);
 /**
  * Remove @p cq's unconsumed CQEs of QP @p qp_num, keeping the others in
  * order, as an mlx5 provider cleans a QP's CQs when the QP is reset. For a

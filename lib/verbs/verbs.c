@@ -1244,6 +1244,24 @@ uroce_resize_cq(struct uroce_cq *cq, int cqe)
 	return rc;
 }
 
+int
+uroce_modify_cq(struct uroce_cq *cq, const struct uroce_modify_cq_attr *attr)
+{
+	struct uroce_shm_msg_modify_cq_req q;
+
+	if (cq == NULL || attr == NULL || attr->attr_mask != UROCE_CQ_ATTR_MODERATE ||
+	    attr->cq_period > UROCE_CQ_PERIOD_MAX)
+		return -EINVAL;
+	if (cq->context->daemon_minor < 8)
+		return -EOPNOTSUPP;
+	memset(&q, 0, sizeof(q));
+	q.cq_handle = cq->handle;
+	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.cq_count = attr->cq_count;
+	q.cq_period = attr->cq_period;
+	return rpc(cq->context, UROCE_SHM_MSG_MODIFY_CQ, &q, sizeof(q), -1, NULL, 0, NULL);
+}
+
 uint32_t
 uroce_cq_clean(struct uroce_cq *cq, uint32_t qp_num)
 {

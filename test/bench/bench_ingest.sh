@@ -22,12 +22,16 @@
 # Prints a table: offered packets/s (testpmd's memif Tx-pps), absorbed
 # messages/s, dropped, and the ratio uroce / testpmd rxonly. Never fails on
 # a number: exit 1 only if a run fails, 77 (meson SKIP) without root or a tool.
-# Cycles per message are not printed: the workers' cycle accounting is not
-# there yet.
+# It also prints the worker's busy share and busy cycles per received frame
+# over the measured seconds (uroce-ctl workers).
 #
 # Knobs (environment): BENCH_INGEST_SECS (seconds measured per run, 3),
 # BENCH_INGEST_CASES (default "uc-write:64 uc-write:1024 ud-send:64
-# ud-send:1024"), BENCH_INGEST_QPS (4), BENCH_INGEST_MSGS (64 per QP).
+# ud-send:1024"), BENCH_INGEST_QPS (4), BENCH_INGEST_MSGS (64 per QP),
+# BENCH_INGEST_SLOTS (receives the sink keeps posted per QP, 1024; with 4096
+# a UD row stops dropping for want of a receive while the sink waits for CPU 0,
+# and shows the worker's own limit instead), BENCH_INGEST_CQ_MOD (COUNT,US:
+# the sink's --cq-mod, CQ event moderation; default none, an event per arm).
 # Needs UROCED, UROCE_PERF and UROCE_CTL (meson passes the build's binaries).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
@@ -47,6 +51,8 @@ SECS=${BENCH_INGEST_SECS:-3}
 CASES=${BENCH_INGEST_CASES:-"uc-write:64 uc-write:1024 ud-send:64 ud-send:1024"}
 NQP=${BENCH_INGEST_QPS:-4}
 NMSG=${BENCH_INGEST_MSGS:-64}
+SLOTS=${BENCH_INGEST_SLOTS:-1024}
+CQ_MOD=${BENCH_INGEST_CQ_MOD:-}
 MEMIF="$WORK/memif.sock"
 PA="uroce-ingest-a-$$"
 PREFIXES+=("$PA")
@@ -81,20 +87,24 @@ run_uroce() {
 	PID_A=$LAST_PID
 	if [ "$type" = uc-write ]; then qps="--uc $NQP --ud 0"; else qps="--uc 0 --ud $NQP"; fi
 	# shellcheck disable=SC2086 # $qps is two options
-	SINK_CPUS=0 sink_start "sink-$key" "$SOCK" $qps --size "$size" --slots 1024 -q || {
+	SINK_CPUS=0 sink_start "sink-$key" "$SOCK" $qps --size "$size" --slots "$SLOTS" \
+		${CQ_MOD:+--cq-mod "$CQ_MOD"} -q || {
 		stop_uroced "$PID_A" "uroce-$key"; return 1; }
 	"$UROCE_CTL" template "$WORK/sink-$key.json" "$WORK/$key.pcap" -n "$NMSG" --op write -q ||
 		{ fail "$key: template"; return 1; }
 	if testpmd_replay "tp-$key" "uroce-ingest-tp$key-$$" "$WORK/$key.pcap" "$MEMIF" 0@0,1@0; then
 		sleep 1 # warm up: rings and mempools fill, the first record is partial
 		t0=$(sink_records "sink-$key")
+		"$UROCE_CTL" workers --socket "$SOCK" --json >"$WORK/w0-$key.json" 2>&1
 		sample "$TP_FD" 1
+		"$UROCE_CTL" workers --socket "$SOCK" --json >"$WORK/w1-$key.json" 2>&1
 		t1=$(sink_records "sink-$key")
 		testpmd_pause
 		rate=$(sink_rate "sink-$key" "$t0" "$t1" msgs_per_s)
 		dropped=$(sink_rate "sink-$key" "$t0" "$t1" dropped)
-		echo "$key uroce $rate $(mean_of "$WORK/tp-$key.log" Tx-pps) $dropped" >>"$RES"
-		log "$key: uroce absorbed $rate msg/s (dropped $dropped/s), testpmd offered $(mean_of "$WORK/tp-$key.log" Tx-pps) pps"
+		work=$(worker_delta "$WORK/w0-$key.json" "$WORK/w1-$key.json")
+		echo "$key uroce $rate $(mean_of "$WORK/tp-$key.log" Tx-pps) $dropped $work" >>"$RES"
+		log "$key: uroce absorbed $rate msg/s (dropped $dropped/s), testpmd offered $(mean_of "$WORK/tp-$key.log" Tx-pps) pps; worker busy share and cycles per received packet: $work"
 	fi
 	sink_stop
 	[ "$SINK_RC" -eq 0 ] || fail "$key: sink exit $SINK_RC: $(tail -2 "$WORK/sink-$key.err")"
@@ -102,6 +112,24 @@ run_uroce() {
 	stop_uroced "$PID_A" "uroce-$key"
 	[ -n "${TP_FD:-}" ] && testpmd_quit "tp-$key"
 	TP_FD=
+}
+
+# worker_delta BEFORE AFTER: the worker's busy share and busy cycles per
+# packet it received between two `uroce-ctl workers --json` ("- -" if either
+# is missing): where its time went, whichever side limits the rate.
+worker_delta() {
+	/usr/bin/python3 -c '
+import json, sys
+try:
+    a, b = (json.load(open(f))["workers"][0] for f in sys.argv[1:3])
+except (OSError, ValueError, KeyError, IndexError):
+    print("- -")
+    sys.exit(0)
+busy = b["busy_cycles"] - a["busy_cycles"]
+idle = b["idle_cycles"] - a["idle_cycles"]
+rx = b["rx_packets"] - a["rx_packets"]
+print("%.2f %s" % (busy / (busy + idle) if busy + idle else 0, "%.0f" % (busy / rx) if rx else "-"))' \
+		"$1" "$2"
 }
 
 # sink_records NAME: how many rate records the sink has written so far.
@@ -189,19 +217,22 @@ get() {
 echo
 echo "=== bench_ingest summary ($(date -u '+%Y-%m-%d %H:%M UTC'), $(grep -m1 'model name' /proc/cpuinfo |
 	sed 's/.*: //'), $(nproc) CPUs, Linux $(uname -r), DPDK $(pkg-config --modversion libdpdk 2>/dev/null ||
-	echo '?')); $NQP QPs, $NMSG messages per QP per pass, ${SECS} s per run"
+	echo '?')); $NQP QPs, $NMSG messages per QP per pass, $SLOTS receives per QP, CQ moderation ${CQ_MOD:-none}, ${SECS} s per run"
 echo
-echo "| frames | uroce offered pps | uroce absorbed msg/s | uroce dropped/s | testpmd rxonly pps (offered) | ratio |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| frames | uroce offered pps | uroce absorbed msg/s | uroce dropped/s | testpmd rxonly pps (offered) | ratio | worker busy | worker cycles/packet |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for c in $CASES; do
 	key="${c%%:*}-${c##*:}"
 	u=$(get "$key" uroce 1)
 	r=$(get "$key" raw 1)
 	ratio=$(awk -v a="$u" -v b="$r" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }')
-	printf '| %s %s B | %s | %s | %s | %s (%s) | %s |\n' "${c%%:*}" "${c##*:}" "$(get "$key" uroce 2)" \
-		"$u" "$(get "$key" uroce 3)" "$r" "$(get "$key" raw 2)" "$ratio"
+	printf '| %s %s B | %s | %s | %s | %s (%s) | %s | %s | %s |\n' "${c%%:*}" "${c##*:}" \
+		"$(get "$key" uroce 2)" "$u" "$(get "$key" uroce 3)" "$r" "$(get "$key" raw 2)" "$ratio" \
+		"$(get "$key" uroce 4)" "$(get "$key" uroce 5)"
 done
 echo
-echo "ratio = messages/s the sink's QPs absorbed / packets/s testpmd rxonly received on the same path"
+echo "ratio = messages/s the sink's QPs absorbed / packets/s testpmd rxonly received on the same path;"
+echo "worker: uroced's one worker (uroce-ctl workers) over the measured seconds, its busy cycles per"
+echo "frame it received (absorbed or dropped)"
 echo
 finish

@@ -18,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,43 @@
 
 static struct dt_daemon dd;
 
+/* The workers' clock when a test sets it (start_daemon_clocked()). */
+static _Atomic uint64_t fake_now_us;
+
+static uint64_t
+fake_clock(void *ctx)
+{
+	(void)ctx;
+	return atomic_load(&fake_now_us);
+}
+
+static void
+start_daemon_conf(struct uroce_daemon_conf *conf)
+{
+	int rc = dt_daemon_start(&dd, "srq", conf);
+
+	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
+}
+
 static void
 start_daemon(void)
 {
 	struct uroce_daemon_conf conf;
-	int rc;
 
 	memset(&conf, 0, sizeof(conf));
-	rc = dt_daemon_start(&dd, "srq", &conf);
-	cr_assert_eq(rc, 0, "daemon: %s", strerror(-rc));
+	start_daemon_conf(&conf);
+}
+
+/* A daemon whose workers' time moves only when the test moves fake_now_us. */
+static void
+start_daemon_clocked(void)
+{
+	struct uroce_daemon_conf conf;
+
+	atomic_store(&fake_now_us, 1000000);
+	memset(&conf, 0, sizeof(conf));
+	conf.clock_us = fake_clock;
+	start_daemon_conf(&conf);
 }
 
 static void
@@ -388,6 +417,110 @@ Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_d
 	/* Expect: an empty CQ shrinks. */
 	cr_expect_eq(uroce_resize_cq(scq, 2), 0);
 	cr_expect_eq(uroce_cq_size(scq), 2);
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	cr_assert_eq(uroce_destroy_cq(scq), 0);
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
+/* Set @p cq's moderation; 0 or -errno. */
+static int
+moderate(struct uroce_cq *cq, uint32_t mask, uint16_t count, uint16_t period)
+{
+	struct uroce_modify_cq_attr m = {.attr_mask = mask, .cq_count = count, .cq_period = period};
+
+	return uroce_modify_cq(cq, &m);
+}
+
+/* Arm @p cq, SEND @p n messages, take their @p n send CQEs. */
+static void
+arm_send_take(struct ep *e, struct uroce_qp *snd, struct uroce_cq *cq, uint32_t n, uint64_t id)
+{
+	struct uroce_wc wc;
+	uint32_t i;
+
+	cr_assert_eq(uroce_req_notify_cq(cq, false), 0);
+	for (i = 0; i < n; i++)
+		send1(e, snd, id + i, i);
+	for (i = 0; i < n; i++) {
+		wait_wc(cq, &wc);
+		cr_assert_eq(wc.status, UROCE_WC_SUCCESS);
+		cr_assert_eq(wc.wr_id, id + i);
+	}
+}
+
+/*
+ * ibv_modify_cq (IBV_CQ_ATTR_MODERATE): an armed CQ's event waits for
+ * cq_count CQEs or cq_period microseconds after the first, whichever is
+ * first; a change of the setting closes an open window (the event comes, not
+ * lost); cq_period 0 signals at once. The workers' clock is the test's, so
+ * "not yet" holds until the test moves it. Set before the CQ is placed (the
+ * control thread keeps it) and after (its worker takes it).
+ */
+Test(cq, moderation_waits_for_count_or_period, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd, *rcv;
+	struct uroce_cq *scq;
+	struct uroce_wc wc;
+	uint32_t i;
+	struct ep e;
+
+	start_daemon_clocked();
+	ep_open(&e);
+	scq = uroce_create_cq(e.ctx, 64, NULL);
+	cr_assert_not_null(scq, "create_cq: %s", strerror(errno));
+	/* Expect: bad settings are EINVAL and change nothing. */
+	cr_expect_eq(moderate(scq, 0, 4, 100), -EINVAL);
+	cr_expect_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE | 2, 4, 100), -EINVAL);
+	cr_expect_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 4, UROCE_CQ_PERIOD_MAX + 1), -EINVAL);
+	cr_expect_eq(uroce_modify_cq(scq, NULL), -EINVAL);
+	cr_assert_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 4, UROCE_CQ_PERIOD_MAX), 0);
+	snd = dt_qp_create(e.pd, scq, NULL, UROCE_QPT_RC, 16, 2);
+	cr_assert_not_null(snd, "create_qp: %s", strerror(errno));
+	rcv = qp_new(&e, NULL);
+	pair(&e, snd, rcv);
+	for (i = 0; i < 16; i++)
+		cr_assert_eq(recv1(&e, rcv, i, i), 0);
+
+	/* Expect: 3 CQEs after the arm raise no event; the 4th does. */
+	arm_send_take(&e, snd, scq, 3, 100);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0, "an event before 4 CQEs or the period");
+	send1(&e, snd, 103, 3);
+	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "no event at the 4th CQE");
+	wait_wc(scq, &wc);
+
+	/* Expect: 1 CQE raises its event only when the period has passed. */
+	arm_send_take(&e, snd, scq, 1, 200);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0, "an event before the period");
+	atomic_fetch_add(&fake_now_us, UROCE_CQ_PERIOD_MAX - 1);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0, "an event 1 us before the period");
+	atomic_fetch_add(&fake_now_us, 1);
+	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "no event after the period");
+
+	/* Expect: a new setting (on the placed CQ) closes the open window. */
+	arm_send_take(&e, snd, scq, 1, 300);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0);
+	cr_assert_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 0, 0), 0);
+	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "the change lost the event");
+
+	/* Expect: period 0 is no moderation: the event comes at once. */
+	arm_send_take(&e, snd, scq, 1, 400);
+	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "no event without moderation");
+
+	/* Expect: count 0 leaves the period alone; a CQE before the arm (polled)
+	 * opens no window: the period runs from the first CQE after the arm. */
+	cr_assert_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 0, 10), 0);
+	send1(&e, snd, 500, 0);
+	wait_wc(scq, &wc);
+	atomic_fetch_add(&fake_now_us, 5);
+	arm_send_take(&e, snd, scq, 2, 501);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0, "count 0 fired on the count");
+	atomic_fetch_add(&fake_now_us, 5);
+	cr_expect_eq(uroce_get_cq_event(scq, 200), 0, "the period ran from a CQE before the arm");
+	atomic_fetch_add(&fake_now_us, 5);
+	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "no event after the period");
+
 	cr_assert_eq(uroce_destroy_qp(rcv), 0);
 	cr_assert_eq(uroce_destroy_qp(snd), 0);
 	cr_assert_eq(uroce_destroy_cq(scq), 0);
@@ -1408,6 +1541,44 @@ raw_hello_pd_srq(int fd, uint16_t minor, int *srq_rc, uint16_t *daemon_minor)
 	return sr.srq_handle;
 }
 
+/* MODIFY_CQ is checked by the daemon too, whatever a client sends: another
+ * mask, a period above 4095 us, a nonzero reserved word: EINVAL before the
+ * handle is looked at; a handle that is not a CQ: ENOENT. */
+Test(events, modify_cq_checked_by_the_daemon, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_shm_msg_modify_cq_req q;
+	uint16_t dminor = 0;
+	uint32_t srq;
+	int fd, rc;
+
+	start_daemon();
+	fd = raw_connect();
+	srq = raw_hello_pd_srq(fd, UROCE_SHM_ABI_MINOR, &rc, &dminor);
+	cr_assert_eq(rc, 0, "create_srq: %d", rc);
+	memset(&q, 0, sizeof(q));
+	q.cq_handle = 0xdeadbeef;
+	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.cq_count = 8;
+	q.cq_period = UROCE_SHM_CQ_PERIOD_MAX + 1;
+	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 10, &q, sizeof(q), NULL, 0, NULL),
+		     -EINVAL);
+	q.cq_period = 10;
+	q.attr_mask = 2;
+	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 11, &q, sizeof(q), NULL, 0, NULL),
+		     -EINVAL);
+	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.reserved = 1;
+	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 12, &q, sizeof(q), NULL, 0, NULL),
+		     -EINVAL);
+	q.reserved = 0;
+	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 13, &q, sizeof(q), NULL, 0, NULL),
+		     -EPERM, "another session's handle");
+	q.cq_handle = srq;
+	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 14, &q, sizeof(q), NULL, 0, NULL),
+		     -ENOENT, "an SRQ's handle");
+	close(fd);
+}
+
 Test(events, abi_1_0_client_gets_no_srq, .timeout = 60, .fini = stop_daemon)
 {
 	uint16_t dminor = 0;
@@ -1415,11 +1586,11 @@ Test(events, abi_1_0_client_gets_no_srq, .timeout = 60, .fini = stop_daemon)
 
 	start_daemon();
 	fd = raw_connect();
-	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.7), and CREATE_SRQ
+	/* Expect: a 1.0 HELLO is accepted, the response says ours (1.8), and CREATE_SRQ
 	 * is -EOPNOTSUPP: that client would never ring the SRQ's doorbell. */
 	raw_hello_pd_srq(fd, 0, &rc, &dminor);
 	cr_expect_eq(dminor, UROCE_SHM_ABI_MINOR);
-	cr_expect_eq(UROCE_SHM_ABI_MINOR, 7);
+	cr_expect_eq(UROCE_SHM_ABI_MINOR, 8);
 	cr_expect_eq(rc, -EOPNOTSUPP);
 	close(fd);
 	fd = raw_connect();

@@ -77,6 +77,13 @@ probe_qp_up(struct ibv_qp *qp, uint32_t dqpn, unsigned int access)
 void
 probe_pair(struct ibv_qp **a, struct ibv_qp **b, unsigned int access, uint64_t send_ops)
 {
+	probe_pair_on(cqa, cqb, a, b, access, send_ops);
+}
+
+void
+probe_pair_on(struct ibv_cq *ca, struct ibv_cq *cb, struct ibv_qp **a, struct ibv_qp **b,
+	      unsigned int access, uint64_t send_ops)
+{
 	struct ibv_qp_init_attr_ex ia;
 
 	memset(&ia, 0, sizeof(ia));
@@ -88,9 +95,9 @@ probe_pair(struct ibv_qp **a, struct ibv_qp **b, unsigned int access, uint64_t s
 	ia.pd = pd;
 	ia.comp_mask = IBV_QP_INIT_ATTR_PD | (send_ops ? IBV_QP_INIT_ATTR_SEND_OPS_FLAGS : 0);
 	ia.send_ops_flags = send_ops;
-	ia.send_cq = ia.recv_cq = cqa;
+	ia.send_cq = ia.recv_cq = ca;
 	*a = ibv_create_qp_ex(ctx, &ia);
-	ia.send_cq = ia.recv_cq = cqb;
+	ia.send_cq = ia.recv_cq = cb;
 	*b = ibv_create_qp_ex(ctx, &ia);
 	if (*a == NULL || *b == NULL)
 		DIE("create_qp: %s", strerror(errno));

@@ -48,6 +48,9 @@ void probe_open(void);
 /** Two RC QPs of pd (CQs a and b) in RTS, pointed at each other; @p access
  * is their qp_access_flags, @p send_ops their send_ops_flags (0: none). */
 void probe_pair(struct ibv_qp **a, struct ibv_qp **b, unsigned int access, uint64_t send_ops);
+/** The same, with @p a on CQ @p ca and @p b on @p cb (send and receive). */
+void probe_pair_on(struct ibv_cq *ca, struct ibv_cq *cb, struct ibv_qp **a, struct ibv_qp **b,
+		   unsigned int access, uint64_t send_ops);
 
 /** Bring @p qp through INIT, RTR and RTS toward QP @p dqpn on the same port
  * (the RC attribute set; XRC QPs take it too). */

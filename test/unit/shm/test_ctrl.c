@@ -197,8 +197,9 @@ Test(ctrl, every_type_every_direction)
 	 * client: 23 types in ABI 1.0, 26 since 1.1 (introspection), 27 since
 	 * 1.2 (LIST_WORKERS), 33 since 1.3 (the load generator's GEN_*), 52
 	 * since 1.4 (rdma_cm's CM_*), 57 since 1.5 (GET_STATUS, ALLOC_MW, DEALLOC_MW,
-	 * RESIZE_CQ, REREG_MR), 60 since 1.7 (OPEN_XRCD, CLOSE_XRCD, CREATE_XRC_SRQ). */
-	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 60);
+	 * RESIZE_CQ, REREG_MR), 60 since 1.7 (OPEN_XRCD, CLOSE_XRCD, CREATE_XRC_SRQ),
+	 * 61 since 1.8 (MODIFY_CQ). */
+	cr_expect_eq(UROCE_SHM_MSG_TYPE_MAX, 61);
 	cr_expect_eq(checked, 2 * UROCE_SHM_MSG_TYPE_MAX - 2);
 }
 
