@@ -114,6 +114,21 @@ struct sink_qp {
 	bool flushed;               /* the QP went to ERR (flush completions) */
 };
 
+/*
+ * The receives a batch of completions gives back, posted after the batch as
+ * one chain per QP: one doorbell per QP and batch instead of one per
+ * message (each is a cache line the worker's CPU must fetch).
+ */
+struct repost {
+	unsigned int n, n_qps;
+	struct uroce_recv_wr wr[SINK_POLL_BATCH];
+	struct uroce_sge sge[SINK_POLL_BATCH];
+	uint16_t qi[SINK_POLL_BATCH];              /* the QPs touched, in order */
+	struct uroce_recv_wr *head[2 * SINK_MAX_QPS];
+	struct uroce_recv_wr *tail[2 * SINK_MAX_QPS];
+	uint32_t count[2 * SINK_MAX_QPS];
+};
+
 struct sink {
 	/* options */
 	const char *sock_path;
@@ -152,6 +167,7 @@ struct sink {
 	unsigned int n_qps;
 	struct sink_qp qps[2 * SINK_MAX_QPS];
 	struct uroce_lg_desc desc;
+	struct repost repost;       /* heads all NULL between batches */
 	int cnt_idx[SC_MAX];        /* index of each counter in QUERY_COUNTERS */
 	uint64_t bad_qpn_base, bad_qpn;
 
@@ -532,26 +548,83 @@ align64(uint32_t v)
 	return (v + 63u) & ~63u;
 }
 
+/* The receive WR for @p slot of @p q (its buffer zeroed first with --verify:
+ * every pattern byte is odd, so bytes the daemon did not write cannot pass
+ * for a payload). */
 static void
-post_recv_slot(struct sink *s, struct sink_qp *q, uint32_t slot)
+recv_wr_fill(struct sink *s, struct sink_qp *q, uint32_t slot, struct uroce_recv_wr *wr,
+	     struct uroce_sge *sge)
 {
 	uint8_t *buf = q->rbuf + (size_t)slot * q->stride;
-	struct uroce_sge sge = {(uint64_t)(uintptr_t)buf, q->stride, s->mr->lkey};
-	struct uroce_recv_wr wr = {.wr_id = (uint64_t)(q - s->qps) << 32 | slot, .sg_list = &sge,
-				   .num_sge = 1};
-	struct uroce_recv_wr *bad;
-	int rc;
 
-	/* With --verify the buffer is zeroed first: every pattern byte is odd,
-	 * so bytes the daemon did not write cannot pass for a payload. */
 	if (s->verify)
 		memset(buf, 0, q->stride);
-	rc = uroce_post_recv(q->qp, &wr, &bad);
+	sge->addr = (uint64_t)(uintptr_t)buf;
+	sge->length = q->stride;
+	sge->lkey = s->mr->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = (uint64_t)(q - s->qps) << 32 | slot;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+}
+
+/* Post the chain @p wr of @p n receives on @p q: one doorbell for all. */
+static void
+post_recv_chain(struct sink_qp *q, struct uroce_recv_wr *wr, uint32_t n)
+{
+	struct uroce_recv_wr *bad;
+	int rc = uroce_post_recv(q->qp, wr, &bad);
+
 	if (rc == -ENOTCONN)
 		die("the uroce daemon went away");
 	if (rc != 0)
 		die("post_recv on QP %u: %s", q->d.qpn, strerror(-rc));
-	q->rx_posted++;
+	q->rx_posted += n;
+}
+
+static void
+post_recv_slot(struct sink *s, struct sink_qp *q, uint32_t slot)
+{
+	struct uroce_recv_wr wr;
+	struct uroce_sge sge;
+
+	recv_wr_fill(s, q, slot, &wr, &sge);
+	post_recv_chain(q, &wr, 1);
+}
+
+static void
+repost_add(struct sink *s, struct repost *r, struct sink_qp *q, uint32_t slot)
+{
+	unsigned int qi = (unsigned int)(q - s->qps);
+	struct uroce_recv_wr *wr = &r->wr[r->n];
+
+	recv_wr_fill(s, q, slot, wr, &r->sge[r->n]);
+	r->n++;
+	if (r->head[qi] == NULL) {
+		r->head[qi] = wr;
+		r->count[qi] = 0;
+		r->qi[r->n_qps++] = (uint16_t)qi;
+	} else {
+		r->tail[qi]->next = wr;
+	}
+	r->tail[qi] = wr;
+	r->count[qi]++;
+}
+
+/* Post what a batch of completions gave back, one chain per QP. */
+static void
+repost_flush(struct sink *s, struct repost *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->n_qps; i++) {
+		unsigned int qi = r->qi[i];
+
+		post_recv_chain(&s->qps[qi], r->head[qi], r->count[qi]);
+		r->head[qi] = NULL;
+	}
+	r->n = 0;
+	r->n_qps = 0;
 }
 
 static void
@@ -888,9 +961,9 @@ bad_data(struct sink *s, struct sink_qp *q, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* One completion: count it, check the data, give the slot back. */
+/* One completion: count it, check the data, give the slot back (into @p r). */
 static void
-on_cqe(struct sink *s, const struct uroce_wc *wc)
+on_cqe(struct sink *s, const struct uroce_wc *wc, struct repost *r)
 {
 	uint64_t qi = wc->wr_id >> 32, slot = wc->wr_id & 0xffffffffu;
 	struct sink_qp *q;
@@ -912,7 +985,7 @@ on_cqe(struct sink *s, const struct uroce_wc *wc)
 			    wc->status, uroce_lg_qp_type_name(q->d.type), q->d.qpn);
 		/* A flushed QP is in ERR: posting again would only flush again. */
 		if (!q->flushed)
-			post_recv_slot(s, q, (uint32_t)slot);
+			repost_add(s, r, q, (uint32_t)slot);
 		return;
 	}
 	buf = q->rbuf + slot * q->stride;
@@ -959,7 +1032,7 @@ on_cqe(struct sink *s, const struct uroce_wc *wc)
 		bad_data(s, q, "unexpected completion opcode %u", wc->opcode);
 		break;
 	}
-	post_recv_slot(s, q, (uint32_t)slot);
+	repost_add(s, r, q, (uint32_t)slot);
 }
 
 /* Take completions until the CQ is empty or SINK_DRAIN_MAX were taken. */
@@ -977,7 +1050,8 @@ drain(struct sink *s)
 		if (n < 0)
 			die("poll_cq: %s", strerror(-n));
 		for (i = 0; i < n; i++)
-			on_cqe(s, &wc[i]);
+			on_cqe(s, &wc[i], &s->repost);
+		repost_flush(s, &s->repost);
 		got += (unsigned int)n;
 	} while (n == SINK_POLL_BATCH && got < SINK_DRAIN_MAX);
 	return got;
