@@ -31,7 +31,9 @@
 # BENCH_INGEST_SLOTS (receives the sink keeps posted per QP, 1024; with 4096
 # a UD row stops dropping for want of a receive while the sink waits for CPU 0,
 # and shows the worker's own limit instead), BENCH_INGEST_CQ_MOD (COUNT,US:
-# the sink's --cq-mod, CQ event moderation; default none, an event per arm).
+# the sink's --cq-mod, CQ event moderation, 1024,200: the sink is woken once
+# per 1024 completions or 200 us, not at every one; set it empty for an event
+# per arm, as before 6 Dec 2026).
 # Needs UROCED, UROCE_PERF and UROCE_CTL (meson passes the build's binaries).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
@@ -52,7 +54,7 @@ CASES=${BENCH_INGEST_CASES:-"uc-write:64 uc-write:1024 ud-send:64 ud-send:1024"}
 NQP=${BENCH_INGEST_QPS:-4}
 NMSG=${BENCH_INGEST_MSGS:-64}
 SLOTS=${BENCH_INGEST_SLOTS:-1024}
-CQ_MOD=${BENCH_INGEST_CQ_MOD:-}
+CQ_MOD=${BENCH_INGEST_CQ_MOD-1024,200}
 MEMIF="$WORK/memif.sock"
 PA="uroce-ingest-a-$$"
 PREFIXES+=("$PA")
