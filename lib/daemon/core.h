@@ -144,7 +144,8 @@ struct dcq {
 	uint32_t mod_n;                 /* wrk: CQEs in the open window */
 	uint64_t mod_due_us;            /* wrk: 0: no window open */
 	bool mod_qualifies;             /* wrk: a CQE in it wakes a solicited arm */
-	struct dcq *mod_next;           /* wrk: on the worker's moderated list */
+	struct dcq *mod_next;           /* wrk: on the worker's moderated list, */
+	struct dcq *mod_prev;           /* wrk: in the order of mod_due_us */
 };
 
 /*
@@ -381,8 +382,10 @@ struct dworker {
 	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
 	struct dcq **dirty_tail;
-	/* wrk: moderated CQs with a window open (an event owed, not yet due) */
+	/* wrk: moderated CQs with a window open (an event owed, not yet due),
+	 * soonest due first */
 	struct dcq *moderated;
+	struct dcq *moderated_tail;
 	/* wrk: QPs with receive completions since the last publish, whose ring
 	 * slots are released before those CQEs are published */
 	struct dqp *rq_dirty;

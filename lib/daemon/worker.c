@@ -322,16 +322,42 @@ cq_signal(struct dworker *w, struct dcq *cq, bool qualifies)
 		w->cnt.cq_events++;
 }
 
+/* Open @p cq's window, due at @p due: the list stays in due order, so the
+ * round looks at its head only. Searched from the tail: a window due later
+ * than all others (the same period as theirs) goes in at once. */
+static void
+cq_mod_link(struct dworker *w, struct dcq *cq, uint64_t due)
+{
+	struct dcq *p = w->moderated_tail;
+
+	while (p != NULL && p->mod_due_us > due)
+		p = p->mod_prev;
+	cq->mod_due_us = due;
+	cq->mod_prev = p;
+	cq->mod_next = p != NULL ? p->mod_next : w->moderated;
+	if (cq->mod_next != NULL)
+		cq->mod_next->mod_prev = cq;
+	else
+		w->moderated_tail = cq;
+	if (p != NULL)
+		p->mod_next = cq;
+	else
+		w->moderated = cq;
+}
+
 static void
 cq_mod_unlink(struct dworker *w, struct dcq *cq)
 {
-	struct dcq **pp;
-
-	for (pp = &w->moderated; *pp != NULL; pp = &(*pp)->mod_next)
-		if (*pp == cq) {
-			*pp = cq->mod_next;
-			break;
-		}
+	if (cq->mod_prev != NULL)
+		cq->mod_prev->mod_next = cq->mod_next;
+	else
+		w->moderated = cq->mod_next;
+	if (cq->mod_next != NULL)
+		cq->mod_next->mod_prev = cq->mod_prev;
+	else
+		w->moderated_tail = cq->mod_prev;
+	cq->mod_next = NULL;
+	cq->mod_prev = NULL;
 	cq->mod_due_us = 0;
 }
 
@@ -363,10 +389,8 @@ cq_moderate(struct dworker *w, struct dcq *cq, uint32_t n, bool qualifies)
 	if (!uroce_shm_cq_peek_armed(&cq->ring, qualifies) && cq->mod_due_us == 0)
 		return;
 	if (cq->mod_due_us == 0) {
-		cq->mod_due_us = worker_now_us(w) + cq->mod_period_us;
+		cq_mod_link(w, cq, worker_now_us(w) + cq->mod_period_us);
 		cq->mod_n = 0;
-		cq->mod_next = w->moderated;
-		w->moderated = cq;
 	}
 	cq->mod_n += n;
 	cq->mod_qualifies |= qualifies;
@@ -374,20 +398,16 @@ cq_moderate(struct dworker *w, struct dcq *cq, uint32_t n, bool qualifies)
 		cq_mod_fire(w, cq);
 }
 
-/* Windows whose time has come. */
+/* Windows whose time has come: the head of the list, while due. */
 static unsigned int
 cq_mod_due(struct dworker *w)
 {
 	uint64_t now = worker_now_us(w);
-	struct dcq *cq, *next;
 	unsigned int n = 0;
 
-	for (cq = w->moderated; cq != NULL; cq = next) {
-		next = cq->mod_next;
-		if (now >= cq->mod_due_us) {
-			cq_mod_fire(w, cq);
-			n++;
-		}
+	while (w->moderated != NULL && now >= w->moderated->mod_due_us) {
+		cq_mod_fire(w, w->moderated);
+		n++;
 	}
 	return n;
 }

@@ -528,6 +528,65 @@ Test(cq, moderation_waits_for_count_or_period, .timeout = 60, .fini = stop_daemo
 	wait_all_reclaimed();
 }
 
+/*
+ * Windows of several CQs close each at its own time: one with a long period
+ * opened first does not hold back one with a short period opened after it
+ * (the worker keeps them in due order and looks at the soonest).
+ */
+Test(cq, moderation_windows_close_in_due_order, .timeout = 60, .fini = stop_daemon)
+{
+	struct uroce_qp *snd[3], *rcv[3];
+	static const uint16_t period[3] = {300, 100, 200};
+	struct uroce_cq *scq[3];
+	uint32_t i, k;
+	struct ep e;
+
+	start_daemon_clocked();
+	ep_open(&e);
+	for (k = 0; k < 3; k++) {
+		scq[k] = uroce_create_cq(e.ctx, 16, NULL);
+		cr_assert_not_null(scq[k], "create_cq: %s", strerror(errno));
+		snd[k] = dt_qp_create(e.pd, scq[k], NULL, UROCE_QPT_RC, 16, 2);
+		cr_assert_not_null(snd[k], "create_qp: %s", strerror(errno));
+		rcv[k] = qp_new(&e, NULL);
+		pair(&e, snd[k], rcv[k]);
+		for (i = 0; i < 2; i++)
+			cr_assert_eq(recv1(&e, rcv[k], i, i), 0);
+		cr_assert_eq(moderate(scq[k], UROCE_CQ_ATTR_MODERATE, 0, period[k]), 0);
+	}
+	/* Expect: opened at the same time, in the order 300, 100, 200 us, they
+	 * close at 100, 200 and 300, each alone. */
+	for (k = 0; k < 3; k++)
+		arm_send_take(&e, snd[k], scq[k], 1, 10 * k);
+	for (k = 0; k < 3; k++)
+		cr_expect_eq(uroce_get_cq_event(scq[k], 100), 0, "CQ %u: an event at once", k);
+	atomic_fetch_add(&fake_now_us, 100);
+	cr_expect_eq(uroce_get_cq_event(scq[1], 10000), 1, "100 us: no event");
+	cr_expect_eq(uroce_get_cq_event(scq[0], 100), 0, "100 us: the 300 us window closed");
+	cr_expect_eq(uroce_get_cq_event(scq[2], 100), 0, "100 us: the 200 us window closed");
+	atomic_fetch_add(&fake_now_us, 100);
+	cr_expect_eq(uroce_get_cq_event(scq[2], 10000), 1, "200 us: no event");
+	cr_expect_eq(uroce_get_cq_event(scq[0], 100), 0, "200 us: the 300 us window closed");
+	atomic_fetch_add(&fake_now_us, 100);
+	cr_expect_eq(uroce_get_cq_event(scq[0], 10000), 1, "300 us: no event");
+	/* Expect: a CQ destroyed with its window open leaves the others' alone. */
+	arm_send_take(&e, snd[1], scq[1], 1, 100);
+	arm_send_take(&e, snd[2], scq[2], 1, 200);
+	cr_assert_eq(uroce_destroy_qp(snd[1]), 0);
+	cr_assert_eq(uroce_destroy_cq(scq[1]), 0);
+	atomic_fetch_add(&fake_now_us, 200);
+	cr_expect_eq(uroce_get_cq_event(scq[2], 10000), 1, "the other window lost its event");
+	for (k = 0; k < 3; k++) {
+		cr_assert_eq(uroce_destroy_qp(rcv[k]), 0);
+		if (k != 1) {
+			cr_assert_eq(uroce_destroy_qp(snd[k]), 0);
+			cr_assert_eq(uroce_destroy_cq(scq[k]), 0);
+		}
+	}
+	ep_close(&e);
+	wait_all_reclaimed();
+}
+
 /* RDMA WRITE 64 bytes of pattern @p seed from the send area to @p raddr/@p rkey. */
 static void
 write1(struct ep *e, struct uroce_qp *qp, uint64_t raddr, uint32_t rkey, uint32_t seed)
