@@ -122,6 +122,41 @@ Test(cq, cqe_published_before_the_arm_raises_no_event)
 	free(cp.mem);
 }
 
+/*
+ * uroce_shm_cq_peek_armed() (CQ moderation): says whether the arm asks for
+ * an event for what was just published, without claiming it, and marks it
+ * judged; the later claim still finds the arm; a client arming after the
+ * peek does not take the peeked CQEs for its own.
+ */
+Test(cq, peek_armed_judges_without_claiming)
+{
+	struct cq_pair cp;
+
+	cq_setup(&cp, 16, 0);
+	/* Expect: not armed: the peek says no. */
+	post_cqe(&cp, 1, UROCE_WC_SUCCESS, 0);
+	cr_expect_not(uroce_shm_cq_peek_armed(&cp.d, false));
+	/* Expect: arming after that peek claims nothing for CQE 1 (judged). */
+	cr_expect_eq(uroce_shm_cq_arm(&cp.c, false), 0);
+	/* Expect: CQE 2 after the arm: the peek says yes, twice (no claim),
+	 * and the claim afterwards still wins, once. */
+	post_cqe(&cp, 2, UROCE_WC_SUCCESS, 0);
+	cr_expect(uroce_shm_cq_peek_armed(&cp.d, false));
+	cr_expect(uroce_shm_cq_peek_armed(&cp.d, false));
+	cr_expect(uroce_shm_cq_should_signal(&cp.d, false));
+	cr_expect_not(uroce_shm_cq_should_signal(&cp.d, false));
+	cr_expect_not(uroce_shm_cq_peek_armed(&cp.d, false));
+	cr_expect_eq(poll_all(&cp), 2);
+	/* Expect: solicited-only arm: a plain CQE is no reason, an error is. */
+	cr_expect_eq(uroce_shm_cq_arm(&cp.c, true), 0);
+	post_cqe(&cp, 3, UROCE_WC_SUCCESS, 0);
+	cr_expect_not(uroce_shm_cq_peek_armed(&cp.d, false));
+	post_cqe(&cp, 4, UROCE_WC_REM_ACCESS_ERR, 0);
+	cr_expect(uroce_shm_cq_peek_armed(&cp.d, true));
+	cr_expect(uroce_shm_cq_should_signal(&cp.d, true));
+	free(cp.mem);
+}
+
 Test(cq, cqe_published_but_not_yet_checked_is_claimed_by_the_arm)
 {
 	struct cq_pair cp;
