@@ -73,6 +73,11 @@ enum uroce_access_flags {
 	 UROCE_ACCESS_REMOTE_ATOMIC | UROCE_ACCESS_MW_BIND | UROCE_ACCESS_FLUSH_GLOBAL | \
 	 UROCE_ACCESS_FLUSH_PERSISTENT)
 
+/** ibv_modify_cq attr_mask bit: CQ event moderation (IBV_CQ_ATTR_MODERATE). */
+#define UROCE_CQ_ATTR_MODERATE (1u << 0)
+/** The longest CQ moderation period, in microseconds (a ConnectX's). */
+#define UROCE_CQ_PERIOD_MAX 4095u
+
 /** Device capability flags uroce reports (ibv_device_cap_flags values). */
 enum uroce_device_cap_flags {
 	UROCE_DEVICE_MEM_WINDOW = 1 << 17,

@@ -855,7 +855,7 @@ do_modify_cq(struct uroce_daemon *d, struct session *s, const void *body)
 	struct dcq *cq;
 	int rc;
 
-	if (q->attr_mask != UROCE_SHM_CQ_ATTR_MODERATE || q->cq_period > UROCE_SHM_CQ_PERIOD_MAX ||
+	if (q->attr_mask != UROCE_CQ_ATTR_MODERATE || q->cq_period > UROCE_CQ_PERIOD_MAX ||
 	    q->reserved != 0)
 		return -EINVAL;
 	rc = obj_get(s, q->cq_handle, OBJ_CQ, (void **)&cq);

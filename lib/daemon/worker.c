@@ -382,13 +382,16 @@ cq_mod_fire(struct dworker *w, struct dcq *cq)
 static void
 cq_moderate(struct dworker *w, struct dcq *cq, uint32_t n, bool qualifies)
 {
+	bool owed;
+
 	if (cq->evfd < 0)
 		return;
 	/* Judged either way: a client arming later does not take these CQEs
 	 * for its own (IBA 11.4.2.2). */
-	if (!uroce_shm_cq_peek_armed(&cq->ring, qualifies) && cq->mod_due_us == 0)
-		return;
+	owed = uroce_shm_cq_peek_armed(&cq->ring, qualifies);
 	if (cq->mod_due_us == 0) {
+		if (!owed)
+			return;
 		cq_mod_link(w, cq, worker_now_us(w) + cq->mod_period_us);
 		cq->mod_n = 0;
 	}

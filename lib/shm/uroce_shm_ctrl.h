@@ -278,23 +278,18 @@ struct uroce_shm_msg_resize_cq_req {
 };
 UROCE_SHM_SIZE(struct uroce_shm_msg_resize_cq_req, 8);
 
-/** MODIFY_CQ attr_mask bit (IBV_CQ_ATTR_MODERATE). */
-#define UROCE_SHM_CQ_ATTR_MODERATE (1u << 0)
-/** The longest cq_period MODIFY_CQ takes, in microseconds (a ConnectX's). */
-#define UROCE_SHM_CQ_PERIOD_MAX 4095u
-
 /**
  * MODIFY_CQ request (ABI 1.8, ibv_modify_cq with IBV_CQ_ATTR_MODERATE). While
  * the CQ is armed, its event waits until cq_count CQEs have been written since
  * the first that the arm asked an event for, or cq_period microseconds after
  * that one, whichever comes first. cq_period 0 turns moderation off (the
  * default: an event per arm at once); cq_count 0 leaves only the period.
- * -EINVAL for another mask bit, cq_period above UROCE_SHM_CQ_PERIOD_MAX or a
+ * -EINVAL for another mask bit, cq_period above UROCE_CQ_PERIOD_MAX or a
  * nonzero reserved field.
  */
 struct uroce_shm_msg_modify_cq_req {
 	uint32_t cq_handle;
-	uint32_t attr_mask;   /**< UROCE_SHM_CQ_ATTR_MODERATE */
+	uint32_t attr_mask;   /**< UROCE_CQ_ATTR_MODERATE */
 	uint16_t cq_count;
 	uint16_t cq_period;   /**< microseconds */
 	uint32_t reserved;

@@ -477,10 +477,6 @@ int uroce_cq_size(const struct uroce_cq *cq);
  */
 int uroce_resize_cq(struct uroce_cq *cq, int cqe);
 
-/** uroce_modify_cq() attr_mask bit (IBV_CQ_ATTR_MODERATE). */
-#define UROCE_CQ_ATTR_MODERATE (1u << 0)
-/** The longest moderation period, in microseconds (a ConnectX's). */
-#define UROCE_CQ_PERIOD_MAX 4095u
 
 /** What uroce_modify_cq() changes (struct ibv_modify_cq_attr). */
 struct uroce_modify_cq_attr {

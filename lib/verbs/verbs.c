@@ -1256,7 +1256,7 @@ uroce_modify_cq(struct uroce_cq *cq, const struct uroce_modify_cq_attr *attr)
 		return -EOPNOTSUPP;
 	memset(&q, 0, sizeof(q));
 	q.cq_handle = cq->handle;
-	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.attr_mask = UROCE_CQ_ATTR_MODERATE;
 	q.cq_count = attr->cq_count;
 	q.cq_period = attr->cq_period;
 	return rpc(cq->context, UROCE_SHM_MSG_MODIFY_CQ, &q, sizeof(q), -1, NULL, 0, NULL);

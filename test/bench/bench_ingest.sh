@@ -97,14 +97,15 @@ run_uroce() {
 	if testpmd_replay "tp-$key" "uroce-ingest-tp$key-$$" "$WORK/$key.pcap" "$MEMIF" 0@0,1@0; then
 		sleep 1 # warm up: rings and mempools fill, the first record is partial
 		t0=$(sink_records "sink-$key")
-		"$UROCE_CTL" workers --socket "$SOCK" --json >"$WORK/w0-$key.json" 2>&1
+		w0=$(wstat "$SOCK" busy_cycles idle_cycles rx_packets)
 		sample "$TP_FD" 1
-		"$UROCE_CTL" workers --socket "$SOCK" --json >"$WORK/w1-$key.json" 2>&1
+		w1=$(wstat "$SOCK" busy_cycles idle_cycles rx_packets)
 		t1=$(sink_records "sink-$key")
 		testpmd_pause
 		rate=$(sink_rate "sink-$key" "$t0" "$t1" msgs_per_s)
 		dropped=$(sink_rate "sink-$key" "$t0" "$t1" dropped)
-		work=$(worker_delta "$WORK/w0-$key.json" "$WORK/w1-$key.json")
+		# shellcheck disable=SC2086 # three counters each
+		work=$(worker_delta $w0 $w1)
 		echo "$key uroce $rate $(mean_of "$WORK/tp-$key.log" Tx-pps) $dropped $work" >>"$RES"
 		log "$key: uroce absorbed $rate msg/s (dropped $dropped/s), testpmd offered $(mean_of "$WORK/tp-$key.log" Tx-pps) pps; worker busy share and cycles per received packet: $work"
 	fi
@@ -116,22 +117,14 @@ run_uroce() {
 	TP_FD=
 }
 
-# worker_delta BEFORE AFTER: the worker's busy share and busy cycles per
-# packet it received between two `uroce-ctl workers --json` ("- -" if either
-# is missing): where its time went, whichever side limits the rate.
+# worker_delta B0 I0 R0 B1 I1 R1: the worker's busy share and busy cycles per
+# packet it received between two `wstat SOCK busy_cycles idle_cycles
+# rx_packets` ("- -" if nothing was read): where its time went, whichever
+# side limits the rate.
 worker_delta() {
-	/usr/bin/python3 -c '
-import json, sys
-try:
-    a, b = (json.load(open(f))["workers"][0] for f in sys.argv[1:3])
-except (OSError, ValueError, KeyError, IndexError):
-    print("- -")
-    sys.exit(0)
-busy = b["busy_cycles"] - a["busy_cycles"]
-idle = b["idle_cycles"] - a["idle_cycles"]
-rx = b["rx_packets"] - a["rx_packets"]
-print("%.2f %s" % (busy / (busy + idle) if busy + idle else 0, "%.0f" % (busy / rx) if rx else "-"))' \
-		"$1" "$2"
+	awk -v b="$(($4 - $1))" -v i="$(($5 - $2))" -v r="$(($6 - $3))" 'BEGIN {
+		if (b + i <= 0) { print "- -"; exit }
+		printf "%.2f %s\n", b / (b + i), (r > 0 ? sprintf("%.0f", b / r) : "-") }'
 }
 
 # sink_records NAME: how many rate records the sink has written so far.

@@ -577,16 +577,18 @@ finish() {
 	exit 0
 }
 
-# wstat SOCK: "busy_cycles wqes sleeps" of the daemon's worker 0 (uroce-ctl
-# workers), "0 0 0" if it cannot be read. Needs UROCE_CTL.
+# wstat SOCK [KEY...]: those counters of the daemon's worker 0 (uroce-ctl
+# workers --json keys; default "busy_cycles wqes sleeps"), a 0 for each if
+# they cannot be read. Needs UROCE_CTL.
 wstat() {
 	"$UROCE_CTL" workers --socket "$1" --json 2>/dev/null | /usr/bin/python3 -c '
 import json, sys
+keys = sys.argv[1:] or ["busy_cycles", "wqes", "sleeps"]
 try:
     w = json.load(sys.stdin)["workers"][0]
-    print(w["busy_cycles"], w["wqes"], w["sleeps"])
+    print(*(w[k] for k in keys))
 except Exception:
-    print("0 0 0")'
+    print(*(0 for k in keys))' "${@:2}"
 }
 
 # cpw B0 W0 B1 W1: busy cycles per WQE between two wstat samples, or "-".

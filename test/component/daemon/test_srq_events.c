@@ -325,6 +325,31 @@ recv1(struct ep *e, struct uroce_qp *qp, uint64_t wr_id, uint32_t i)
 	return uroce_post_recv(qp, &wr, &bad);
 }
 
+/* An RC sender on CQ @p scq, paired with a receiver on e->cq that has @p n
+ * receives posted (slots 0..n-1). */
+static void
+sender_pair(struct ep *e, struct uroce_cq *scq, uint32_t n, struct uroce_qp **snd,
+	    struct uroce_qp **rcv)
+{
+	uint32_t i;
+
+	*snd = dt_qp_create(e->pd, scq, NULL, UROCE_QPT_RC, 16, 2);
+	cr_assert_not_null(*snd, "create_qp: %s", strerror(errno));
+	*rcv = qp_new(e, NULL);
+	pair(e, *snd, *rcv);
+	for (i = 0; i < n; i++)
+		cr_assert_eq(recv1(e, *rcv, i, i), 0);
+}
+
+/* Destroy what sender_pair() made, then its CQ. */
+static void
+sender_pair_close(struct uroce_cq *scq, struct uroce_qp *snd, struct uroce_qp *rcv)
+{
+	cr_assert_eq(uroce_destroy_qp(rcv), 0);
+	cr_assert_eq(uroce_destroy_qp(snd), 0);
+	cr_assert_eq(uroce_destroy_cq(scq), 0);
+}
+
 /*
  * A QP's own receive queue holds exactly the max_recv_wr it reported: the
  * daemon reads posted receives into its engine, but their ring slots go back
@@ -381,12 +406,7 @@ Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_d
 	scq = uroce_create_cq(e.ctx, 4, NULL);
 	cr_assert_not_null(scq, "create_cq: %s", strerror(errno));
 	cr_assert_eq(uroce_cq_size(scq), 4);
-	snd = dt_qp_create(e.pd, scq, NULL, UROCE_QPT_RC, 16, 2);
-	cr_assert_not_null(snd, "create_qp: %s", strerror(errno));
-	rcv = qp_new(&e, NULL);
-	pair(&e, snd, rcv);
-	for (i = 0; i < 6; i++)
-		cr_assert_eq(recv1(&e, rcv, i, i), 0);
+	sender_pair(&e, scq, 6, &snd, &rcv);
 	for (i = 0; i < 3; i++)
 		send1(&e, snd, 10 + i, i);
 	for (i = 0; i < 3; i++) {
@@ -417,9 +437,7 @@ Test(cq, resize_keeps_cqes_and_refuses_below_them, .timeout = 60, .fini = stop_d
 	/* Expect: an empty CQ shrinks. */
 	cr_expect_eq(uroce_resize_cq(scq, 2), 0);
 	cr_expect_eq(uroce_cq_size(scq), 2);
-	cr_assert_eq(uroce_destroy_qp(rcv), 0);
-	cr_assert_eq(uroce_destroy_qp(snd), 0);
-	cr_assert_eq(uroce_destroy_cq(scq), 0);
+	sender_pair_close(scq, snd, rcv);
 	ep_close(&e);
 	wait_all_reclaimed();
 }
@@ -463,7 +481,6 @@ Test(cq, moderation_waits_for_count_or_period, .timeout = 60, .fini = stop_daemo
 	struct uroce_qp *snd, *rcv;
 	struct uroce_cq *scq;
 	struct uroce_wc wc;
-	uint32_t i;
 	struct ep e;
 
 	start_daemon_clocked();
@@ -476,12 +493,7 @@ Test(cq, moderation_waits_for_count_or_period, .timeout = 60, .fini = stop_daemo
 	cr_expect_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 4, UROCE_CQ_PERIOD_MAX + 1), -EINVAL);
 	cr_expect_eq(uroce_modify_cq(scq, NULL), -EINVAL);
 	cr_assert_eq(moderate(scq, UROCE_CQ_ATTR_MODERATE, 4, UROCE_CQ_PERIOD_MAX), 0);
-	snd = dt_qp_create(e.pd, scq, NULL, UROCE_QPT_RC, 16, 2);
-	cr_assert_not_null(snd, "create_qp: %s", strerror(errno));
-	rcv = qp_new(&e, NULL);
-	pair(&e, snd, rcv);
-	for (i = 0; i < 16; i++)
-		cr_assert_eq(recv1(&e, rcv, i, i), 0);
+	sender_pair(&e, scq, 16, &snd, &rcv);
 
 	/* Expect: 3 CQEs after the arm raise no event; the 4th does. */
 	arm_send_take(&e, snd, scq, 3, 100);
@@ -521,9 +533,7 @@ Test(cq, moderation_waits_for_count_or_period, .timeout = 60, .fini = stop_daemo
 	atomic_fetch_add(&fake_now_us, 5);
 	cr_expect_eq(uroce_get_cq_event(scq, 10000), 1, "no event after the period");
 
-	cr_assert_eq(uroce_destroy_qp(rcv), 0);
-	cr_assert_eq(uroce_destroy_qp(snd), 0);
-	cr_assert_eq(uroce_destroy_cq(scq), 0);
+	sender_pair_close(scq, snd, rcv);
 	ep_close(&e);
 	wait_all_reclaimed();
 }
@@ -538,7 +548,7 @@ Test(cq, moderation_windows_close_in_due_order, .timeout = 60, .fini = stop_daem
 	struct uroce_qp *snd[3], *rcv[3];
 	static const uint16_t period[3] = {300, 100, 200};
 	struct uroce_cq *scq[3];
-	uint32_t i, k;
+	uint32_t k;
 	struct ep e;
 
 	start_daemon_clocked();
@@ -546,12 +556,7 @@ Test(cq, moderation_windows_close_in_due_order, .timeout = 60, .fini = stop_daem
 	for (k = 0; k < 3; k++) {
 		scq[k] = uroce_create_cq(e.ctx, 16, NULL);
 		cr_assert_not_null(scq[k], "create_cq: %s", strerror(errno));
-		snd[k] = dt_qp_create(e.pd, scq[k], NULL, UROCE_QPT_RC, 16, 2);
-		cr_assert_not_null(snd[k], "create_qp: %s", strerror(errno));
-		rcv[k] = qp_new(&e, NULL);
-		pair(&e, snd[k], rcv[k]);
-		for (i = 0; i < 2; i++)
-			cr_assert_eq(recv1(&e, rcv[k], i, i), 0);
+		sender_pair(&e, scq[k], 2, &snd[k], &rcv[k]);
 		cr_assert_eq(moderate(scq[k], UROCE_CQ_ATTR_MODERATE, 0, period[k]), 0);
 	}
 	/* Expect: opened at the same time, in the order 300, 100, 200 us, they
@@ -577,11 +582,10 @@ Test(cq, moderation_windows_close_in_due_order, .timeout = 60, .fini = stop_daem
 	atomic_fetch_add(&fake_now_us, 200);
 	cr_expect_eq(uroce_get_cq_event(scq[2], 10000), 1, "the other window lost its event");
 	for (k = 0; k < 3; k++) {
-		cr_assert_eq(uroce_destroy_qp(rcv[k]), 0);
-		if (k != 1) {
-			cr_assert_eq(uroce_destroy_qp(snd[k]), 0);
-			cr_assert_eq(uroce_destroy_cq(scq[k]), 0);
-		}
+		if (k != 1)
+			sender_pair_close(scq[k], snd[k], rcv[k]);
+		else
+			cr_assert_eq(uroce_destroy_qp(rcv[k]), 0);
 	}
 	ep_close(&e);
 	wait_all_reclaimed();
@@ -1616,16 +1620,16 @@ Test(events, modify_cq_checked_by_the_daemon, .timeout = 60, .fini = stop_daemon
 	cr_assert_eq(rc, 0, "create_srq: %d", rc);
 	memset(&q, 0, sizeof(q));
 	q.cq_handle = 0xdeadbeef;
-	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.attr_mask = UROCE_CQ_ATTR_MODERATE;
 	q.cq_count = 8;
-	q.cq_period = UROCE_SHM_CQ_PERIOD_MAX + 1;
+	q.cq_period = UROCE_CQ_PERIOD_MAX + 1;
 	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 10, &q, sizeof(q), NULL, 0, NULL),
 		     -EINVAL);
 	q.cq_period = 10;
 	q.attr_mask = 2;
 	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 11, &q, sizeof(q), NULL, 0, NULL),
 		     -EINVAL);
-	q.attr_mask = UROCE_SHM_CQ_ATTR_MODERATE;
+	q.attr_mask = UROCE_CQ_ATTR_MODERATE;
 	q.reserved = 1;
 	cr_expect_eq(raw_call(fd, UROCE_SHM_MSG_MODIFY_CQ, 12, &q, sizeof(q), NULL, 0, NULL),
 		     -EINVAL);
