@@ -3,9 +3,13 @@
  */
 
 /*
- * The simulated wire: see simwire.h. Packets in flight sit in a binary heap
- * ordered by (event time in ns, sequence number), so equal times keep sending
- * order and a run is a pure function of the seed. An event is a delivery to
+ * The simulated wire: see simwire.h. Packets in flight are ordered by (event
+ * time in ns, sequence number), so equal times keep sending order and a run
+ * is a pure function of the seed. A packet whose time is not before the last
+ * queued one's (every packet of a wire without reordering, delay changes or
+ * a bottleneck) goes to the end of a FIFO; any other into a binary heap; the
+ * next event is the earlier of their two heads. The heap alone was 12 % of
+ * bench_engine's time. An event is a delivery to
  * a side, or (with a bottleneck) a packet's arrival at the switch queue.
  */
 
@@ -63,6 +67,10 @@ struct simwire {
 	struct flight *heap;
 	uint32_t nheap;
 	uint32_t capheap;
+	struct flight *fifo;     /* a ring of capfifo (a power of 2) entries */
+	uint32_t fifo_head;
+	uint32_t nfifo;
+	uint32_t capfifo;
 	struct simwire_stats st;
 	/* bottleneck: when the egress port is free again, and each side-0 QP's
 	 * access link (by QPN) */
@@ -130,6 +138,74 @@ heap_pop(struct simwire *sw)
 		i = m;
 	}
 	return top;
+}
+
+static bool
+fifo_push(struct simwire *sw, struct flight fl)
+{
+	if (sw->nfifo == sw->capfifo) {
+		uint32_t n = sw->capfifo ? sw->capfifo * 2 : 256, i;
+		struct flight *f = malloc(n * sizeof(*f));
+
+		if (f == NULL)
+			return false;
+		for (i = 0; i < sw->nfifo; i++)
+			f[i] = sw->fifo[(sw->fifo_head + i) & (sw->capfifo - 1)];
+		free(sw->fifo);
+		sw->fifo = f;
+		sw->fifo_head = 0;
+		sw->capfifo = n;
+	}
+	sw->fifo[(sw->fifo_head + sw->nfifo++) & (sw->capfifo - 1)] = fl;
+	return true;
+}
+
+/* Queue a packet in flight (see the top of the file). */
+static void
+flight_push(struct simwire *sw, struct flight fl)
+{
+	const struct flight *last;
+
+	if (sw->nfifo > 0) {
+		last = &sw->fifo[(sw->fifo_head + sw->nfifo - 1) & (sw->capfifo - 1)];
+		if (flight_less(&fl, last)) {
+			heap_push(sw, fl);
+			return;
+		}
+	}
+	if (!fifo_push(sw, fl))
+		heap_push(sw, fl);
+}
+
+/* The next event, or NULL if nothing is in flight. */
+static const struct flight *
+flight_next(const struct simwire *sw)
+{
+	const struct flight *f = sw->nfifo > 0 ? &sw->fifo[sw->fifo_head] : NULL;
+
+	if (sw->nheap > 0 && (f == NULL || flight_less(&sw->heap[0], f)))
+		return &sw->heap[0];
+	return f;
+}
+
+/* Take the next event; something must be in flight. */
+static struct flight
+flight_pop(struct simwire *sw)
+{
+	struct flight fl;
+
+	if (sw->nheap > 0 && flight_next(sw) == &sw->heap[0])
+		return heap_pop(sw);
+	fl = sw->fifo[sw->fifo_head];
+	sw->fifo_head = (sw->fifo_head + 1) & (sw->capfifo - 1);
+	sw->nfifo--;
+	return fl;
+}
+
+static uint32_t
+flights_in_air(const struct simwire *sw)
+{
+	return sw->nheap + sw->nfifo;
 }
 
 /* SIMWIRE_TRACE=1 prints every packet (debugging aid, off by default). */
@@ -295,7 +371,7 @@ bn_enqueue(struct simwire *sw, struct flight fl)
 	fl.at_ns = sw->bn_free_ns + (uint64_t)sw->conf.delay_us * 1000;
 	fl.to_switch = false;
 	fl.seq = sw->seq++;
-	heap_push(sw, fl);
+	flight_push(sw, fl);
 }
 
 static void
@@ -348,12 +424,12 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 		*af = UROCE_MAX(*af, sw->now * 1000) + ser_ns(len, acc);
 		fl.at_ns = *af;
 		fl.to_switch = true;
-		heap_push(sw, fl);
+		flight_push(sw, fl);
 		return;
 	}
 	fl.at_ns = (sw->now + sw->conf.delay_us) * 1000;
 	if (sw->conf.rx_faults) {
-		heap_push(sw, fl);
+		flight_push(sw, fl);
 		return;
 	}
 	if (sim_chance(&sw->rng, sw->conf.reorder_ppm)) {
@@ -371,10 +447,10 @@ op_tx_send(void *ctx, uint8_t *buf, uint32_t ib_len, const struct uroce_eng_tx_a
 			d.seq = sw->seq++;
 			d.at_ns += (sim_rnd(&sw->rng) % 20) * 1000;
 			sw->st.duplicated++;
-			heap_push(sw, d);
+			flight_push(sw, d);
 		}
 	}
-	heap_push(sw, fl);
+	flight_push(sw, fl);
 }
 
 static void
@@ -549,9 +625,10 @@ simwire_destroy(struct simwire *sw)
 		free(sw->ep[i].zc_held);
 		free(sw->ep[i].zc_done);
 	}
-	while (sw->nheap > 0)
-		free(heap_pop(sw).base);
+	while (flights_in_air(sw) > 0)
+		free(flight_pop(sw).base);
 	free(sw->heap);
+	free(sw->fifo);
 	free(sw->acc_free_ns);
 	free(sw);
 }
@@ -860,8 +937,8 @@ simwire_step(struct simwire *sw)
 	work += zc_step(&sw->ep[1]);
 	work += uroce_eng_poll(sw->ep[0].eng);
 	work += uroce_eng_poll(sw->ep[1].eng);
-	while (sw->nheap > 0 && sw->heap[0].at_ns <= sw->now * 1000) {
-		struct flight fl = heap_pop(sw);
+	while (flights_in_air(sw) > 0 && flight_next(sw)->at_ns <= sw->now * 1000) {
+		struct flight fl = flight_pop(sw);
 
 		if (fl.to_switch) {
 			bn_enqueue(sw, fl);
@@ -881,7 +958,7 @@ simwire_step(struct simwire *sw)
 uint64_t
 simwire_next_event(const struct simwire *sw)
 {
-	uint64_t t = sw->nheap > 0 ? (sw->heap[0].at_ns + 999) / 1000 : UINT64_MAX;
+	uint64_t t = flights_in_air(sw) > 0 ? (flight_next(sw)->at_ns + 999) / 1000 : UINT64_MAX;
 	int i;
 
 	for (i = 0; i < 2; i++)
@@ -930,11 +1007,11 @@ simwire_settle(struct simwire *sw)
 	while (guard++ < 1000000) {
 		unsigned int w = simwire_step(sw);
 
-		if (w == 0 && sw->nheap == 0 && !uroce_eng_busy(sw->ep[0].eng) &&
+		if (w == 0 && flights_in_air(sw) == 0 && !uroce_eng_busy(sw->ep[0].eng) &&
 		    !uroce_eng_busy(sw->ep[1].eng) && sw->ep[0].ndone == 0 && sw->ep[1].ndone == 0)
 			return;
-		if (w == 0 && sw->nheap > 0 && sw->heap[0].at_ns > sw->now * 1000)
-			sw->now = (sw->heap[0].at_ns + 999) / 1000;
+		if (w == 0 && flights_in_air(sw) > 0 && flight_next(sw)->at_ns > sw->now * 1000)
+			sw->now = (flight_next(sw)->at_ns + 999) / 1000;
 	}
 }
 
