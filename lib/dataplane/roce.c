@@ -200,20 +200,19 @@ dp_neigh_rx_seen(struct dp_worker *w, uint16_t port, const uint8_t ip[16], const
 
 int
 uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
-		   uint32_t ib_len, const struct uroce_encap *enc)
+		   uint32_t ib_len, struct uroce_encap *e)
 {
 	struct dp_worker *w = &dp->workers[worker];
 	struct dp_port *p = &dp->ports[port];
 	struct dp_counters *cnt = &p->cnt[worker];
 	struct rte_mbuf *m = mbuf_of_ib(ib);
-	struct uroce_encap e = *enc;
 	uint32_t elen;
 	int rc;
 
-	rc = encap_prepare(w, p, port, &e, ib_len, &elen);
+	rc = encap_prepare(w, p, port, e, ib_len, &elen);
 	if (unlikely(rc != 0))
 		goto drop;
-	if (unlikely(uroce_frame_wrap(ib, RTE_PKTMBUF_HEADROOM, ib_len, &e) != elen)) {
+	if (unlikely(uroce_frame_wrap(ib, RTE_PKTMBUF_HEADROOM, ib_len, e) != elen)) {
 		cnt->tx_bad_addr++;
 		rc = -EINVAL;
 		goto drop;
@@ -247,7 +246,7 @@ zc_free_cb(void *addr, void *opaque)
 int
 uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
 		      uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
-		      const struct uroce_encap *enc, const void *cookie, size_t cookie_len,
+		      struct uroce_encap *e, const void *cookie, size_t cookie_len,
 		      void (*released)(const void *cookie))
 {
 	struct dp_worker *w = &dp->workers[worker];
@@ -256,7 +255,6 @@ uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, u
 	uint32_t pad = uroce_pad(paylen);
 	uint32_t ib_len = hdr_len + paylen + pad + UROCE_ICRC_LEN, elen, tlen = pad + UROCE_ICRC_LEN;
 	struct rte_mbuf *m = mbuf_of_ib(ib), *seg[2];
-	struct uroce_encap e = *enc;
 	struct dp_zc *z;
 	uint8_t *t;
 
@@ -264,7 +262,7 @@ uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, u
 	if (!p->zc || w->zc == NULL || w->zc_free == DP_ZC_NONE || cookie_len > sizeof(z->cookie) ||
 	    paylen == 0 || paylen > UINT16_MAX || released == NULL)
 		return 0;
-	if (encap_prepare(w, p, port, &e, ib_len, &elen) != 0)
+	if (encap_prepare(w, p, port, e, ib_len, &elen) != 0)
 		return 0; /* the copy that follows meets the same and drops */
 	if (rte_pktmbuf_alloc_bulk(p->pool, seg, 2) != 0) {
 		cnt->tx_nombuf++;
@@ -294,7 +292,7 @@ uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, u
 	seg[0]->next = seg[1];
 	m->nb_segs = 3;
 	if (unlikely(uroce_frame_wrap_split(ib, RTE_PKTMBUF_HEADROOM, hdr_len, payload, paylen, t,
-					    &e) != elen)) {
+					    e) != elen)) {
 		cnt->tx_bad_addr++;
 		rte_pktmbuf_free(m);
 		return 1;
