@@ -382,6 +382,7 @@ struct dworker {
 	 * hears of them in completion order, as from a HCA */
 	struct dcq *dirty;
 	struct dcq **dirty_tail;
+	bool cqe_streamed;          /* a CQE of this round went by streaming stores */
 	/* wrk: moderated CQs with a window open (an event owed, not yet due),
 	 * soonest due first */
 	struct dcq *moderated;

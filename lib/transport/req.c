@@ -67,6 +67,7 @@ sq_retire(struct uroce_eng_qp *qp)
 			wc.opcode = uroce_wc_opcode_of((enum uroce_wr_opcode)w->s.wr.opcode);
 			wc.qp_num = qp->qpn;
 			wc.byte_len = w->length;
+			wc.sq_more = qp->sq_tail - qp->sq_retire > 1;
 			cq_push(qp->init.send_cq, &wc);
 		}
 		qp->sq_retire++;

@@ -563,6 +563,12 @@ struct uroce_eng_wc {
 	unsigned int wc_flags;
 	uint16_t pkey_index;
 	uint8_t sl;
+	/**
+	 * A hint for the shell, not part of the completion: WQEs of the same
+	 * send queue are still outstanding behind this one, so its client is
+	 * not waiting on this completion alone (see the worker's cqe_put()).
+	 */
+	bool sq_more;
 };
 
 /**

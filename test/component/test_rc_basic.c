@@ -374,3 +374,37 @@ Test(rc_basic, sgl_inline_unsignaled)
 	cr_expect_eq(e.buf[1][9099], 0x5A);
 	env_fini(&e);
 }
+
+/*
+ * The hint a send completion carries for the shell (uroce_eng_wc.sq_more):
+ * WQEs of the same send queue are still outstanding behind it. The worker
+ * streams such a CQE to the client's ring and writes a lone one with
+ * ordinary stores, so a client waiting on it alone reads it from cache.
+ */
+Test(rc_basic, send_completion_says_whether_wqes_wait_behind_it)
+{
+	struct uroce_eng_wc wc[4];
+	struct env e;
+	int n = 0, k;
+
+	env_init(&e, UROCE_MTU_1024, 0, 0);
+	post(&e, UROCE_WR_RDMA_WRITE, 0, 64, 0, 1);
+	post(&e, UROCE_WR_RDMA_WRITE, 64, 64, 64, 2);
+	post(&e, UROCE_WR_RDMA_WRITE, 128, 64, 128, 3);
+	while (n < 3) {
+		k = sim_wait_cq(e.sw, e.s[0].scq, wc + n, 3 - n, 1000000);
+		cr_assert_gt(k, 0, "%d of 3 completions", n);
+		n += k;
+	}
+	for (k = 0; k < 3; k++) {
+		cr_expect_eq(wc[k].wr_id, (uint64_t)k + 1);
+		cr_expect_eq(wc[k].status, UROCE_WC_SUCCESS);
+		cr_expect_eq(wc[k].sq_more, k < 2, "WR %d: sq_more %d", k + 1, wc[k].sq_more);
+	}
+	/* Alone on its queue: nothing behind it. */
+	post(&e, UROCE_WR_RDMA_WRITE, 0, 64, 0, 4);
+	cr_assert_eq(sim_wait_cq(e.sw, e.s[0].scq, wc, 1, 1000000), 1);
+	cr_expect_eq(wc[0].wr_id, 4);
+	cr_expect_not(wc[0].sq_more);
+	env_fini(&e);
+}
