@@ -296,6 +296,20 @@ cqe_put(void *slot, const struct uroce_shm_cqe *c, bool stream)
 	return false;
 }
 
+/*
+ * Whether @p wc's CQE is streamed: a SEND or WRITE completion with more WQEs
+ * behind it. A READ or atomic completion is not: the worker has just written
+ * the client's buffer with ordinary stores, and the fence that publishes a
+ * streamed CQE waits for those too. Streaming them made 64 B READ and
+ * FETCH_ADD bw 20 % slower whenever the client's CPU gave lines back fast
+ * (doc/benchmarks.md, 6 Dec 2026).
+ */
+static inline bool
+cqe_streams(const struct uroce_eng_wc *wc)
+{
+	return wc->sq_more && (wc->opcode == UROCE_WC_SEND || wc->opcode == UROCE_WC_RDMA_WRITE);
+}
+
 /* Order cqe_put()'s streaming stores before the producer index that publishes them. */
 static inline void
 cqe_stream_fence(void)
@@ -332,7 +346,7 @@ cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 	c.src_qp = wc->src_qp;
 	c.pkey_index = wc->pkey_index;
 	c.sl = wc->sl;
-	if (cqe_put(uroce_shm_ring_prod_slot(&cq->ring, cq->pending), &c, wc->sq_more))
+	if (cqe_put(uroce_shm_ring_prod_slot(&cq->ring, cq->pending), &c, cqe_streams(wc)))
 		w->cqe_streamed = true;
 	cq->pending++;
 	if (wc->status != UROCE_WC_SUCCESS)
