@@ -8,8 +8,10 @@
 #   64 B WRITE, READ, SEND, ATOMIC bw; 64 KiB WRITE and READ bw (-D BENCH_SECONDS),
 #   every WR signaled; 64 B WRITE bw with perftest's -Q 100;
 #   64 B READ lat (the server only waits) and WRITE lat (both ends poll
-#   memory, so two busy threads share CPU 0: it measures the scheduler's time
-#   slice, not uroce; kept to show it); SEND bw with -e (both ends sleep on
+#   memory: with 3 CPUs or more its server polls CPU 2; on 2 CPUs both share
+#   CPU 0 and a round trip waits for the scheduler's time slice, some 7 ms,
+#   so it runs BENCH_LAT_ITERS_SHARED iterations and measures the scheduler,
+#   not uroce; kept to show it); SEND bw with -e (both ends sleep on
 #   their CQ's fd: a busy receiver would lose CPU 0 to the sender);
 # beside, in the same run: bench_engine (two engines on one core, the
 # transport's ceiling) and bench_xcore (the cross-core cache-line round trip).
@@ -18,7 +20,8 @@
 # worker is not measured). Prints one table and the ratios the issue sets;
 # never fails on a number: exit 1 only when a run fails, 77 when not root or
 # a tool is missing.
-# Knobs: BENCH_SECONDS (3), BENCH_LAT_ITERS (20000), BENCH_PORT (19700),
+# Knobs: BENCH_SECONDS (3), BENCH_LAT_ITERS (20000), BENCH_LAT_ITERS_SHARED
+# (200: WRITE lat with both ends on CPU 0), BENCH_PORT (19700),
 # BENCH_ROWS (the rows to run, e.g. "write-bw-64 read-bw-64k"; default all).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
@@ -36,6 +39,7 @@ require_eal
 
 SECS=${BENCH_SECONDS:-3}
 LAT_ITERS=${BENCH_LAT_ITERS:-20000}
+LAT_ITERS_SHARED=${BENCH_LAT_ITERS_SHARED:-200}
 PORT=${BENCH_PORT:-19700}
 P="uroce-bc-$$"
 PREFIXES+=("$P")
@@ -66,7 +70,7 @@ run() {
 	case " ${BENCH_ROWS:-$key} " in *" $key "*) ;; *) return ;; esac
 	PORT=$((PORT + 1))
 	read -r b0 w0 s0 <<<"$(wstat "$SOCK")"
-	taskset -c 0 timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" \
+	taskset -c "${SRV_CPU:-0}" timeout 120 "$UROCE_PERF" "$@" --socket "$SOCK" -p "$PORT" \
 		>"$WORK/$key.srv" 2>&1 &
 	spid=$!
 	sleep 0.3
@@ -105,7 +109,12 @@ run atomic-bw bw atomic bw -D "$SECS" -t 128 "${SIG_EVERY[@]}"
 run write-bw-64k bw write bw -s 65536 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
 run read-bw-64k bw read bw -s 65536 -D "$SECS" -t 128 "${SIG_EVERY[@]}"
 run read-lat-64 lat read lat -s 64 -n "$LAT_ITERS"
-run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS"
+if [ "$(nproc)" -ge 3 ]; then
+	SRV_CPU=2 run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS"
+else
+	log "write-lat-64: both uroce-perf ends poll memory and share CPU 0 (2 CPUs): -n $LAT_ITERS_SHARED, a figure of the scheduler's time slice"
+	run write-lat-64 lat write lat -s 64 -n "$LAT_ITERS_SHARED"
+fi
 stop_uroced "$PID_D" d
 
 ENG=$(taskset -c 1 "$BENCH_ENGINE" 2>&1)
