@@ -261,18 +261,14 @@ rq_note_completion(struct dworker *w, uint32_t qpn)
 }
 
 /*
- * Write CQE @p c to ring slot @p slot. The slot's line was last read by the
- * client, on its CPU: an ordinary store must first take the line back (a
- * cross-core round trip), and with a completion for every WR of a busy send
- * queue those waits filled the store buffer and were a third of the
- * worker's time. A whole line written with streaming (non-temporal) stores
- * needs no read for ownership, but it goes to memory, and the client then
- * reads it from there: 0.2 us more on a lone READ's round trip. So only a
- * completion with more WQEs of its send queue behind it (@p stream: the
- * client is not waiting on this one alone) is streamed. Streaming stores are
- * weakly ordered: cq_publish() fences them before the producer index says
- * they are there. A slot that is not 16-byte aligned (the ring is the
- * client's) takes ordinary stores.
+ * Write CQE @p c to ring slot @p slot, with streaming (non-temporal) stores
+ * if @p stream (cqe_streams() says when). The slot's line was last read by
+ * the client, on its CPU: an ordinary store must first take it back, a
+ * cross-core round trip; a whole line of streaming stores needs no read for
+ * ownership. Those are weakly ordered: cq_publish() fences them before the
+ * producer index says they are there. A slot that is not 16-byte aligned
+ * (the ring is the client's) takes ordinary stores.
+ * @return true if it streamed.
  */
 static inline bool
 cqe_put(void *slot, const struct uroce_shm_cqe *c, bool stream)
@@ -297,12 +293,15 @@ cqe_put(void *slot, const struct uroce_shm_cqe *c, bool stream)
 }
 
 /*
- * Whether @p wc's CQE is streamed: a SEND or WRITE completion with more WQEs
- * behind it. A READ or atomic completion is not: the worker has just written
- * the client's buffer with ordinary stores, and the fence that publishes a
- * streamed CQE waits for those too. Streaming them made 64 B READ and
- * FETCH_ADD bw 20 % slower whenever the client's CPU gave lines back fast
- * (doc/benchmarks.md, 6 Dec 2026).
+ * Whether @p wc's CQE is streamed (doc/benchmarks.md, 6 Dec 2026). With a
+ * completion for every WR of a busy send queue, ordinary CQE stores filled
+ * the store buffer with those round trips: a third of the worker's time.
+ * But a streamed line goes to memory and the client reads it from there, 0.2
+ * us more on a lone READ's round trip, so only a completion with more WQEs of
+ * its send queue behind it is streamed: its client is not waiting on it
+ * alone. And only a SEND or WRITE: a READ or atomic completion follows
+ * ordinary stores into the client's buffer, which the publishing fence waits
+ * for too (64 B READ and FETCH_ADD bw were 20 % slower).
  */
 static inline bool
 cqe_streams(const struct uroce_eng_wc *wc)

@@ -385,14 +385,13 @@ void uroce_dp_roce_free(uint8_t *ib);
 
 /**
  * Encapsulate and queue a packet from uroce_dp_roce_alloc() on worker
- * @p worker's TX queue of port @p port. @p enc gives the family, GIDs,
+ * @p worker's TX queue of port @p port. @p e gives the family, GIDs,
  * traffic class (0: the port's dscp/ecn), hop limit, flow label and UDP
- * source port; the port fills in the rest of it in place (the caller's
- * struct, not a copy: a copy's loads of the bytes the caller just stored
- * cannot be forwarded from the store buffer and wait for them): the MACs
- * (resolving the next hop: the worker's cache, else uroce_dp_resolve()), its
- * VLAN tag with PCP and DSCP. Computes the ICRC. The buffer is consumed in
- * every case.
+ * source port; the port fills in the rest of @p e itself (not a copy: the
+ * copy's loads of the caller's fresh stores could not be forwarded and
+ * waited for them): the MACs (resolving the next hop: the worker's cache,
+ * else uroce_dp_resolve()), its VLAN tag with PCP and DSCP. Computes the
+ * ICRC. The buffer is consumed in every case.
  *
  * @return 0; -EAGAIN (next hop being resolved), -EHOSTUNREACH (resolution
  *   failed), -EINVAL (an address the port cannot send from or to); each
@@ -400,7 +399,7 @@ void uroce_dp_roce_free(uint8_t *ib);
  *   timer recovers or, after retry_cnt, fails the QP.
  */
 int uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
-		       uint32_t ib_len, struct uroce_encap *enc);
+		       uint32_t ib_len, struct uroce_encap *e);
 
 /** Bytes of the cookie uroce_dp_roce_send_zc() keeps for its caller. */
 #define UROCE_DP_ZC_COOKIE 32
@@ -421,7 +420,7 @@ int uroce_dp_roce_send(struct uroce_dp *dp, unsigned int worker, uint16_t port, 
  */
 int uroce_dp_roce_send_zc(struct uroce_dp *dp, unsigned int worker, uint16_t port, uint8_t *ib,
 			  uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
-			  struct uroce_encap *enc, const void *cookie, size_t cookie_len,
+			  struct uroce_encap *e, const void *cookie, size_t cookie_len,
 			  void (*released)(const void *cookie));
 
 /**

@@ -477,7 +477,6 @@ int uroce_cq_size(const struct uroce_cq *cq);
  */
 int uroce_resize_cq(struct uroce_cq *cq, int cqe);
 
-
 /** What uroce_modify_cq() changes (struct ibv_modify_cq_attr). */
 struct uroce_modify_cq_attr {
 	uint32_t attr_mask;       /**< UROCE_CQ_ATTR_MODERATE */

@@ -202,12 +202,6 @@ flight_pop(struct simwire *sw)
 	return fl;
 }
 
-static uint32_t
-flights_in_air(const struct simwire *sw)
-{
-	return sw->nheap + sw->nfifo;
-}
-
 /* SIMWIRE_TRACE=1 prints every packet (debugging aid, off by default). */
 static void
 trace(struct simwire *sw, const char *what, int from, const uint8_t *frame, uint32_t len)
@@ -625,7 +619,7 @@ simwire_destroy(struct simwire *sw)
 		free(sw->ep[i].zc_held);
 		free(sw->ep[i].zc_done);
 	}
-	while (flights_in_air(sw) > 0)
+	while (flight_next(sw) != NULL)
 		free(flight_pop(sw).base);
 	free(sw->heap);
 	free(sw->fifo);
@@ -930,6 +924,7 @@ rx_burst(struct simwire *sw, struct sim_ep *ep)
 unsigned int
 simwire_step(struct simwire *sw)
 {
+	const struct flight *next;
 	unsigned int work = 0;
 	int i;
 
@@ -937,7 +932,7 @@ simwire_step(struct simwire *sw)
 	work += zc_step(&sw->ep[1]);
 	work += uroce_eng_poll(sw->ep[0].eng);
 	work += uroce_eng_poll(sw->ep[1].eng);
-	while (flights_in_air(sw) > 0 && flight_next(sw)->at_ns <= sw->now * 1000) {
+	while ((next = flight_next(sw)) != NULL && next->at_ns <= sw->now * 1000) {
 		struct flight fl = flight_pop(sw);
 
 		if (fl.to_switch) {
@@ -958,7 +953,8 @@ simwire_step(struct simwire *sw)
 uint64_t
 simwire_next_event(const struct simwire *sw)
 {
-	uint64_t t = flights_in_air(sw) > 0 ? (flight_next(sw)->at_ns + 999) / 1000 : UINT64_MAX;
+	const struct flight *next = flight_next(sw);
+	uint64_t t = next != NULL ? (next->at_ns + 999) / 1000 : UINT64_MAX;
 	int i;
 
 	for (i = 0; i < 2; i++)
@@ -1006,12 +1002,13 @@ simwire_settle(struct simwire *sw)
 
 	while (guard++ < 1000000) {
 		unsigned int w = simwire_step(sw);
+		const struct flight *next = flight_next(sw);
 
-		if (w == 0 && flights_in_air(sw) == 0 && !uroce_eng_busy(sw->ep[0].eng) &&
+		if (w == 0 && next == NULL && !uroce_eng_busy(sw->ep[0].eng) &&
 		    !uroce_eng_busy(sw->ep[1].eng) && sw->ep[0].ndone == 0 && sw->ep[1].ndone == 0)
 			return;
-		if (w == 0 && flights_in_air(sw) > 0 && flight_next(sw)->at_ns > sw->now * 1000)
-			sw->now = (flight_next(sw)->at_ns + 999) / 1000;
+		if (w == 0 && next != NULL && next->at_ns > sw->now * 1000)
+			sw->now = (next->at_ns + 999) / 1000;
 	}
 }
 
