@@ -9,9 +9,11 @@
  * The ICRC is CRC-32 over a pseudo packet: 8 bytes of ones in place of the
  * LRH, the IP header, the UDP header and the InfiniBand headers and payload,
  * with every field that a router or switch may change on the way replaced by
- * ones. The headers are masked in a buffer on the stack; a small packet is
- * copied whole behind them (one CRC call, over one 256-byte block: see
- * ONE_PASS_LEN and PAD_MIN), a larger one is taken in place after them.
+ * ones. Where the CPU has carry-less multiplication, crc_clmul.c masks the
+ * headers in registers and folds a small packet whole, in place. Otherwise
+ * the headers are masked in a buffer on the stack; a small packet is copied
+ * whole behind them (one CRC call, over one 256-byte block: see ONE_PASS_LEN
+ * and PAD_MIN). A larger packet's body is taken in place after its headers.
  *
  * uroce_crc32() is ISA-L's crc32_gzip_refl() when the build found ISA-L (by
  * far the fastest on x86; see doc/benchmarks.md) and otherwise a portable
@@ -40,12 +42,12 @@
 #define CRC32_POLY_REFL 0xEDB88320u
 
 /*
- * crc_tab[k][b] is the CRC register after feeding byte b into an all-zero
+ * wire_crc_tab[k][b] is the CRC register after feeding byte b into an all-zero
  * register and then k zero bytes. With those eight tables, eight input bytes
  * are folded into the register with eight lookups and no dependency between
  * them. Filled once, at first use.
  */
-static uint32_t crc_tab[8][256];
+uint32_t wire_crc_tab[8][256];
 static pthread_once_t crc_tab_once = PTHREAD_ONCE_INIT;
 
 static void
@@ -58,15 +60,21 @@ crc_tab_init(void)
 		c = b;
 		for (k = 0; k < 8; k++)
 			c = (c >> 1) ^ ((c & 1) ? CRC32_POLY_REFL : 0);
-		crc_tab[0][b] = c;
+		wire_crc_tab[0][b] = c;
 	}
 	for (b = 0; b < 256; b++) {
-		c = crc_tab[0][b];
+		c = wire_crc_tab[0][b];
 		for (k = 1; k < 8; k++) {
-			c = (c >> 8) ^ crc_tab[0][c & 0xFF];
-			crc_tab[k][b] = c;
+			c = (c >> 8) ^ wire_crc_tab[0][c & 0xFF];
+			wire_crc_tab[k][b] = c;
 		}
 	}
+}
+
+void
+wire_crc_tab_init(void)
+{
+	pthread_once(&crc_tab_once, crc_tab_init);
 }
 
 uint32_t
@@ -75,12 +83,12 @@ wire_crc32_slice8(uint32_t crc, const void *buf, size_t len)
 	const uint8_t *p = buf;
 	uint64_t v;
 
-	pthread_once(&crc_tab_once, crc_tab_init);
+	wire_crc_tab_init();
 	crc = ~crc;
 
 	/* Align to 8 so that the wide loads below do not straddle lines. */
 	while (len > 0 && ((uintptr_t)p & 7) != 0) {
-		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
+		crc = (crc >> 8) ^ wire_crc_tab[0][(crc ^ *p++) & 0xFF];
 		len--;
 	}
 	while (len >= 8) {
@@ -90,19 +98,19 @@ wire_crc32_slice8(uint32_t crc, const void *buf, size_t len)
 #endif
 		/* Byte 0 of the input is the low byte of v on every host now. */
 		v ^= crc;
-		crc = crc_tab[7][v & 0xFF] ^
-		      crc_tab[6][(v >> 8) & 0xFF] ^
-		      crc_tab[5][(v >> 16) & 0xFF] ^
-		      crc_tab[4][(v >> 24) & 0xFF] ^
-		      crc_tab[3][(v >> 32) & 0xFF] ^
-		      crc_tab[2][(v >> 40) & 0xFF] ^
-		      crc_tab[1][(v >> 48) & 0xFF] ^
-		      crc_tab[0][v >> 56];
+		crc = wire_crc_tab[7][v & 0xFF] ^
+		      wire_crc_tab[6][(v >> 8) & 0xFF] ^
+		      wire_crc_tab[5][(v >> 16) & 0xFF] ^
+		      wire_crc_tab[4][(v >> 24) & 0xFF] ^
+		      wire_crc_tab[3][(v >> 32) & 0xFF] ^
+		      wire_crc_tab[2][(v >> 40) & 0xFF] ^
+		      wire_crc_tab[1][(v >> 48) & 0xFF] ^
+		      wire_crc_tab[0][v >> 56];
 		p += 8;
 		len -= 8;
 	}
 	while (len > 0) {
-		crc = (crc >> 8) ^ crc_tab[0][(crc ^ *p++) & 0xFF];
+		crc = (crc >> 8) ^ wire_crc_tab[0][(crc ^ *p++) & 0xFF];
 		len--;
 	}
 	return ~crc;
@@ -119,7 +127,7 @@ uroce_crc32(uint32_t crc, const void *buf, size_t len)
 	/* Same contract as zlib's crc32(): seed 0, result chains; test_icrc checks it. */
 	return crc32_gzip_refl(crc, (const unsigned char *)buf, len);
 #else
-	return wire_crc32_slice8(crc, buf, len);
+	return wire_crc32_clmul(crc, buf, len);
 #endif
 }
 
@@ -129,7 +137,7 @@ uroce_crc32_impl(void)
 #ifdef UROCE_HAVE_ISAL
 	return "isal";
 #else
-	return "slice8";
+	return wire_crc_level() >= WIRE_CRC_CLMUL ? "clmul" : "slice8";
 #endif
 }
 
@@ -148,6 +156,13 @@ uroce_crc32_impl(void)
  * WRITEs and SENDs.
  */
 #define ONE_PASS_LEN  256
+/* Where the CPU has carry-less multiplication (crc_clmul.c), a contiguous
+ * pseudo packet up to this size is folded whole there. */
+#ifdef UROCE_HAVE_ISAL
+#define CLMUL_WHOLE_MAX wire_icrc_clmul_max()
+#else
+#define CLMUL_WHOLE_MAX UINT64_MAX
+#endif
 /* The masked headers of any packet fit (icrc_calc()'s multi-call path). */
 _Static_assert(ONE_PASS_LEN >= PSEUDO_MAX, "the pseudo header buffer holds every header");
 
@@ -187,13 +202,13 @@ zero_seed_init(void)
 	uint32_t r = 0xFFFFFFFFu, i;
 	unsigned int n;
 
-	pthread_once(&crc_tab_once, crc_tab_init);
+	wire_crc_tab_init();
 	for (i = 0; i < 256; i++)
-		index_of_top[crc_tab[0][i] >> 24] = (uint8_t)i;
+		index_of_top[wire_crc_tab[0][i] >> 24] = (uint8_t)i;
 	for (n = 0; n < ONE_PASS_LEN; n++) {
 		zero_seed[n] = ~r;
 		i = index_of_top[r >> 24];
-		r = ((r ^ crc_tab[0][i]) << 8) | i;
+		r = ((r ^ wire_crc_tab[0][i]) << 8) | i;
 	}
 }
 
@@ -301,6 +316,18 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	rest = l3_len - hdrs;
 	zeros = zeros < sizeof(zero) ? zeros : sizeof(zero);
 	total = (uint64_t)LRH_ONES_LEN + hdrs + rest + tail_len + zeros; /* no wrap */
+	if ((family == UROCE_IP_V6 || hdrs == UROCE_IPV4_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN) &&
+	    wire_crc_level() >= WIRE_CRC_CLMUL) {
+		/* Masked in registers, read in place (crc_clmul.c). A large
+		 * packet has only its headers folded there: ISA-L is faster
+		 * over a long body. */
+		if (tail_len == 0 && zeros == 0 && total <= CLMUL_WHOLE_MAX) {
+			*out = wire_icrc_clmul(l3, l3_len, family);
+			return true;
+		}
+		crc = wire_icrc_clmul(l3, hdrs, family);
+		goto rest;
+	}
 	if (total <= ONE_PASS_LEN) {
 		start = 0;
 		if (total >= PAD_MIN) {
@@ -327,6 +354,7 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	}
 	icrc_pseudo_hdr(buf, l3, hdrs, family);
 	crc = uroce_crc32(0, buf, LRH_ONES_LEN + hdrs);
+rest:
 	crc = uroce_crc32(crc, l3 + hdrs, rest);
 	if (tail_len > 0)
 		crc = uroce_crc32(crc, tail, tail_len);

@@ -8,16 +8,20 @@
  * tests and its benchmarks, and not installed: the portable CRC-32 that
  * icrc.c falls back to when ISA-L is not available (always compiled, even
  * when ISA-L is used, so that the unit tests can check that both
- * implementations agree and the benchmark can measure both), and the IPv4
- * header sum of build.c and parse.c.
+ * implementations agree and the benchmark can measure both), the
+ * carry-less CRC of crc_clmul.c and its switch, and the IPv4 header sum of
+ * build.c and parse.c.
  */
 
 #ifndef UROCE_WIRE_INTERNAL_H
 #define UROCE_WIRE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "uroce_wire.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +34,44 @@ extern "C" {
  * to continue over the next piece of a buffer.
  */
 uint32_t wire_crc32_slice8(uint32_t crc, const void *buf, size_t len);
+
+/**
+ * wire_crc_tab[k][b]: the CRC-32 register after byte b is fed into an
+ * all-zero register and then k zero bytes (slice-by-8 tables). Valid after
+ * wire_crc_tab_init().
+ */
+extern uint32_t wire_crc_tab[8][256];
+void wire_crc_tab_init(void);
+
+/**
+ * Which CRC code the ICRC uses (crc_clmul.c): the tables and ISA-L, or
+ * carry-less multiplication with SSE (PCLMULQDQ and SSE4.1), or also 512-bit
+ * folds (AVX-512BW/VL and VPCLMULQDQ). wire_crc_level() is the best the CPU
+ * has unless wire_crc_level_set() chose a lower one (for tests and
+ * benchmarks; it returns the level before and cannot go above the CPU's).
+ */
+enum { WIRE_CRC_TABLE, WIRE_CRC_CLMUL, WIRE_CRC_ZMM };
+int wire_crc_level(void);
+int wire_crc_level_set(int level);
+
+/**
+ * CRC-32 with the same contract as wire_crc32_slice8(), by carry-less
+ * multiplication where the CPU has it (slice-by-8 otherwise, and below 16
+ * bytes).
+ */
+uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
+
+/**
+ * The ICRC of the pseudo packet of the IP header at @p l3 (IPv4 without
+ * options, or IPv6) through @p len bytes, read in place: the masked headers
+ * are built in registers. Only when wire_crc_level() >= WIRE_CRC_CLMUL; @p
+ * len covers at least the IP, UDP and BTH headers.
+ */
+uint32_t wire_icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family);
+
+/** Pseudo packets (8 + len bytes) up to this size are faster folded whole by
+ * wire_icrc_clmul() than by ISA-L. */
+uint32_t wire_icrc_clmul_max(void);
 
 /**
  * One's-complement sum (RFC 1071) of the IPv4 header @p h of @p len bytes,

@@ -12,6 +12,8 @@
  * test: it prints numbers and never fails on a time.
  *
  * Usage: bench_engine [messages per op (default 200000)] [queue depth (64)]
+ * BENCH_CRC_LEVEL=0, 1 or 2 caps the ICRC code (lib/wire/crc_clmul.c: tables
+ * or ISA-L, 128-bit or 512-bit carry-less folds), to compare them in one build.
  */
 
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <time.h>
 
 #include "simwire.h"
+#include "wire_internal.h"
 
 #define MSG 64
 
@@ -145,8 +148,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_engine [messages] [depth 1..4096]\n");
 		return 2;
 	}
+	if (getenv("BENCH_CRC_LEVEL") != NULL)
+		wire_crc_level_set(atoi(getenv("BENCH_CRC_LEVEL")));
 	printf("bench_engine: two engines, one core, perfect simulated wire (RoCEv2 frames "
-	       "with ICRC, %s)\n", uroce_crc32_impl());
+	       "with ICRC, %s, ICRC level %d)\n", uroce_crc32_impl(), wire_crc_level());
 	run("WRITE", UROCE_WR_RDMA_WRITE, n, depth);
 	run("SEND", UROCE_WR_SEND, n, depth);
 	run("READ", UROCE_WR_RDMA_READ, n, depth);

@@ -5,13 +5,16 @@
 /*
  * ICRC and CRC-32 throughput, one core.
  *
- * For 64 B, 1 KiB and 4 KiB it times:
+ * For 64 B, 124 B (a 64-byte RDMA WRITE ONLY), 256 B, 1 KiB and 4 KiB it times:
  *   icrc         uroce_icrc_compute() on a real RoCEv2 IPv4 packet of that
- *                size (IP header through ICRC), whatever uroce_crc32() is
+ *                size (IP header through ICRC), with the best code the CPU
+ *                has, then with 128-bit carry-less folds only, then with
+ *                none (crc_clmul.c)
  *   icrc+hdrs    uroce_icrc_compute() on an RC SEND ONLY packet carrying
  *                that many payload bytes (what an MTU-sized data packet
  *                looks like); GB/s counts the payload only
  *   isal         ISA-L crc32_gzip_refl() (if the build found ISA-L)
+ *   clmul        uroce's carry-less CRC-32 (lib/wire/crc_clmul.c)
  *   slice8       uroce's portable slice-by-8 fallback (lib/wire/icrc.c)
  *   zlib         zlib crc32() (if the build found zlib)
  *   bytewise     a plain byte-at-a-time 256-entry table CRC, the baseline
@@ -70,7 +73,10 @@ crc_bytewise(uint32_t crc, const uint8_t *p, size_t n)
 
 enum kind {
 	K_ICRC,
+	K_ICRC_XMM,
+	K_ICRC_NOCLMUL,
 	K_ICRC_PAY,
+	K_CLMUL,
 	K_ISAL,
 	K_SLICE8,
 	K_ZLIB,
@@ -82,6 +88,8 @@ run_one(enum kind k, const uint8_t *buf, uint32_t len)
 {
 	switch (k) {
 	case K_ICRC:
+	case K_ICRC_XMM:     /* measure() sets wire_crc_level() */
+	case K_ICRC_NOCLMUL:
 		return uroce_icrc_compute(buf, len - UROCE_ICRC_LEN, UROCE_IP_V4);
 	case K_ICRC_PAY:
 		return uroce_icrc_compute(buf, len + PAY_OVERHEAD - UROCE_ICRC_LEN, UROCE_IP_V4);
@@ -91,6 +99,8 @@ run_one(enum kind k, const uint8_t *buf, uint32_t len)
 #endif
 	case K_SLICE8:
 		return wire_crc32_slice8(0, buf, len);
+	case K_CLMUL:
+		return wire_crc32_clmul(0, buf, len);
 #ifdef UROCE_HAVE_ZLIB
 	case K_ZLIB:
 		return (uint32_t)crc32(0, buf, len);
@@ -144,6 +154,8 @@ measure(enum kind k, uint8_t *buf, uint32_t len, double target, double *ns_per_c
 	uint64_t iters = 16;
 	int rep;
 
+	wire_crc_level_set(k == K_ICRC_NOCLMUL ? WIRE_CRC_TABLE :
+			   k == K_ICRC_XMM ? WIRE_CRC_CLMUL : WIRE_CRC_ZMM);
 	for (;;) {
 		t = time_iters(k, buf, len, iters);
 		if (t >= target / 50 || iters > (1ull << 40))
@@ -156,6 +168,7 @@ measure(enum kind k, uint8_t *buf, uint32_t len, double target, double *ns_per_c
 		if (best == 0 || t < best)
 			best = t;
 	}
+	wire_crc_level_set(WIRE_CRC_ZMM);
 	*ns_per_call = best * 1e9 / (double)iters;
 	return (double)len * (double)iters / best / 1e9;
 }
@@ -190,13 +203,16 @@ make_packet(uint8_t *p, uint32_t len)
 int
 main(int argc, char **argv)
 {
-	static const uint32_t sizes[] = {64, 1024, 4096};
+	static const uint32_t sizes[] = {64, 124, 256, 1024, 4096};
 	static const struct {
 		enum kind k;
 		const char *name;
 	} rows[] = {
 		{K_ICRC, "icrc (packet)"},
+		{K_ICRC_XMM, "icrc (packet), 128-bit"},
+		{K_ICRC_NOCLMUL, "icrc (packet), no clmul"},
 		{K_ICRC_PAY, "icrc+hdrs (payload)"},
+		{K_CLMUL, "clmul (uroce, crc_clmul.c)"},
 #ifdef UROCE_HAVE_ISAL
 		{K_ISAL, "isal crc32_gzip_refl"},
 #endif
@@ -206,7 +222,7 @@ main(int argc, char **argv)
 #endif
 		{K_BYTEWISE, "bytewise table"},
 	};
-	double target = 0.2, gbs[8], nsc[8];
+	double target = 0.2, gbs[12], nsc[12];
 	uint8_t *buf;
 	size_t s, r;
 	int bad = 0;
@@ -240,7 +256,9 @@ main(int argc, char **argv)
 		/* The implementations must agree before any is timed. */
 		ref = crc_bytewise(0, buf, len);
 		for (r = 0; r < UROCE_ARRAY_SIZE(rows); r++) {
-			if (rows[r].k == K_ICRC || rows[r].k == K_ICRC_PAY)
+			if (rows[r].k == K_ICRC || rows[r].k == K_ICRC_XMM ||
+			    rows[r].k == K_ICRC_NOCLMUL ||
+			    rows[r].k == K_ICRC_PAY)
 				continue;
 			if (run_one(rows[r].k, buf, len) != ref) {
 				fprintf(stderr, "MISMATCH: %s gives 0x%08x, bytewise 0x%08x\n",

@@ -210,6 +210,22 @@ ref_icrc(const uint8_t *l3, const struct roce_loc *loc)
 	return crc;
 }
 
+/*
+ * Run @p body with each ICRC code this CPU has (lib/wire/crc_clmul.c: 512-bit
+ * folds, 128-bit folds, and the tables or ISA-L): all must give the same ICRCs.
+ */
+static void
+each_crc_path(void (*body)(void))
+{
+	int top = wire_crc_level(), l;
+
+	for (l = top; l >= WIRE_CRC_TABLE; l--) {
+		wire_crc_level_set(l);
+		body();
+	}
+	wire_crc_level_set(top);
+}
+
 /* ------------------------------------------------------------------------ */
 /* CRC-32                                                                    */
 /* ------------------------------------------------------------------------ */
@@ -228,6 +244,7 @@ static const struct {
 } impls[] = {
 	{"uroce_crc32", uroce_crc32},
 	{"slice8", wire_crc32_slice8},
+	{"clmul", wire_crc32_clmul},
 	{"reference", ref_crc32_v},
 };
 
@@ -262,16 +279,17 @@ Test(crc32, impl_name)
 	const char *n = uroce_crc32_impl();
 
 	cr_assert_not_null(n);
-	cr_assert(strcmp(n, "isal") == 0 || strcmp(n, "slice8") == 0, "impl \"%s\"", n);
+	cr_assert(strcmp(n, "isal") == 0 || strcmp(n, "clmul") == 0 || strcmp(n, "slice8") == 0,
+		  "impl \"%s\"", n);
 }
 
-/* Expect: ISA-L (if used), slice-by-8 and the reference agree on every length
+/* Expect: ISA-L (if used), slice-by-8, the carry-less CRC and the reference agree on every length
  * 0..9000 at every alignment, and chain from the same seeds. */
 Test(crc32, impls_agree_on_lengths)
 {
 	enum { N = 9000 };
 	uint8_t *buf = malloc(N + 8);
-	uint32_t a, b, r, seed;
+	uint32_t a, b, c, r, seed;
 	size_t len, off;
 
 	cr_assert_not_null(buf);
@@ -280,7 +298,9 @@ Test(crc32, impls_agree_on_lengths)
 		off = len & 7;
 		a = uroce_crc32(0, buf + off, len);
 		b = wire_crc32_slice8(0, buf + off, len);
+		c = wire_crc32_clmul(0, buf + off, len);
 		CHECK(a == b, "len %zu off %zu: uroce_crc32 0x%08x slice8 0x%08x", len, off, a, b);
+		CHECK(c == b, "len %zu off %zu: clmul 0x%08x slice8 0x%08x", len, off, c, b);
 		/* The bit-at-a-time reference on all short lengths and a sample of long ones. */
 		if (len <= 1100 || len % 97 == 0) {
 			r = ref_crc32(0, buf + off, len);
@@ -291,9 +311,10 @@ Test(crc32, impls_agree_on_lengths)
 			seed = (uint32_t)rng();
 			a = uroce_crc32(seed, buf + off, len);
 			b = wire_crc32_slice8(seed, buf + off, len);
+			c = wire_crc32_clmul(seed, buf + off, len);
 			r = ref_crc32(seed, buf + off, len);
-			CHECK(a == b && b == r, "seed 0x%08x len %zu: %08x %08x %08x", seed, len,
-			      a, b, r);
+			CHECK(a == b && b == r && c == r, "seed 0x%08x len %zu: %08x %08x %08x %08x",
+			      seed, len, a, b, c, r);
 		}
 	}
 	free(buf);
@@ -350,7 +371,8 @@ static const struct {
 /* Expect: every RoCEv2 frame Linux rxe sent verifies, uroce_icrc_compute()
  * equals the 4 bytes rxe put on the wire (read little-endian) and the
  * definition-level reference, and uroce_icrc_fill() writes the same bytes. */
-Test(icrc, rxe_golden_pcaps)
+static void
+rxe_golden_pcaps(void)
 {
 	static uint8_t frame[FRAME_MAX];
 	unsigned int total = 0;
@@ -395,12 +417,18 @@ Test(icrc, rxe_golden_pcaps)
 	cr_assert_eq(total, 4026u);
 }
 
+Test(icrc, rxe_golden_pcaps)
+{
+	each_crc_path(rxe_golden_pcaps);
+}
+
 /*
  * Linux rxe over IPv6 (link-local GIDs, perftest -x 0), with traffic class 0
  * and 185 (DSCP 46, ECN 1): see test/vectors/README.md for how they were made.
  * Expect: every RoCEv2 frame verifies, byte for byte, against rxe's ICRC.
  */
-Test(icrc, rxe_ipv6_pcaps)
+static void
+rxe_ipv6_pcaps(void)
 {
 	static const struct {
 		const char *file;
@@ -447,6 +475,11 @@ Test(icrc, rxe_ipv6_pcaps)
 	}
 	/* Expect: the masked traffic class really was non-zero on the wire. */
 	cr_assert_eq(tclass_set, 100u);
+}
+
+Test(icrc, rxe_ipv6_pcaps)
+{
+	each_crc_path(rxe_ipv6_pcaps);
 }
 
 /* Expect: any further capture dropped into test/vectors/rxe verifies too. */
@@ -713,7 +746,8 @@ Test(icrc, bitflip_ipv6_vlan_options)
 /* Expect: arbitrary values in every masked field at once leave the ICRC as
  * it was (a router rewriting TTL, DSCP/ECN, flow label and checksums, a
  * switch setting FECN/BECN). */
-Test(icrc, masked_fields_any_value)
+static void
+masked_fields_any_value(void)
 {
 	static uint8_t frame[FRAME_MAX];
 	static const char *const names[] = {"rc-send-only-256", "v6-rc-send-only-1024",
@@ -740,6 +774,11 @@ Test(icrc, masked_fields_any_value)
 	}
 }
 
+Test(icrc, masked_fields_any_value)
+{
+	each_crc_path(masked_fields_any_value);
+}
+
 /*
  * Expect: the ICRC of a packet of every length, IPv4 and IPv6, is the
  * reference, whether icrc.c hashes it in one pass (small packets, copied
@@ -747,7 +786,8 @@ Test(icrc, masked_fields_any_value)
  * the payload split at any point into a separate tail and 0 to 3 zero pad
  * bytes, gives the ICRC of the same packet laid out in one buffer.
  */
-Test(icrc, every_length_and_split)
+static void
+every_length_and_split(void)
 {
 	static uint8_t frame[FRAME_MAX], flat[FRAME_MAX], tail[FRAME_MAX];
 	static const char *const names[] = {"rc-write-first-4096", "v6-rc-send-only-1024"};
@@ -782,6 +822,11 @@ Test(icrc, every_length_and_split)
 		}
 		cr_assert_gt(n, 400, "%s: only %u payload bytes", names[f], n);
 	}
+}
+
+Test(icrc, every_length_and_split)
+{
+	each_crc_path(every_length_and_split);
 }
 
 /* ------------------------------------------------------------------------ */
