@@ -160,7 +160,7 @@ sq_check(struct uroce_eng_qp *qp, struct swqe *w)
 	/* Keep one message within a quarter of the PSN space, so modular PSN
 	 * comparisons over it stay unambiguous (IBA 9.7.1: 2^23 window). This
 	 * only bites 2 GB messages at a 256-byte path MTU. */
-	if (t != UROCE_QPT_UD && uroce_num_pkts(total, qp->mtu) > (1u << 22))
+	if (t != UROCE_QPT_UD && total > ((uint64_t)qp->mtu << 22))
 		return -EMSGSIZE;
 	w->length = (uint32_t)total;
 	return 0;

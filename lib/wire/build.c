@@ -84,14 +84,6 @@ uroce_hdr_build(uint8_t *buf, uint32_t cap, const struct uroce_bth_fields *bth,
 	return oi->hdr_len;
 }
 
-uint32_t
-uroce_encap_len(const struct uroce_encap *e)
-{
-	uint32_t l3 = e->family == UROCE_IP_V6 ? UROCE_IPV6_LEN : UROCE_IPV4_LEN;
-
-	return UROCE_ETH_LEN + (e->has_vlan ? UROCE_VLAN_LEN : 0) + l3 + UROCE_UDP_LEN;
-}
-
 /*
  * The IPv4 header checksum of the header uroce_encap_build() writes for @p e,
  * from the values rather than from the bytes just stored: a wide load of

@@ -78,6 +78,7 @@ static uint8_t icrc_zmm_or[2][256] __attribute__((aligned(64)));
 static __m512i zmm_fold_k[2];   /* 512 bits ahead; the last 384, 256, 128 */
 static int level_max;
 static int level;
+static bool ready; /* clmul_init() has run: wire_crc_level() needs no pthread_once() */
 
 /* x^n mod P, as a 64-bit half (coefficient of x^i in bit 63 - i). */
 static uint64_t
@@ -111,6 +112,7 @@ clmul_init(void)
 	unsigned int i, d;
 
 	wire_crc_tab_init(); /* crc_reduce()'s last step */
+	__builtin_cpu_init(); /* in case this runs before the constructors */
 	level_max = WIRE_CRC_TABLE;
 	if (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1"))
 		level_max = WIRE_CRC_CLMUL;
@@ -163,6 +165,7 @@ clmul_init(void)
 		memcpy(icrc_zmm_or[i] + 64, icrc_mask[i], sizeof(icrc_mask[i]));
 		memset(icrc_zmm_or[i] + 64 + 4, 0xFF, 4);
 	}
+	__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
 }
 
 static pthread_once_t clmul_once = PTHREAD_ONCE_INIT;
@@ -332,7 +335,9 @@ icrc_zmm(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 int
 wire_crc_level(void)
 {
-	pthread_once(&clmul_once, clmul_init);
+	/* Asked for every packet: a flag, then pthread_once() only at first. */
+	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE))
+		pthread_once(&clmul_once, clmul_init);
 	return level;
 }
 
