@@ -298,11 +298,12 @@ zero_front(uint8_t *buf, uint32_t n)
  * CRC of the pseudo packet, or false if the headers are not all there. The
  * IP header's own idea of the length is not used: @p l3_len is what the
  * caller (uroce_frame_parse()) validated. @p tail (zero-copy: the payload
- * where it lies) continues the packet after @p l3.
+ * where it lies) continues the packet after @p l3. @p built: the headers
+ * were just written (a packet being sent), see wire_icrc_clmul().
  */
 static bool
 icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
-	  uint32_t zeros, enum uroce_ip_family family, uint32_t *out)
+	  uint32_t zeros, enum uroce_ip_family family, bool built, uint32_t *out)
 {
 	static const uint8_t zero[4];
 	uint8_t buf[ONE_PASS_LEN] __attribute__((aligned(64)));
@@ -322,10 +323,10 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 		 * packet has only its headers folded there: ISA-L is faster
 		 * over a long body. */
 		if (tail_len == 0 && zeros == 0 && total <= CLMUL_WHOLE_MAX) {
-			*out = wire_icrc_clmul(l3, l3_len, family);
+			*out = wire_icrc_clmul(l3, l3_len, family, built);
 			return true;
 		}
-		crc = wire_icrc_clmul(l3, hdrs, family);
+		crc = wire_icrc_clmul(l3, hdrs, family, built);
 		goto rest;
 	}
 	if (total <= ONE_PASS_LEN) {
@@ -369,7 +370,7 @@ uroce_icrc_compute(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family fami
 {
 	uint32_t crc;
 
-	if (!icrc_calc(l3, l3_len, NULL, 0, 0, family, &crc))
+	if (!icrc_calc(l3, l3_len, NULL, 0, 0, family, true, &crc))
 		return 0;
 	return crc;
 }
@@ -380,7 +381,7 @@ uroce_icrc_compute2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uin
 {
 	uint32_t crc;
 
-	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, &crc))
+	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, true, &crc))
 		return 0;
 	return crc;
 }
@@ -411,7 +412,7 @@ uroce_icrc_check2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint3
 {
 	uint32_t crc;
 
-	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, &crc))
+	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, false, &crc))
 		return false;
 	return crc == ((uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) |
 		       ((uint32_t)icrc[2] << 16) | ((uint32_t)icrc[3] << 24));

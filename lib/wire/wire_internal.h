@@ -65,9 +65,11 @@ uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
  * The ICRC of the pseudo packet of the IP header at @p l3 (IPv4 without
  * options, or IPv6) through @p len bytes, read in place: the masked headers
  * are built in registers. Only when wire_crc_level() >= WIRE_CRC_CLMUL; @p
- * len covers at least the IP, UDP and BTH headers.
+ * len covers at least the IP, UDP and BTH headers. @p built: the packet's
+ * headers were just written (it is being sent), which picks narrower loads.
  */
-uint32_t wire_icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family);
+uint32_t wire_icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family,
+			 bool built);
 
 /** Pseudo packets (8 + len bytes) up to this size are faster folded whole by
  * wire_icrc_clmul() than by ISA-L. */

@@ -808,6 +808,14 @@ every_length_and_split(void)
 			want = ref_icrc(l3, &cut);
 			CHECK(uroce_icrc_compute(l3, cut.l3_len, cut.fam) == want,
 			      "%s cut to %u payload bytes", names[f], n);
+			/* The receiver's road (a packet not just built) agrees. */
+			memcpy(flat, l3, cut.l3_len);
+			flat[cut.l3_len] = (uint8_t)want;
+			flat[cut.l3_len + 1] = (uint8_t)(want >> 8);
+			flat[cut.l3_len + 2] = (uint8_t)(want >> 16);
+			flat[cut.l3_len + 3] = (uint8_t)(want >> 24);
+			CHECK(uroce_icrc_check(flat, cut.l3_len, cut.fam),
+			      "%s cut to %u payload bytes: check", names[f], n);
 			for (z = 0; z <= 3; z++) {
 				memcpy(flat, l3, cut.l3_len);
 				memset(flat + cut.l3_len, 0, z);
