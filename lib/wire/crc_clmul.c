@@ -402,6 +402,12 @@ wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 }
 
 uint32_t
+wire_icrc_clmul_max(void)
+{
+	return 0;
+}
+
+uint32_t
 wire_icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family, bool built)
 {
 	(void)l3;
