@@ -65,16 +65,15 @@ static const uint8_t shuf_tab[48] = {
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 	0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
 };
-/* OR masks of the ICRC's variant fields in the pseudo packet's first four
- * blocks (8 bytes of ones, then the IP header at byte 8). */
-static __m128i icrc_mask[2][4];
 /*
- * For icrc_zmm(): 64 zero bytes, then the pseudo packet's constant part (the
- * LRH's ones, their first four XORed with the CRC's initial all ones) and
- * the masks above, then zeros. A packet read with z zeros in front takes its
- * constants from byte 64 - z on.
+ * What the pseudo packet ORs into a packet, per family (IPv4, IPv6): 64 zero
+ * bytes, then 8 bytes of ones for the LRH (the first four XORed with the
+ * CRC register's initial ones, so zero) and the ones of the variant fields
+ * of the IP, UDP and BTH headers behind them, then zeros. icrc_clmul() takes
+ * its four header blocks from byte 64; icrc_zmm(), reading a packet with z
+ * zeros in front, from byte 64 - z.
  */
-static uint8_t icrc_zmm_or[2][256] __attribute__((aligned(64)));
+static uint8_t icrc_or[2][256] __attribute__((aligned(64)));
 static __m512i zmm_fold_k[2];   /* 512 bits ahead; the last 384, 256, 128 */
 static int level_max;
 static int level;
@@ -94,16 +93,6 @@ xpow_mod(unsigned int n)
 		if (r & (1u << i))
 			out |= 1ull << (63 - i);
 	return out;
-}
-
-static void
-mask_set(__m128i *m, unsigned int off, uint8_t bits)
-{
-	uint8_t b[64];
-
-	memcpy(b, m, sizeof(b));
-	b[off] |= bits;
-	memcpy(m, b, sizeof(b));
 }
 
 static void
@@ -143,27 +132,17 @@ clmul_init(void)
 		memcpy(&zmm_fold_k[1], k, sizeof(k));
 	}
 
-	/* Byte 8 + i of the pseudo packet is byte i of the IP header. */
-	memset(icrc_mask, 0, sizeof(icrc_mask));
-	mask_set(icrc_mask[0], 8 + 1, 0xFF);            /* IPv4 type of service */
-	mask_set(icrc_mask[0], 8 + 8, 0xFF);            /* time to live */
-	mask_set(icrc_mask[0], 8 + 10, 0xFF);           /* header checksum */
-	mask_set(icrc_mask[0], 8 + 11, 0xFF);
-	mask_set(icrc_mask[0], 8 + 20 + 6, 0xFF);       /* UDP checksum */
-	mask_set(icrc_mask[0], 8 + 20 + 7, 0xFF);
-	mask_set(icrc_mask[0], 8 + 28 + 4, 0xFF);       /* BTH: FECN, BECN, resv6 */
-	mask_set(icrc_mask[1], 8 + 0, 0x0F);            /* IPv6 traffic class */
-	mask_set(icrc_mask[1], 8 + 1, 0xFF);            /* ... and flow label */
-	mask_set(icrc_mask[1], 8 + 2, 0xFF);
-	mask_set(icrc_mask[1], 8 + 3, 0xFF);
-	mask_set(icrc_mask[1], 8 + 7, 0xFF);            /* hop limit */
-	mask_set(icrc_mask[1], 8 + 40 + 6, 0xFF);       /* UDP checksum */
-	mask_set(icrc_mask[1], 8 + 40 + 7, 0xFF);
-	mask_set(icrc_mask[1], 8 + 48 + 4, 0xFF);       /* BTH: FECN, BECN, resv6 */
+	/* The pseudo header of an all-zero packet: the fields icrc.c masks,
+	 * so that both roads mask the same ones. */
 	for (i = 0; i < 2; i++) {
-		memset(icrc_zmm_or[i], 0, sizeof(icrc_zmm_or[i]));
-		memcpy(icrc_zmm_or[i] + 64, icrc_mask[i], sizeof(icrc_mask[i]));
-		memset(icrc_zmm_or[i] + 64 + 4, 0xFF, 4);
+		static const uint8_t zero_hdrs[UROCE_IPV6_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN];
+		enum uroce_ip_family f = i == 0 ? UROCE_IP_V4 : UROCE_IP_V6;
+
+		memset(icrc_or[i], 0, sizeof(icrc_or[i]));
+		wire_icrc_pseudo_hdr(icrc_or[i] + 64, zero_hdrs,
+				     (f == UROCE_IP_V4 ? UROCE_IPV4_LEN : UROCE_IPV6_LEN) +
+				     UROCE_UDP_LEN + UROCE_BTH_LEN, f);
+		memset(icrc_or[i] + 64, 0, 4);
 	}
 	__atomic_store_n(&ready, true, __ATOMIC_RELEASE);
 }
@@ -273,14 +252,13 @@ crc32_clmul(uint32_t crc, const void *buf, size_t len)
 static CLMUL_TARGET uint32_t
 icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 {
-	const __m128i *m = icrc_mask[family == UROCE_IP_V6];
+	const __m128i *m = (const __m128i *)(const void *)(icrc_or[family == UROCE_IP_V6] + 64);
 	__m128i first;
 
-	/* Eight bytes of ones, XORed with the register's initial all ones,
-	 * then the first eight of the IP header. The rest of the stream is
-	 * l3 from byte 8 on, which is where p + 16 points with p = l3 - 8. */
-	first = _mm_set_epi64x(0, (long long)0xFFFFFFFF00000000ull);
-	first = _mm_or_si128(first, _mm_slli_si128(_mm_loadl_epi64((const __m128i *)(const void *)l3), 8));
+	/* The LRH's bytes from the constants, then the first eight of the IP
+	 * header. The rest of the stream is l3 from byte 8 on, which is where
+	 * p + 16 points with p = l3 - 8. */
+	first = _mm_slli_si128(_mm_loadl_epi64((const __m128i *)(const void *)l3), 8);
 	first = _mm_or_si128(first, m[0]);
 	return ~crc_stream(first, l3 - 8, (size_t)len + 8, m + 1);
 }
@@ -299,7 +277,7 @@ icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 static ZMM_TARGET uint32_t
 icrc_zmm(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 {
-	const uint8_t *or = icrc_zmm_or[family == UROCE_IP_V6];
+	const uint8_t *or = icrc_or[family == UROCE_IP_V6];
 	uint32_t total = len + 8, z = (64 - total % 64) % 64, nb = (total + z) / 64, c;
 	/* Block c starts at l3 + 64 c - z - 8; its first z + 8 - 64 c bytes are
 	 * not l3's: the loads leave them out. (A load with nothing in its mask

@@ -163,8 +163,6 @@ uroce_crc32_impl(void)
 #else
 #define CLMUL_WHOLE_MAX UINT64_MAX
 #endif
-/* The masked headers of any packet fit (icrc_calc()'s multi-call path). */
-_Static_assert(ONE_PASS_LEN >= PSEUDO_MAX, "the pseudo header buffer holds every header");
 
 /*
  * ISA-L's fast CRC (crc32_gzip_refl_by16_10) folds whole 256-byte blocks;
@@ -238,12 +236,8 @@ icrc_hdrs_len(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
 	return l3_len < hdrs ? 0 : hdrs;
 }
 
-/*
- * Write 8 bytes of ones and then the @p hdrs bytes of IP, UDP and BTH
- * headers of @p l3 to @p ps, with every variant field set to ones.
- */
-static void
-icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs, enum uroce_ip_family family)
+void
+wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs, enum uroce_ip_family family)
 {
 	uint8_t *ip = ps + LRH_ONES_LEN;
 	uint32_t ip_len = hdrs - UROCE_UDP_LEN - UROCE_BTH_LEN;
@@ -295,6 +289,38 @@ zero_front(uint8_t *buf, uint32_t n)
 }
 
 /*
+ * CRC of a pseudo packet of @p total bytes (at most ONE_PASS_LEN) built whole
+ * in one buffer: the masked headers, the rest of @p l3, @p tail and @p zeros
+ * zero bytes. One CRC call, over one whole block where that is the cheaper.
+ */
+static uint32_t
+icrc_one_block(const uint8_t *l3, uint32_t hdrs, uint32_t rest, const uint8_t *tail,
+	       uint32_t tail_len, uint32_t zeros, enum uroce_ip_family family, uint32_t total)
+{
+	uint8_t buf[ONE_PASS_LEN] __attribute__((aligned(64)));
+	uint32_t start = 0, seed = 0; /* zero_seed[0]: no zeros in front */
+	uint8_t *p;
+
+	if (total >= PAD_MIN) {
+		/* One whole block: zeros, then the packet at its end. */
+		start = ONE_PASS_LEN - total;
+		zero_front(buf, start);
+		pthread_once(&zero_seed_once, zero_seed_init);
+		seed = zero_seed[start];
+	}
+	p = buf + start;
+	wire_icrc_pseudo_hdr(p, l3, hdrs, family);
+	p += LRH_ONES_LEN + hdrs;
+	memcpy(p, l3 + hdrs, rest);
+	p += rest;
+	if (tail_len > 0)
+		memcpy(p, tail, tail_len);
+	p += tail_len;
+	memset(p, 0, zeros);
+	return uroce_crc32(seed, buf, (size_t)start + total);
+}
+
+/*
  * CRC of the pseudo packet, or false if the headers are not all there. The
  * IP header's own idea of the length is not used: @p l3_len is what the
  * caller (uroce_frame_parse()) validated. @p tail (zero-copy: the payload
@@ -306,10 +332,9 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	  uint32_t zeros, enum uroce_ip_family family, bool built, uint32_t *out)
 {
 	static const uint8_t zero[4];
-	uint8_t buf[ONE_PASS_LEN] __attribute__((aligned(64)));
-	uint32_t hdrs, crc, rest, start, seed;
+	uint8_t ps[PSEUDO_MAX];
+	uint32_t hdrs, crc, rest;
 	uint64_t total;
-	uint8_t *p;
 
 	hdrs = icrc_hdrs_len(l3, l3_len, family);
 	if (hdrs == 0)
@@ -327,35 +352,14 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 			return true;
 		}
 		crc = wire_icrc_clmul(l3, hdrs, family, built);
-		goto rest;
-	}
-	if (total <= ONE_PASS_LEN) {
-		start = 0;
-		if (total >= PAD_MIN) {
-			/* One whole block: zeros, then the packet at its end. */
-			start = (uint32_t)(ONE_PASS_LEN - total);
-			zero_front(buf, start);
-		}
-		p = buf + start;
-		icrc_pseudo_hdr(p, l3, hdrs, family);
-		p += LRH_ONES_LEN + hdrs;
-		memcpy(p, l3 + hdrs, rest);
-		p += rest;
-		if (tail_len > 0)
-			memcpy(p, tail, tail_len);
-		p += tail_len;
-		memset(p, 0, zeros);
-		seed = 0; /* zero_seed[0]: no zeros in front */
-		if (start != 0) {
-			pthread_once(&zero_seed_once, zero_seed_init);
-			seed = zero_seed[start];
-		}
-		*out = uroce_crc32(seed, buf, (size_t)(start + total));
+	} else if (total <= ONE_PASS_LEN) {
+		*out = icrc_one_block(l3, hdrs, rest, tail, tail_len, zeros, family,
+				      (uint32_t)total);
 		return true;
+	} else {
+		wire_icrc_pseudo_hdr(ps, l3, hdrs, family);
+		crc = uroce_crc32(0, ps, LRH_ONES_LEN + hdrs);
 	}
-	icrc_pseudo_hdr(buf, l3, hdrs, family);
-	crc = uroce_crc32(0, buf, LRH_ONES_LEN + hdrs);
-rest:
 	crc = uroce_crc32(crc, l3 + hdrs, rest);
 	if (tail_len > 0)
 		crc = uroce_crc32(crc, tail, tail_len);

@@ -44,6 +44,15 @@ extern uint32_t wire_crc_tab[8][256];
 void wire_crc_tab_init(void);
 
 /**
+ * Write 8 bytes of ones and then the @p hdrs bytes of IP, UDP and BTH
+ * headers of @p l3 to @p ps, with every variant field set to ones (IBA
+ * A17.4.1): the ICRC's masked headers, for icrc.c's buffer and for
+ * crc_clmul.c's constants.
+ */
+void wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs,
+			  enum uroce_ip_family family);
+
+/**
  * Which CRC code the ICRC uses (crc_clmul.c): the tables and ISA-L, or
  * carry-less multiplication with SSE (PCLMULQDQ and SSE4.1), or also 512-bit
  * folds (AVX-512BW/VL and VPCLMULQDQ). wire_crc_level() is the best the CPU

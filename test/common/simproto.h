@@ -127,9 +127,11 @@ post_recv_buf(struct proto *p, int side, uint32_t off, uint32_t len, uint64_t id
 	cr_assert_eq(uroce_eng_post_recv(p->s[side].qp, &wr, NULL), 0);
 }
 
-static inline void
-post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
-	uint64_t id, unsigned int flags)
+/* Post one WR from side 0's buffer to side 1's on @p qp, with exactly
+ * @p flags; the post's return code. */
+static inline int
+post_wr_qp(struct proto *p, struct uroce_eng_qp *qp, enum uroce_wr_opcode op, uint32_t loff,
+	   uint32_t len, uint32_t roff, uint64_t id, unsigned int flags)
 {
 	struct uroce_wr_sge sge = { IOVA(0) + loff, len, uroce_eng_mr_lkey(p->mr[0]) };
 	struct uroce_eng_send_wr wr;
@@ -139,7 +141,7 @@ post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, u
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = op;
-	wr.send_flags = flags | UROCE_SEND_SIGNALED;
+	wr.send_flags = flags;
 	if (op == UROCE_WR_ATOMIC_FETCH_AND_ADD || op == UROCE_WR_ATOMIC_CMP_AND_SWP) {
 		wr.wr.atomic.remote_addr = IOVA(1) + roff;
 		wr.wr.atomic.rkey = uroce_eng_mr_rkey(p->mr[1]);
@@ -148,7 +150,16 @@ post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, u
 		wr.wr.rdma.remote_addr = IOVA(1) + roff;
 		wr.wr.rdma.rkey = uroce_eng_mr_rkey(p->mr[1]);
 	}
-	cr_assert_eq(uroce_eng_post_send(p->s[0].qp, &wr, NULL), 0);
+	return uroce_eng_post_send(qp, &wr, NULL);
+}
+
+/* A signaled WR on side 0's QP, which must be taken. */
+static inline void
+post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, uint32_t roff,
+	uint64_t id, unsigned int flags)
+{
+	cr_assert_eq(post_wr_qp(p, p->s[0].qp, op, loff, len, roff, id,
+				flags | UROCE_SEND_SIGNALED), 0);
 }
 
 #endif

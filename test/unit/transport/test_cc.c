@@ -700,18 +700,8 @@ Test(cc, pacing_parks_the_requester)
 	cr_assert_eq(sim_connect(p.sw, s2[0].qp, s2[1].qp, &o), 0);
 	for (i = 0; i < 10; i++)
 		post_wr(&p, UROCE_WR_RDMA_WRITE, 0, 1024, 0, (uint64_t)i, 0);
-	for (i = 0; i < 20; i++) {
-		struct uroce_wr_sge sge = { IOVA(0), 1024, uroce_eng_mr_lkey(p.mr[0]) };
-		struct uroce_eng_send_wr wr;
-
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-		wr.opcode = UROCE_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = IOVA(1);
-		wr.wr.rdma.rkey = uroce_eng_mr_rkey(p.mr[1]);
-		cr_assert_eq(uroce_eng_post_send(s2[0].qp, &wr, NULL), 0);
-	}
+	for (i = 0; i < 20; i++)
+		cr_assert_eq(post_wr_qp(&p, s2[0].qp, UROCE_WR_RDMA_WRITE, 0, 1024, 0, 0, 0), 0);
 	flush(&p, 0);
 	/* Expect: the other QP's 20 and one of the limited QP's. */
 	cr_assert_eq(ntx(&p, 0), 21);

@@ -73,26 +73,16 @@ Test(req, segmentation_every_mtu_and_size)
 Test(req, message_spans_at_most_2_22_psns)
 {
 	struct sim_qp_opts o = { .mtu = UROCE_MTU_256 };
-	struct uroce_eng_send_wr wr;
-	struct uroce_wr_sge sge;
 	struct proto p;
 	int rc;
 
 	proto_init(&p, &o);
 	cr_assert_eq(p.mtu, 256);
-	sge = (struct uroce_wr_sge){ IOVA(0), (1u << 30) + 1, uroce_eng_mr_lkey(p.mr[0]) };
-	memset(&wr, 0, sizeof(wr));
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.opcode = UROCE_WR_RDMA_WRITE;
-	wr.wr.rdma.remote_addr = IOVA(1);
-	wr.wr.rdma.rkey = uroce_eng_mr_rkey(p.mr[1]);
 	/* Expect: 2^22 * 256 + 1 bytes would take 2^22 + 1 PSNs. */
-	rc = uroce_eng_post_send(p.s[0].qp, &wr, NULL);
+	rc = post_wr_qp(&p, p.s[0].qp, UROCE_WR_RDMA_WRITE, 0, (1u << 30) + 1, 0, 0, 0);
 	cr_expect_eq(rc, -EINVAL, "1 GiB + 1: %d", rc);
 	/* Expect: 2^22 * 256 bytes is accepted. */
-	sge.length = 1u << 30;
-	rc = uroce_eng_post_send(p.s[0].qp, &wr, NULL);
+	rc = post_wr_qp(&p, p.s[0].qp, UROCE_WR_RDMA_WRITE, 0, 1u << 30, 0, 0, 0);
 	cr_expect_eq(rc, 0, "1 GiB: %d", rc);
 	proto_fini(&p);
 }
