@@ -1489,7 +1489,7 @@ loop_deliver(struct dworker *w)
 		 * as uroce_parse_split() needs. */
 		if (f->tail != NULL)
 			err = uroce_parse_split(f->frame, f->len, f->tail, f->tail_len,
-						f->frame + f->len, &fr, &p);
+						f->frame + f->len, false, &fr, &p);
 		else
 			err = uroce_parse(f->frame, f->len, &fr, &p);
 		if (err == UROCE_WIRE_OK) {

@@ -74,7 +74,7 @@ static const uint8_t shuf_tab[48] = {
  * zeros in front, from byte 64 - z.
  */
 static uint8_t icrc_or[2][256] __attribute__((aligned(64)));
-static __m512i zmm_fold_k[2];   /* 512 bits ahead; the last 384, 256, 128 */
+static __m512i zmm_fold_k[3];   /* 512 bits ahead; the last 384, 256, 128; 2048 ahead */
 static int level_max;
 static int level;
 static bool ready; /* clmul_init() has run: wire_crc_level() needs no pthread_once() */
@@ -130,6 +130,11 @@ clmul_init(void)
 		}
 		k[6] = k[7] = 0; /* the last lane is not moved */
 		memcpy(&zmm_fold_k[1], k, sizeof(k));
+		for (i = 0; i < 4; i++) {
+			k[2 * i] = xpow_mod(2048 + 63);
+			k[2 * i + 1] = xpow_mod(2048 - 1);
+		}
+		memcpy(&zmm_fold_k[2], k, sizeof(k));
 	}
 
 	/* The pseudo header of an all-zero packet: the fields icrc.c masks,
@@ -311,6 +316,80 @@ icrc_zmm(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 	return ~crc_reduce(q);
 }
 
+/* x * x^D + b for the 512-bit state x: every lane moved D bits ahead by k. */
+static inline ZMM_TARGET __m512i
+fold512(__m512i x, __m512i k, __m512i b)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+					 _mm512_clmulepi64_epi128(x, k, 0x11), b, 0x96);
+}
+
+/*
+ * Copy @p len (>= 256) bytes and fold them on the way, continuing @p crc:
+ * each 64-byte block is loaded once, stored, and folded from the same
+ * register. Four chains 256 bytes apart keep the multiplier busy; the
+ * stores ride along in the time the folds take (doc/benchmarks.md).
+ */
+static ZMM_TARGET uint32_t
+crc32_copy_zmm(uint32_t crc, uint8_t *dst, const uint8_t *src, size_t len)
+{
+	__m512i x0, x1, x2, x3, b0, b1, b2, b3;
+	size_t off;
+	__m256i y;
+	__m128i q;
+
+	x0 = _mm512_loadu_si512(src);
+	x1 = _mm512_loadu_si512(src + 64);
+	x2 = _mm512_loadu_si512(src + 128);
+	x3 = _mm512_loadu_si512(src + 192);
+	_mm512_storeu_si512(dst, x0);
+	_mm512_storeu_si512(dst + 64, x1);
+	_mm512_storeu_si512(dst + 128, x2);
+	_mm512_storeu_si512(dst + 192, x3);
+	/* The register starts at ~crc: XOR it into the first four bytes. */
+	x0 = _mm512_xor_si512(x0, _mm512_castsi128_si512(_mm_cvtsi32_si128((int)~crc)));
+	for (off = 256; off + 256 <= len; off += 256) {
+		b0 = _mm512_loadu_si512(src + off);
+		b1 = _mm512_loadu_si512(src + off + 64);
+		b2 = _mm512_loadu_si512(src + off + 128);
+		b3 = _mm512_loadu_si512(src + off + 192);
+		_mm512_storeu_si512(dst + off, b0);
+		_mm512_storeu_si512(dst + off + 64, b1);
+		_mm512_storeu_si512(dst + off + 128, b2);
+		_mm512_storeu_si512(dst + off + 192, b3);
+		x0 = fold512(x0, zmm_fold_k[2], b0);
+		x1 = fold512(x1, zmm_fold_k[2], b1);
+		x2 = fold512(x2, zmm_fold_k[2], b2);
+		x3 = fold512(x3, zmm_fold_k[2], b3);
+	}
+	x0 = fold512(x0, zmm_fold_k[0], x1);
+	x0 = fold512(x0, zmm_fold_k[0], x2);
+	x0 = fold512(x0, zmm_fold_k[0], x3);
+	for (; off + 64 <= len; off += 64) {
+		b0 = _mm512_loadu_si512(src + off);
+		_mm512_storeu_si512(dst + off, b0);
+		x0 = fold512(x0, zmm_fold_k[0], b0);
+	}
+	/* Lanes 0..2 moved to the end of lane 3, then the four added. */
+	b0 = _mm512_xor_si512(_mm512_clmulepi64_epi128(x0, zmm_fold_k[1], 0x00),
+			      _mm512_clmulepi64_epi128(x0, zmm_fold_k[1], 0x11));
+	x0 = _mm512_mask_blend_epi64(0xC0, b0, x0);
+	y = _mm256_xor_si256(_mm512_castsi512_si256(x0), _mm512_extracti64x4_epi64(x0, 1));
+	q = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	for (; off + 16 <= len; off += 16) {
+		__m128i blk = _mm_loadu_si128((const __m128i *)(const void *)(src + off));
+
+		_mm_storeu_si128((__m128i *)(void *)(dst + off), blk);
+		q = _mm_xor_si128(fold(q, fold_k[0]), blk);
+	}
+	if (off < len) {
+		memcpy(dst + off, src + off, len - off);
+		q = crc_last(q, _mm_loadu_si128((const __m128i *)(const void *)(src + len - 16)),
+			     len - off);
+	}
+	return ~crc_reduce(q);
+}
+
 int
 wire_crc_level(void)
 {
@@ -337,6 +416,15 @@ wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 	if (len < 16 || wire_crc_level() < WIRE_CRC_CLMUL)
 		return wire_crc32_slice8(crc, buf, len);
 	return crc32_clmul(crc, buf, len);
+}
+
+uint32_t
+uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	if (len >= 256 && wire_crc_level() == WIRE_CRC_ZMM)
+		return crc32_copy_zmm(crc, dst, src, len);
+	memcpy(dst, src, len);
+	return uroce_crc32(crc, dst, len);
 }
 
 uint32_t
@@ -377,6 +465,13 @@ uint32_t
 wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 {
 	return wire_crc32_slice8(crc, buf, len);
+}
+
+uint32_t
+uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+	return uroce_crc32(crc, dst, len);
 }
 
 uint32_t

@@ -369,6 +369,28 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	return true;
 }
 
+bool
+wire_icrc_head(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family, uint32_t *crc)
+{
+	return icrc_calc(l3, l3_len, NULL, 0, 0, family, false, crc);
+}
+
+bool
+uroce_pkt_icrc_end(const struct uroce_pkt *p, uint32_t crc)
+{
+	static const uint8_t zero[3];
+
+	if (p->padcnt > 0)
+		crc = uroce_crc32(crc, zero, p->padcnt);
+	return crc == p->icrc_want;
+}
+
+bool
+uroce_pkt_icrc_late(const struct uroce_pkt *p)
+{
+	return uroce_pkt_icrc_end(p, uroce_crc32(p->icrc_seed, p->payload, p->paylen));
+}
+
 uint32_t
 uroce_icrc_compute(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family)
 {

@@ -227,6 +227,7 @@ uroce_pkt_parse(const uint8_t *bth, uint32_t ib_len, struct uroce_pkt *p)
 	p->dqpn = uroce_bth_dqpn(bth);
 	p->opcode = uroce_bth_opcode(bth);
 	p->padcnt = pad;
+	p->icrc_late = false;
 	p->owner = NULL;
 	return UROCE_WIRE_OK;
 }
@@ -239,12 +240,33 @@ uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_frame *f, struct uroc
 	err = uroce_frame_parse(buf, len, f);
 	if (err != UROCE_WIRE_OK)
 		return err;
-	return uroce_parse_rest(buf, f, p);
+	return uroce_parse_rest(buf, f, false, p);
+}
+
+/*
+ * Leave the ICRC of the payload of @p p, which uroce_pkt_parse() accepted,
+ * to the receiver's copy (p->icrc_late) if its opcode and length allow it:
+ * its headers (@p hdrs bytes from @p l3) are folded here, @p icrc is what
+ * it carries. @return true if left; otherwise the caller checks it whole,
+ * first, so that a corrupted packet is BAD_ICRC (rx_icrc_errors) and not
+ * whatever its flipped bits look like.
+ */
+static bool
+icrc_leave_late(const uint8_t *l3, uint32_t hdrs, const uint8_t *icrc,
+		enum uroce_ip_family family, struct uroce_pkt *p)
+{
+	if (!(p->info->mask & UROCE_F_LATE_ICRC) || p->paylen < UROCE_LATE_ICRC_MIN ||
+	    !wire_icrc_head(l3, hdrs, family, &p->icrc_seed))
+		return false;
+	p->icrc_late = true;
+	p->icrc_want = (uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) | ((uint32_t)icrc[2] << 16) |
+		       ((uint32_t)icrc[3] << 24);
+	return true;
 }
 
 enum uroce_wire_err
 uroce_parse_split(const uint8_t *buf, uint32_t hdr_len, const uint8_t *payload, uint32_t paylen,
-		  const uint8_t *trailer, struct uroce_frame *f, struct uroce_pkt *p)
+		  const uint8_t *trailer, bool late, struct uroce_frame *f, struct uroce_pkt *p)
 {
 	uint32_t pad = uroce_pad(paylen), i;
 	enum uroce_wire_err err;
@@ -256,30 +278,41 @@ uroce_parse_split(const uint8_t *buf, uint32_t hdr_len, const uint8_t *payload, 
 		return err;
 	if (f->bth_off + UROCE_BTH_LEN > hdr_len)
 		return UROCE_WIRE_BAD_LENGTH;
-	/* IBA 9.2.4: the pad is zero; the ICRC below is computed over zeros. */
+	/* IBA 9.2.4: the pad is zero; the ICRC is computed over zeros. */
 	for (i = 0; i < pad; i++)
 		if (trailer[i] != 0)
 			return UROCE_WIRE_BAD_ICRC;
+	err = uroce_pkt_parse(buf + f->bth_off, f->ib_len, p);
+	/* The headers the opcode names end where the header piece does. */
+	if (err == UROCE_WIRE_OK && (p->payload != buf + hdr_len || p->paylen != paylen))
+		err = UROCE_WIRE_BAD_LENGTH;
+	p->payload = payload;
+	if (late && err == UROCE_WIRE_OK &&
+	    icrc_leave_late(buf + f->l3_off, hdr_len - f->l3_off, trailer + pad, f->family, p))
+		return UROCE_WIRE_OK;
 	if (!uroce_icrc_check2(buf + f->l3_off, hdr_len - f->l3_off, payload, paylen, pad,
 			       trailer + pad, f->family))
 		return UROCE_WIRE_BAD_ICRC;
-	err = uroce_pkt_parse(buf + f->bth_off, f->ib_len, p);
-	if (err != UROCE_WIRE_OK)
-		return err;
-	/* The headers the opcode names end where the header piece does. */
-	if (p->payload != buf + hdr_len || p->paylen != paylen)
-		return UROCE_WIRE_BAD_LENGTH;
-	p->payload = payload;
-	return UROCE_WIRE_OK;
+	return err;
 }
 
 enum uroce_wire_err
-uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f, struct uroce_pkt *p)
+uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f, bool late, struct uroce_pkt *p)
 {
-	/* ICRC before the transport headers: a corrupted packet is counted as
-	 * corrupted (rx_icrc_errors), not as whatever its flipped bits look like. */
-	if (!uroce_icrc_check(buf + f->l3_off, f->bth_off - f->l3_off + f->ib_len - UROCE_ICRC_LEN,
-			      f->family))
+	const uint8_t *l3 = buf + f->l3_off, *icrc = buf + f->bth_off + f->ib_len - UROCE_ICRC_LEN;
+	enum uroce_wire_err err = uroce_pkt_parse(buf + f->bth_off, f->ib_len, p);
+	uint32_t i;
+
+	if (late && err == UROCE_WIRE_OK) {
+		/* The late check adds the pad as zeros (IBA 9.2.4): a packet
+		 * whose pad is not is checked whole, over its own bytes. */
+		for (i = 0; i < p->padcnt; i++)
+			if (p->payload[p->paylen + i] != 0)
+				late = false;
+		if (late && icrc_leave_late(l3, (uint32_t)(p->payload - l3), icrc, f->family, p))
+			return UROCE_WIRE_OK;
+	}
+	if (!uroce_icrc_check(l3, (uint32_t)(icrc - l3), f->family))
 		return UROCE_WIRE_BAD_ICRC;
-	return uroce_pkt_parse(buf + f->bth_off, f->ib_len, p);
+	return err;
 }

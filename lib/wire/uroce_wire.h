@@ -148,6 +148,10 @@ enum uroce_op {
 #define UROCE_F_FLUSH      (1u << 21) /**< FLUSH request (IBA 1.5 A19) */
 #define UROCE_F_ATOMIC_WRITE (1u << 22) /**< ATOMIC WRITE request (IBA 1.5 A19) */
 #define UROCE_HDR_XRCETH   (1u << 23) /**< XRC SRQ number: every XRC request (IBA 1.2) */
+/** RC packet whose payload lands where the receiver's state puts it, not
+ * where the packet says (SEND and WRITE MIDDLE/LAST, READ responses): its
+ * ICRC may be checked as the payload is copied (see uroce_parse_split()). */
+#define UROCE_F_LATE_ICRC  (1u << 24)
 
 /** One entry of the opcode table: the single source of truth for layout. */
 struct uroce_opcode_info {
@@ -392,6 +396,12 @@ struct uroce_pkt {
 	uint32_t dqpn;
 	uint8_t opcode;
 	uint8_t padcnt;
+	/** The payload's ICRC is still to be checked: by uroce_pkt_icrc_end() on
+	 * the CRC of the payload continued from @p icrc_seed (uroce_crc32_copy()
+	 * as it is placed), or by uroce_pkt_icrc_late(). */
+	bool icrc_late;
+	uint32_t icrc_seed;                     /**< icrc_late: CRC up to the payload */
+	uint32_t icrc_want;                     /**< icrc_late: the ICRC the packet carries */
 	void *owner;                            /**< whoever holds the buffer */
 };
 
@@ -434,18 +444,27 @@ enum uroce_wire_err uroce_parse(const uint8_t *buf, uint32_t len, struct uroce_f
  * that, so that a header claiming more than @p hdr_len is never read outside
  * it. @return as uroce_parse(); BAD_LENGTH if the headers do not end at
  * @p hdr_len.
+ *
+ * @p late: a payload of at least UROCE_LATE_ICRC_MIN bytes of an opcode
+ * with UROCE_F_LATE_ICRC has only its headers folded here (p->icrc_late);
+ * the receiver checks the rest as it copies the payload, in one pass over
+ * it, and must check it before anything else it does with the packet. A
+ * packet whose headers fail uroce_pkt_parse() is checked whole first, so a
+ * corrupted one is still BAD_ICRC.
  */
 enum uroce_wire_err uroce_parse_split(const uint8_t *buf, uint32_t hdr_len, const uint8_t *payload,
-				      uint32_t paylen, const uint8_t *trailer,
+				      uint32_t paylen, const uint8_t *trailer, bool late,
 				      struct uroce_frame *f, struct uroce_pkt *p);
 
 /**
  * The second half of uroce_parse(), for a frame @p f that uroce_frame_parse()
  * already accepted from @p buf (a receiver that looked at the BTH's
  * destination QP first, to hand the frame to the QP's owner): the ICRC, then
- * uroce_pkt_parse(). @return UROCE_WIRE_OK, BAD_ICRC, or a BTH problem.
+ * uroce_pkt_parse(). @p late: as for uroce_parse_split() (a packet whose pad
+ * bytes are not zero is checked whole). @return UROCE_WIRE_OK, BAD_ICRC, or
+ * a BTH problem.
  */
-enum uroce_wire_err uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f,
+enum uroce_wire_err uroce_parse_rest(const uint8_t *buf, const struct uroce_frame *f, bool late,
 				     struct uroce_pkt *p);
 
 /* ------------------------------------------------------------------------ */
@@ -608,6 +627,25 @@ bool uroce_icrc_check2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, 
  * by measurement; see doc/benchmarks.md.
  */
 uint32_t uroce_crc32(uint32_t crc, const void *buf, size_t len);
+
+/**
+ * memcpy(@p dst, @p src, @p len) and uroce_crc32(@p crc, @p src, @p len) in
+ * one pass over the bytes. The buffers must not overlap.
+ */
+uint32_t uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len);
+
+/** The smallest payload whose ICRC uroce_parse_split() leaves to its copy. */
+#define UROCE_LATE_ICRC_MIN 256
+
+/**
+ * The end of a late ICRC check (struct uroce_pkt's icrc_late): @p crc is
+ * the CRC of @p p's whole payload continued from p->icrc_seed; the pad is
+ * added and the sum compared with the packet's ICRC. @return true if equal.
+ */
+bool uroce_pkt_icrc_end(const struct uroce_pkt *p, uint32_t crc);
+
+/** A late ICRC check over the payload where it lies, with no copy. */
+bool uroce_pkt_icrc_late(const struct uroce_pkt *p);
 
 /** Name of the CRC-32 implementation in use ("isal", "slice8"). */
 const char *uroce_crc32_impl(void);

@@ -49,6 +49,15 @@ void wire_crc_tab_init(void);
  * A17.4.1): the ICRC's masked headers, for icrc.c's buffer and for
  * crc_clmul.c's constants.
  */
+/*
+ * The ICRC's CRC over a received packet's pseudo header and headers: @p l3
+ * (@p l3_len bytes, IP through the last extension header), to be continued
+ * over the payload (a late check, uroce_parse_split()). @return false if
+ * the headers are not all there.
+ */
+bool wire_icrc_head(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family,
+		    uint32_t *crc);
+
 void wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs,
 			  enum uroce_ip_family family);
 
@@ -69,6 +78,7 @@ int wire_crc_level_set(int level);
  * bytes).
  */
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
+
 
 /**
  * The ICRC of the pseudo packet of the IP header at @p l3 (IPv4 without

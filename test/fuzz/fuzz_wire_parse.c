@@ -36,6 +36,27 @@ check_pkt(const uint8_t *start, uint32_t ib_len, const struct uroce_pkt *p)
 		abort();
 }
 
+/* A packet parsed with its ICRC left late: the check in place and the check
+ * of a copy agree with each other and with the whole check (@p whole_ok),
+ * and the copy is the payload. */
+static void
+late_agrees(const struct uroce_pkt *p, bool whole_ok)
+{
+	uint8_t *copy;
+	bool in_place, copied;
+
+	if (!(p->info->mask & UROCE_F_LATE_ICRC) || p->paylen < UROCE_LATE_ICRC_MIN)
+		abort();
+	copy = malloc(p->paylen);
+	if (copy == NULL)
+		return;
+	in_place = uroce_pkt_icrc_late(p);
+	copied = uroce_pkt_icrc_end(p, uroce_crc32_copy(p->icrc_seed, copy, p->payload, p->paylen));
+	if (in_place != copied || in_place != whole_ok || memcmp(copy, p->payload, p->paylen) != 0)
+		abort();
+	free(copy);
+}
+
 /*
  * The input as [2 bytes: header bytes N][N bytes of headers][payload][ICRC]:
  * each piece in an exact-size buffer (the header piece with the room the
@@ -67,10 +88,18 @@ split_case(const uint8_t *data, uint32_t len)
 		memcpy(hdr, data, hl);
 		memcpy(pay, data + hl, paylen);
 		memcpy(trailer + pad, data + hl + paylen, UROCE_ICRC_LEN);
-		if (uroce_parse_split(hdr, hl, pay, paylen, trailer, &f, &p) == UROCE_WIRE_OK &&
+		if (uroce_parse_split(hdr, hl, pay, paylen, trailer, false, &f, &p) == UROCE_WIRE_OK &&
 		    (p.payload != pay || p.paylen != paylen || p.bth < hdr ||
-		     p.bth + p.info->hdr_len != hdr + hl))
+		     p.bth + p.info->hdr_len != hdr + hl || p.icrc_late))
 			abort();
+		if (uroce_parse_split(hdr, hl, pay, paylen, trailer, true, &f, &p) == UROCE_WIRE_OK) {
+			if (p.payload != pay || p.paylen != paylen)
+				abort();
+			if (p.icrc_late)
+				late_agrees(&p, uroce_icrc_check2(hdr + f.l3_off, hl - f.l3_off, pay,
+								  paylen, pad, trailer + pad,
+								  f.family));
+		}
 	}
 	free(hdr);
 	free(pay);
@@ -104,7 +133,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (uroce_pkt_parse(buf + f.bth_off, f.ib_len, &p) == UROCE_WIRE_OK)
 			check_pkt(buf + f.bth_off, f.ib_len, &p);
 	}
-	(void)uroce_parse(buf, len, &f, &p);
+	err = uroce_parse(buf, len, &f, &p);
+	/* Late, the same verdict: OK and checked, or OK with a late check that
+	 * says what the whole one said. */
+	if (uroce_frame_parse(buf, len, &f) == UROCE_WIRE_OK &&
+	    uroce_parse_rest(buf, &f, true, &p) == UROCE_WIRE_OK) {
+		if (p.icrc_late)
+			late_agrees(&p, err == UROCE_WIRE_OK);
+		else if (err != UROCE_WIRE_OK)
+			abort();
+	}
 
 	/* The whole input as the InfiniBand part of a packet. */
 	if (uroce_pkt_parse(buf, len, &p) == UROCE_WIRE_OK)

@@ -378,19 +378,26 @@ Test(build, frame_mark_ce)
  * and the encapsulation @p e for IPv4 (@p fam 0) or VLAN-tagged IPv6 (1);
  * @p ib_len gets the packet's InfiniBand length. @return the header bytes. */
 static uint32_t
-write_only_hdrs(uint8_t *ib, uint32_t paylen, unsigned int fam, struct uroce_bth_fields *bth,
-		struct uroce_encap *e, uint32_t *ib_len)
+op_hdrs(uint8_t *ib, uint8_t op, uint32_t paylen, unsigned int fam, struct uroce_bth_fields *bth,
+	struct uroce_encap *e, uint32_t *ib_len)
 {
 	struct uroce_ext_fields ext;
 	uint32_t hl;
 
-	test_fields(UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY), bth, &ext);
+	test_fields(UROCE_OPCODE(UROCE_SVC_RC, op), bth, &ext);
 	test_encap(e, fam ? UROCE_IP_V6 : UROCE_IP_V4, fam == 1);
 	*ib_len = uroce_opcode_get(bth->opcode)->hdr_len + paylen + uroce_pad(paylen) +
 		  UROCE_ICRC_LEN;
 	hl = uroce_hdr_build(ib, *ib_len, bth, &ext, paylen);
 	cr_assert_gt(hl, 0);
 	return hl;
+}
+
+static uint32_t
+write_only_hdrs(uint8_t *ib, uint32_t paylen, unsigned int fam, struct uroce_bth_fields *bth,
+		struct uroce_encap *e, uint32_t *ib_len)
+{
+	return op_hdrs(ib, UROCE_OP_RDMA_WRITE_ONLY, paylen, fam, bth, e, ib_len);
 }
 
 /* uroce_parse_split() of the pieces of a good frame (@p fr, @p hl header
@@ -402,24 +409,24 @@ split_parse_checks(const uint8_t *fr, uint32_t hl, uint8_t *payload, uint32_t pa
 	struct uroce_frame f;
 	struct uroce_pkt p;
 
-	cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p), UROCE_WIRE_OK,
+	cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, false, &f, &p), UROCE_WIRE_OK,
 		     "split, paylen %u", paylen);
 	cr_expect_eq(p.payload, payload);
 	cr_expect_eq(p.paylen, paylen);
 	cr_expect_eq(p.opcode, UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_ONLY));
 	payload[paylen - 1] ^= 0x10;
-	cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p),
+	cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, false, &f, &p),
 		     UROCE_WIRE_BAD_ICRC, "flipped payload, paylen %u", paylen);
 	payload[paylen - 1] ^= 0x10;
 	if (uroce_pad(paylen) > 0) {
 		trailer[0] = 1;
-		cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, &f, &p),
+		cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, false, &f, &p),
 			     UROCE_WIRE_BAD_ICRC, "nonzero pad, paylen %u", paylen);
 		trailer[0] = 0;
 	}
-	cr_expect_neq(uroce_parse_split(fr, hl - 4, payload, paylen, trailer, &f, &p),
+	cr_expect_neq(uroce_parse_split(fr, hl - 4, payload, paylen, trailer, false, &f, &p),
 		      UROCE_WIRE_OK, "header piece 4 bytes short, paylen %u", paylen);
-	cr_expect_neq(uroce_parse_split(fr, hl + 4, payload, paylen, trailer, &f, &p),
+	cr_expect_neq(uroce_parse_split(fr, hl + 4, payload, paylen, trailer, false, &f, &p),
 		      UROCE_WIRE_OK, "header piece 4 bytes long, paylen %u", paylen);
 }
 
@@ -466,6 +473,115 @@ Test(build, frame_wrap_split_equals_frame_wrap)
 			cr_assert_eq(uroce_parse(joined, e2 + ib_len, &f, &p), UROCE_WIRE_OK,
 				     "family %u paylen %u", fam, paylen);
 			split_parse_checks(hdr + 128 - e2, e2 + hl, payload, paylen, trailer);
+		}
+	}
+}
+
+/*
+ * uroce_parse_split() with late set: a WRITE MIDDLE or LAST payload of at
+ * least UROCE_LATE_ICRC_MIN bytes has only its headers checked (icrc_late),
+ * and the rest checks by uroce_pkt_icrc_late() or by the CRC of a copy
+ * (uroce_crc32_copy(), uroce_pkt_icrc_end()), pad included; a flipped
+ * payload or BTH bit passes the parse and fails that check. A shorter
+ * payload, a WRITE ONLY (its RETH places it) and a corrupted packet whose
+ * headers no longer parse are checked whole in the parse (BAD_ICRC). The
+ * same for the frame in one buffer (uroce_parse_rest()), where a pad that
+ * is not zero is checked whole too.
+ */
+Test(build, split_parse_late_icrc)
+{
+	static const struct {
+		uint8_t op;
+		uint32_t paylen;
+		bool late;
+	} cases[] = {
+		{ UROCE_OP_RDMA_WRITE_MIDDLE, 1024, true },
+		{ UROCE_OP_RDMA_WRITE_MIDDLE, 256, true },
+		{ UROCE_OP_RDMA_WRITE_LAST, 257, true },
+		{ UROCE_OP_RDMA_WRITE_LAST, 255, false },
+		{ UROCE_OP_RDMA_WRITE_ONLY, 1024, false },
+	};
+	static uint8_t hdr[128 + 8192], payload[4096], copy[4096], trailer[8], joined[8192];
+	struct uroce_bth_fields bth;
+	struct uroce_encap e;
+	struct uroce_frame f;
+	struct uroce_pkt p;
+	unsigned int i, fam;
+	uint32_t k;
+
+	for (k = 0; k < sizeof(payload); k++)
+		payload[k] = (uint8_t)(k * 11 + 5);
+	for (fam = 0; fam < 2; fam++) {
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			uint32_t paylen = cases[i].paylen, hl, ib_len, en, jl;
+			const uint8_t *fr;
+			uint8_t *bthp;
+
+			hl = op_hdrs(hdr + 128, cases[i].op, paylen, fam, &bth, &e, &ib_len);
+			en = uroce_frame_wrap_split(hdr + 128, 128, hl, payload, paylen, trailer, &e);
+			cr_assert_gt(en, 0);
+			fr = hdr + 128 - en;
+			hl += en;
+			bthp = hdr + 128;
+			/* The same frame in one buffer: uroce_parse_rest(). */
+			memcpy(joined, fr, hl);
+			memcpy(joined + hl, payload, paylen);
+			memcpy(joined + hl + paylen, trailer, uroce_pad(paylen) + UROCE_ICRC_LEN);
+			jl = hl + paylen + uroce_pad(paylen) + UROCE_ICRC_LEN;
+			cr_assert_eq(uroce_frame_parse(joined, jl, &f), UROCE_WIRE_OK);
+			cr_assert_eq(uroce_parse_rest(joined, &f, true, &p), UROCE_WIRE_OK);
+			cr_expect_eq(p.icrc_late, cases[i].late, "case %u, one buffer", i);
+			cr_expect(!p.icrc_late || uroce_pkt_icrc_late(&p), "case %u, one buffer", i);
+			joined[hl + 3] ^= 0x01;
+			cr_assert_eq(uroce_frame_parse(joined, jl, &f), UROCE_WIRE_OK);
+			k = uroce_parse_rest(joined, &f, true, &p);
+			cr_expect(cases[i].late ? k == UROCE_WIRE_OK && !uroce_pkt_icrc_late(&p) :
+						  k == UROCE_WIRE_BAD_ICRC,
+				  "case %u, one buffer, flipped payload", i);
+			joined[hl + 3] ^= 0x01;
+			if (uroce_pad(paylen) > 0) {
+				/* A pad that is not zero: checked whole, so refused. */
+				joined[hl + paylen] = 1;
+				cr_assert_eq(uroce_frame_parse(joined, jl, &f), UROCE_WIRE_OK);
+				cr_expect_eq(uroce_parse_rest(joined, &f, true, &p),
+					     UROCE_WIRE_BAD_ICRC, "case %u, pad 1", i);
+			}
+			cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, true, &f, &p),
+				     UROCE_WIRE_OK, "case %u", i);
+			cr_expect_eq(p.icrc_late, cases[i].late, "case %u", i);
+			if (!cases[i].late) {
+				payload[paylen / 2] ^= 0x04;
+				cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, true,
+							       &f, &p),
+					     UROCE_WIRE_BAD_ICRC, "case %u: flipped payload", i);
+				payload[paylen / 2] ^= 0x04;
+				continue;
+			}
+			cr_expect(uroce_pkt_icrc_late(&p), "case %u", i);
+			memset(copy, 0, sizeof(copy));
+			cr_expect(uroce_pkt_icrc_end(&p, uroce_crc32_copy(p.icrc_seed, copy, p.payload,
+									  p.paylen)),
+				  "case %u: the copy's CRC", i);
+			cr_expect_eq(memcmp(copy, payload, paylen), 0);
+			/* A flipped payload bit and a flipped PSN bit: parsed, caught late. */
+			payload[paylen - 1] ^= 0x20;
+			cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, true, &f, &p),
+				     UROCE_WIRE_OK);
+			cr_expect(!uroce_pkt_icrc_late(&p), "case %u: flipped payload", i);
+			cr_expect(!uroce_pkt_icrc_end(&p, uroce_crc32_copy(p.icrc_seed, copy,
+									   p.payload, p.paylen)));
+			payload[paylen - 1] ^= 0x20;
+			bthp[11] ^= 0x01;
+			cr_assert_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, true, &f, &p),
+				     UROCE_WIRE_OK);
+			cr_expect(!uroce_pkt_icrc_late(&p), "case %u: flipped PSN", i);
+			bthp[11] ^= 0x01;
+			/* An opcode that does not exist: BAD_ICRC, not BAD_OPCODE. */
+			bthp[0] = 0x1F;
+			cr_assert_null(uroce_opcode_get(bthp[0]));
+			cr_expect_eq(uroce_parse_split(fr, hl, payload, paylen, trailer, true, &f, &p),
+				     UROCE_WIRE_BAD_ICRC, "case %u: no such opcode", i);
+			bthp[0] = UROCE_OPCODE(UROCE_SVC_RC, cases[i].op);
 		}
 	}
 }

@@ -320,6 +320,48 @@ Test(crc32, impls_agree_on_lengths)
 	free(buf);
 }
 
+/*
+ * uroce_crc32_copy() at every length to 9000, at every CRC level, from and
+ * to offsets that are not multiples of 64, with random seeds: the CRC is
+ * the reference's, the bytes are copied, and not one byte around the
+ * destination is touched.
+ */
+static void
+crc32_copy_every_length(void)
+{
+	enum { N = 9000, GUARD = 80 };
+	uint8_t *src = malloc(N + 64), *dst = malloc(N + 64 + 2 * GUARD);
+	size_t len, so, dof, i;
+	uint32_t seed, a, r;
+
+	cr_assert_not_null(src);
+	cr_assert_not_null(dst);
+	fill_random(src, N + 64);
+	for (len = 0; len <= N; len++) {
+		so = (len * 7) % 64;
+		dof = GUARD + (len * 13) % 64;
+		seed = len % 3 == 0 ? 0 : (uint32_t)rng();
+		memset(dst, 0xA5, N + 64 + 2 * GUARD);
+		a = uroce_crc32_copy(seed, dst + dof, src + so, len);
+		r = len <= 1100 || len % 97 == 0 ? ref_crc32(seed, src + so, len) :
+						    wire_crc32_slice8(seed, src + so, len);
+		CHECK(a == r, "level %d len %zu seed %08x: 0x%08x, reference 0x%08x",
+		      wire_crc_level(), len, seed, a, r);
+		CHECK(memcmp(dst + dof, src + so, len) == 0, "len %zu: bytes not copied", len);
+		for (i = 0; i < dof; i++)
+			CHECK(dst[i] == 0xA5, "len %zu: byte %zu before the copy written", len, i);
+		for (i = dof + len; i < N + 64 + 2 * GUARD; i++)
+			CHECK(dst[i] == 0xA5, "len %zu: byte %zu after the copy written", len, i);
+	}
+	free(src);
+	free(dst);
+}
+
+Test(crc32, copy_every_length)
+{
+	each_crc_path(crc32_copy_every_length);
+}
+
 /* Expect: CRC(a||b) == CRC(CRC(a), b) at every split point of a 9000-byte
  * buffer, for each implementation and when the two halves use different ones. */
 Test(crc32, chaining_every_split)

@@ -138,9 +138,9 @@ Test(opcode, xrc_requests_carry_xrceth_after_bth)
 			cr_assert(x->mask & UROCE_HDR_XRCETH, "0x%02x", 0xA0 | op);
 			cr_assert_eq(x->off_xrceth, UROCE_BTH_LEN);
 			cr_assert_eq(x->hdr_len, rc->hdr_len + UROCE_XRCETH_LEN);
-			cr_assert_eq(x->mask & ~UROCE_HDR_XRCETH, rc->mask);
+			cr_assert_eq(x->mask & ~UROCE_HDR_XRCETH, rc->mask & ~UROCE_F_LATE_ICRC);
 		} else {
-			cr_assert_eq(x->mask, rc->mask, "0x%02x", 0xA0 | op);
+			cr_assert_eq(x->mask, rc->mask & ~UROCE_F_LATE_ICRC, "0x%02x", 0xA0 | op);
 			cr_assert_eq(x->off_xrceth, 0);
 			cr_assert_eq(x->hdr_len, rc->hdr_len);
 		}
@@ -213,10 +213,45 @@ Test(opcode, roles_are_consistent)
 			const struct uroce_opcode_info *uc = uroce_opcode_get((uint8_t)(i | 0x20));
 
 			cr_assert_not_null(uc, "UC twin of 0x%02x", i);
-			cr_assert_eq(uc->mask, m, "UC twin of 0x%02x", i);
+			cr_assert_eq(uc->mask, m & ~UROCE_F_LATE_ICRC, "UC twin of 0x%02x", i);
 			cr_assert_eq(uc->hdr_len, oi->hdr_len);
 		}
 	}
+}
+
+/* A late ICRC (checked as the payload is copied) only where the receiver's
+ * RC state, not the packet, says where the payload goes: SEND and WRITE
+ * MIDDLE and LAST without immediate or invalidate, and every READ response
+ * carrying data. Never on a message's first request packet (its RETH or the
+ * receive WQE it takes), UC, UD or XRC. */
+Test(opcode, late_icrc_only_where_state_places_the_payload)
+{
+	static const uint8_t late[] = {
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_SEND_MIDDLE),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_SEND_LAST),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_MIDDLE),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_WRITE_LAST),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_FIRST),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_MIDDLE),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_LAST),
+		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_ONLY),
+	};
+	unsigned int i, j, n = 0;
+
+	for (i = 0; i < 256; i++) {
+		const struct uroce_opcode_info *oi = uroce_opcode_get((uint8_t)i);
+		bool want = false;
+
+		for (j = 0; j < UROCE_ARRAY_SIZE(late); j++)
+			want |= late[j] == i;
+		if (oi == NULL) {
+			cr_assert(!want);
+			continue;
+		}
+		cr_assert_eq(!!(oi->mask & UROCE_F_LATE_ICRC), want, "0x%02x %s", i, oi->name);
+		n += want;
+	}
+	cr_assert_eq(n, UROCE_ARRAY_SIZE(late));
 }
 
 /* IBA 1.5 A19 (rxe's ib_pack.h values): FLUSH is BTH + FETH + RETH without
