@@ -372,7 +372,8 @@ unsigned int uroce_daemon_gens(struct uroce_daemon *d, struct uroce_daemon_gen_i
  * Give worker @p worker one packet received from its wire port, for a QP
  * it owns (uroce_daemon_qpn_worker() of pkt->dqpn; another worker's packet
  * is counted as for an unknown QP). @p pkt and @p frame come from
- * uroce_parse() (ICRC checked); the daemon does not keep them after
+ * uroce_parse() or uroce_parse_rest() (ICRC checked, or for a payload the
+ * engine copies out left late to that copy); the daemon does not keep them after
  * returning, so the caller frees the buffer. On the worker's thread.
  */
 void uroce_daemon_worker_rx(struct uroce_daemon *d, unsigned int worker,

@@ -1486,12 +1486,13 @@ loop_deliver(struct dworker *w)
 
 		list = f->next;
 		/* A zero-copy frame's buffer has room for all of it (LOOP_IB_MAX),
-		 * as uroce_parse_split() needs. */
+		 * as uroce_parse_split() needs. Late: the ICRC of a payload the
+		 * engine copies out is checked in that copy, one pass over it. */
 		if (f->tail != NULL)
 			err = uroce_parse_split(f->frame, f->len, f->tail, f->tail_len,
-						f->frame + f->len, false, &fr, &p);
-		else
-			err = uroce_parse(f->frame, f->len, &fr, &p);
+						f->frame + f->len, true, &fr, &p);
+		else if ((err = uroce_frame_parse(f->frame, f->len, &fr)) == UROCE_WIRE_OK)
+			err = uroce_parse_rest(f->frame, &fr, true, &p);
 		if (err == UROCE_WIRE_OK) {
 			p.owner = f;
 			uroce_eng_rx(w->eng, &p, &fr);

@@ -197,6 +197,7 @@ struct comp_ctx {
 	uint32_t retry_psn;         /* set by a step that returns COMP_RETRY */
 	bool progressed;            /* a WQE completed or the PSN moved on */
 	bool implicit;              /* completing WQEs a later response ACKs */
+	bool icrc_late;             /* the payload's ICRC is still to check (comp_rx()) */
 };
 
 typedef enum comp_st (*comp_step_fn)(struct comp_ctx *c);
@@ -370,14 +371,24 @@ comp_read(struct comp_ctx *c)
 	if ((last && !(mask & UROCE_F_END)) || (!last && (mask & UROCE_F_END)) ||
 	    pkt->paylen != want ||
 	    ((mask & UROCE_HDR_AETH) && uroce_aeth_type(c->syn) != UROCE_AETH_ACK)) {
+		if (c->icrc_late && !qp_icrc_late_ok(qp, pkt, NULL))
+			return comp_nothing(c);
 		c->err = UROCE_WC_BAD_RESP_ERR;
 		return COMP_ERROR;
 	}
-	if (pkt->paylen > 0 &&
-	    sge_copy(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, idx * qp->mtu,
-		     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
-		c->err = UROCE_WC_LOC_PROT_ERR;
-		return COMP_ERROR;
+	if (pkt->paylen > 0) {
+		uint32_t crc = pkt->icrc_seed;
+		int rc = sge_place(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, idx * qp->mtu,
+				   pkt->payload, pkt->paylen, c->icrc_late ? &crc : NULL);
+
+		/* A copy cut short has only part of the CRC: check in place. */
+		if (c->icrc_late && !qp_icrc_late_ok(qp, pkt, rc == 0 ? &crc : NULL))
+			return comp_nothing(c);
+		c->icrc_late = false;
+		if (rc != 0) {
+			c->err = UROCE_WC_LOC_PROT_ERR;
+			return COMP_ERROR;
+		}
 	}
 	advance_psn(qp, uroce_psn_add(psn, 1));
 	c->progressed = true;
@@ -533,12 +544,35 @@ static const comp_step_fn comp_steps[COMP_NUM_STATES] = {
 	[COMP_DONE] = comp_done_step,
 };
 
+/*
+ * The READ response the completer waits for: the oldest WQE is a READ whose
+ * PSNs hold it, and it is the next one. For it the steps before comp_read()
+ * change and count nothing, and comp_read() checks a late ICRC (uroce_pkt's
+ * icrc_late) as it copies the payload or before it refuses the packet.
+ */
+static bool
+read_in_order(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
+{
+	const struct swqe *w = head_wqe(qp);
+
+	return w != NULL && wqe_is_read(w) && pkt->psn == qp->comp.psn &&
+	       uroce_psn_before(pkt->psn, qp->req.psn_hi) &&
+	       !uroce_psn_before(pkt->psn, w->first_psn) &&
+	       uroce_psn_diff(pkt->psn, w->last_psn) <= 0;
+}
+
 void
 comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 {
-	struct comp_ctx c = { .qp = qp, .pkt = pkt };
+	struct comp_ctx c = { .qp = qp, .pkt = pkt, .icrc_late = pkt->icrc_late };
 	enum comp_st st = COMP_GET_WQE;
 
+	/* Any other packet has its late ICRC checked before it changes anything. */
+	if (unlikely(c.icrc_late) && !read_in_order(qp, pkt)) {
+		if (!qp_icrc_late_ok(qp, pkt, NULL))
+			return;
+		c.icrc_late = false;
+	}
 	if (pkt->info->mask & UROCE_HDR_AETH)
 		c.syn = uroce_aeth_syndrome(pkt->bth + pkt->info->off_aeth);
 	while (st != COMP_EXIT)

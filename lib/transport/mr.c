@@ -286,11 +286,10 @@ sge_list_ok(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_w
 	return true;
 }
 
-int
-sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
-	 uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge)
+static int
+sge_xfer(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	 uint32_t num_sge, uint32_t off, uint8_t *p, uint32_t len, bool to_sge, uint32_t *crc)
 {
-	uint8_t *p = buf;
 	uint32_t i;
 
 	for (i = 0; i < num_sge && len > 0; i++) {
@@ -309,7 +308,9 @@ sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_s
 				    to_sge ? UROCE_ACCESS_LOCAL_WRITE : 0))
 			return -EACCES;
 		m = mr->addr + (sge[i].addr + off - mr->iova);
-		if (to_sge)
+		if (crc != NULL)
+			*crc = uroce_crc32_copy(*crc, m, p, n);
+		else if (to_sge)
 			memcpy(m, p, n);
 		else
 			memcpy(p, m, n);
@@ -318,6 +319,20 @@ sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_s
 		off = 0;
 	}
 	return len == 0 ? 0 : -ERANGE;
+}
+
+int
+sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	 uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge)
+{
+	return sge_xfer(eng, pd, sge, num_sge, off, buf, len, to_sge, NULL);
+}
+
+int
+sge_place(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	  uint32_t num_sge, uint32_t off, const void *src, uint32_t len, uint32_t *crc)
+{
+	return sge_xfer(eng, pd, sge, num_sge, off, (uint8_t *)(uintptr_t)src, len, true, crc);
 }
 
 const uint8_t *

@@ -32,6 +32,36 @@ svc_type(uint8_t opcode, uint32_t mask)
 	}
 }
 
+/*
+ * A packet dropped here whose ICRC was left to its placement (uroce_pkt's
+ * icrc_late) is counted as what it is: corrupted, if its ICRC is wrong, else
+ * for the reason @p why.
+ */
+static void
+rx_drop(struct uroce_eng *eng, struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
+	enum uroce_counter why)
+{
+	if (unlikely(pkt->icrc_late) && !uroce_pkt_icrc_late(pkt))
+		why = UROCE_CNT_RX_ICRC_LATE;
+	if (qp != NULL)
+		qp->cnt[why]++;
+	else
+		eng->cnt[why]++;
+}
+
+/* The ECN notification point answers a marked packet with a CNP: only one
+ * whose ICRC holds. */
+static bool
+rx_ce(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
+{
+	if (likely(!cc_frame_ce(frame)))
+		return true;
+	if (pkt->icrc_late && !qp_icrc_late_ok(qp, pkt, NULL))
+		return false;
+	cc_np_ce(qp, pkt, frame); /* cc: the notification point */
+	return true;
+}
+
 void
 uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 		const struct uroce_frame *frame)
@@ -56,19 +86,19 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	qp = eng_qp_of(eng, pkt->dqpn);
 	if (qp == NULL) {
 		ENG_CNT(eng, RX_PACKETS);
-		ENG_CNT(eng, RX_BAD_QPN);
+		rx_drop(eng, NULL, pkt, UROCE_CNT_RX_BAD_QPN);
 		return;
 	}
 	QP_CNT(qp, RX_PACKETS);
 	/* IBA 9.6.1.1: the opcode's service must match the QP's. */
 	if (svc_type(pkt->opcode, mask) != qp->init.qp_type) {
-		QP_CNT(qp, RX_BAD_SERVICE);
+		rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_SERVICE);
 		return;
 	}
 	/* IBA 9.6.1.2 / 10.9: P_Key check; uroce has the default P_Key only. The
 	 * membership bit is ignored as RoCE implementations do. */
 	if ((uroce_bth_pkey(pkt->bth) & 0x7FFF) != (UROCE_DEFAULT_PKEY & 0x7FFF)) {
-		QP_CNT(qp, RX_BAD_PKEY);
+		rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_PKEY);
 		return;
 	}
 	st = qp->attr.qp_state;
@@ -79,29 +109,27 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	 * peer yet; the state check below drops for it. */
 	if (qp->init.qp_type != UROCE_QPT_UD && st >= UROCE_QPS_RTR &&
 	    memcmp(frame->sgid, qp->attr.ah_attr.dgid, 16) != 0) {
-		QP_CNT(qp, RX_BAD_SRC_ADDR);
+		rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_SRC_ADDR);
 		return;
 	}
 	if (mask & UROCE_F_REQ) {
 		/* IBA 10.3.1: RTR, RTS, SQD and SQE receive; RESET/INIT/ERR drop. */
 		if (st != UROCE_QPS_RTR && st != UROCE_QPS_RTS && st != UROCE_QPS_SQD &&
 		    st != UROCE_QPS_SQE) {
-			QP_CNT(qp, RX_BAD_STATE);
+			rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_STATE);
 			return;
 		}
-		if (unlikely(cc_frame_ce(frame)))
-			cc_np_ce(qp, pkt, frame); /* cc: the notification point */
-		resp_rx(qp, pkt, frame);
+		if (rx_ce(qp, pkt, frame))
+			resp_rx(qp, pkt, frame);
 	} else if (mask & UROCE_F_RESP) {
 		if (!qpt_reliable(qp->init.qp_type) ||
 		    (st != UROCE_QPS_RTS && st != UROCE_QPS_SQD)) {
-			QP_CNT(qp, RX_BAD_STATE);
+			rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_STATE);
 			return;
 		}
-		if (unlikely(cc_frame_ce(frame)))
-			cc_np_ce(qp, pkt, frame); /* cc: the notification point */
-		comp_rx(qp, pkt);
+		if (rx_ce(qp, pkt, frame))
+			comp_rx(qp, pkt);
 	} else {
-		QP_CNT(qp, RX_BAD_SERVICE);
+		rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_SERVICE);
 	}
 }

@@ -120,6 +120,7 @@ struct resp_ctx {
 	enum uroce_resp_check chk; /* and which check it was */
 	struct uroce_eng_mr *mr; /* ATOMIC, ATOMIC WRITE, FLUSH: the MR resp_check_rkey() found */
 	struct uroce_eng_mr win; /* the window binding c->mr may point to */
+	bool icrc_late;         /* the payload's ICRC is still to check (resp_rx()) */
 };
 
 typedef enum resp_st (*resp_step_fn)(struct resp_ctx *c);
@@ -853,9 +854,15 @@ resp_place_send(struct resp_ctx *c)
 	struct resp_state *r = &qp->resp;
 	uint32_t paylen = c->pkt->paylen;
 
-	if (paylen > 0 && sge_copy(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
-				   (void *)(uintptr_t)c->pkt->payload, paylen, true) != 0) {
-		return refuse(c, RERR_LOCAL_PROT, UROCE_RCHK_RECV_SGE);
+	if (paylen > 0) {
+		uint32_t crc = c->pkt->icrc_seed;
+
+		if (sge_place(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
+			      c->pkt->payload, paylen, c->icrc_late ? &crc : NULL) != 0)
+			return refuse(c, RERR_LOCAL_PROT, UROCE_RCHK_RECV_SGE);
+		if (c->icrc_late && !qp_icrc_late_ok(qp, c->pkt, &crc))
+			return RESP_EXIT;
+		c->icrc_late = false;
 	}
 	QP_CNT(qp, RX_SEND_REQUESTS);
 	r->offset += paylen;
@@ -878,10 +885,20 @@ resp_place_write(struct resp_ctx *c)
 	if (paylen > 0) {
 		struct uroce_eng_mr *mr = rkey_check(qp, r->w_rkey, r->w_va, paylen,
 						     UROCE_ACCESS_REMOTE_WRITE, &c->win);
+		uint8_t *dst;
 
 		if (mr == NULL)
 			return refuse(c, RERR_REMOTE_ACCESS, UROCE_RCHK_WRITE_MR);
-		memcpy(mr->addr + (r->w_va - mr->iova), c->pkt->payload, paylen);
+		dst = mr->addr + (r->w_va - mr->iova);
+		if (c->icrc_late) {
+			uint32_t crc = uroce_crc32_copy(c->pkt->icrc_seed, dst, c->pkt->payload, paylen);
+
+			if (!qp_icrc_late_ok(qp, c->pkt, &crc))
+				return RESP_EXIT;
+			c->icrc_late = false;
+		} else {
+			memcpy(dst, c->pkt->payload, paylen);
+		}
 	}
 	QP_CNT(qp, RX_WRITE_REQUESTS);
 	r->w_va += paylen;
@@ -1261,6 +1278,26 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	recv_complete(qp, &wc);
 }
 
+/*
+ * The steps that change nothing for an RC packet that is not a message's
+ * first (UROCE_F_LATE_ICRC), and the placements, which check a late ICRC as
+ * they copy. Before any other step the late ICRC is checked over the
+ * payload where it lies: a corrupted packet never NAKs, completes, or moves
+ * the responder.
+ */
+static const bool resp_late_ok[RESP_NUM_STATES] = {
+	[RESP_CHECK_PSN] = true,
+	[RESP_CHECK_XRC] = true,
+	[RESP_CHECK_OP_SEQ] = true,
+	[RESP_CHECK_LENGTH] = true,
+	[RESP_CHECK_QP_ACCESS] = true,
+	[RESP_CHECK_RKEY] = true,
+	[RESP_CHECK_DMA_LENGTH] = true,
+	[RESP_CHECK_RECV_LENGTH] = true,
+	[RESP_PLACE_SEND] = true,
+	[RESP_PLACE_WRITE] = true,
+};
+
 void
 resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
@@ -1270,12 +1307,27 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		.mask = pkt->info->mask,
 		.rc = qpt_reliable(qp->init.qp_type),
 		.err = RERR_NONE,
+		.icrc_late = pkt->icrc_late,
 	};
 	enum resp_st st = RESP_CHECK_PSN;
 
+	/* Only RC packets are late (UROCE_F_LATE_ICRC), and the service check
+	 * sent them to an RC QP: resp_late_ok[] is written for those. */
+	if (unlikely(c.icrc_late) && qp->init.qp_type != UROCE_QPT_RC) {
+		if (!qp_icrc_late_ok(qp, pkt, NULL))
+			return;
+		c.icrc_late = false;
+	}
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		resp_ud(qp, pkt, frame);
 		return;
+	}
+	for (; unlikely(c.icrc_late) && st != RESP_EXIT; st = resp_steps[st](&c)) {
+		if (!resp_late_ok[st]) {
+			if (!qp_icrc_late_ok(qp, pkt, NULL))
+				return;
+			c.icrc_late = false;
+		}
 	}
 	while (st != RESP_EXIT)
 		st = resp_steps[st](&c);

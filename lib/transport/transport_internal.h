@@ -397,6 +397,22 @@ qpt_reliable(enum uroce_qp_type t)
 #define QP_CNT(qp, c) ((qp)->cnt[UROCE_CNT_##c]++)
 #define ENG_CNT(eng, c) ((eng)->cnt[UROCE_CNT_##c]++)
 
+/*
+ * The end of a late ICRC check (uroce_pkt's icrc_late, uroce_parse_split()):
+ * @p crc is the CRC its payload was copied with, or NULL to check the payload
+ * where it lies. A wrong ICRC is counted, and the caller drops the packet
+ * having changed nothing: at most the copied bytes, which went where the
+ * QP's own state put them, inside a message not yet complete.
+ */
+static inline bool
+qp_icrc_late_ok(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const uint32_t *crc)
+{
+	if (crc != NULL ? uroce_pkt_icrc_end(pkt, *crc) : uroce_pkt_icrc_late(pkt))
+		return true;
+	QP_CNT(qp, RX_ICRC_LATE);
+	return false;
+}
+
 static inline uint64_t
 eng_now(const struct uroce_eng *eng)
 {
@@ -459,6 +475,10 @@ bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
+/* sge_copy() into the list, continuing the CRC @p crc over the bytes as they
+ * are copied (a late ICRC check, uroce_pkt's icrc_late); @p crc NULL: none. */
+int sge_place(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	      uint32_t num_sge, uint32_t off, const void *src, uint32_t len, uint32_t *crc);
 /* The MR and the address of bytes [off, off + len) of an SGE list if they lie
  * in one SGE (for reading), else NULL. */
 const uint8_t *sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd,

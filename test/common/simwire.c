@@ -63,6 +63,7 @@ struct simwire {
 	uint64_t now;
 	uint64_t rng;
 	uint64_t seq;
+	uint32_t late_turn;      /* late_icrc: which parse the next frame gets */
 	struct sim_ep ep[2];
 	struct flight *heap;
 	uint32_t nheap;
@@ -679,6 +680,12 @@ simwire_set_loss(struct simwire *sw, uint32_t drop_ppm, uint32_t dup_ppm, uint32
 	sw->conf.corrupt_ppm = corrupt_ppm;
 }
 
+void
+simwire_set_late_icrc(struct simwire *sw, bool on)
+{
+	sw->conf.late_icrc = on;
+}
+
 uint32_t
 simwire_event_count(const struct simwire *sw, int side, enum uroce_event_type type)
 {
@@ -714,6 +721,37 @@ simwire_cap_clear(struct simwire *sw, int side)
 	ep->ncap = 0;
 }
 
+/* uroce_parse() of a whole frame, or with late_icrc in turns
+ * uroce_parse_rest() with late set (a frame in one buffer, as a port or the
+ * loopback's copied frames) and uroce_parse_split() with late set of its
+ * pieces where they lie (headers, payload, pad and ICRC), as the loopback
+ * hands a zero-copy frame over. */
+static enum uroce_wire_err
+parse_frame(struct simwire *sw, const uint8_t *frame, uint32_t len, struct uroce_frame *f,
+	    struct uroce_pkt *p)
+{
+	const struct uroce_opcode_info *oi;
+	enum uroce_wire_err e;
+	uint32_t hl, rest;
+
+	if (!sw->conf.late_icrc)
+		return uroce_parse(frame, len, f, p);
+	e = uroce_frame_parse(frame, len, f);
+	if (e != UROCE_WIRE_OK)
+		return e;
+	if ((sw->late_turn++ & 1) == 0)
+		return uroce_parse_rest(frame, f, true, p);
+	oi = uroce_opcode_get(uroce_bth_opcode(frame + f->bth_off));
+	if (oi == NULL || f->ib_len < (uint32_t)oi->hdr_len + UROCE_ICRC_LEN)
+		return uroce_parse(frame, len, f, p);
+	hl = f->bth_off + oi->hdr_len;
+	rest = f->ib_len - oi->hdr_len - UROCE_ICRC_LEN; /* payload and pad */
+	if (uroce_bth_padcnt(frame + f->bth_off) > rest)
+		return uroce_parse(frame, len, f, p);
+	rest -= uroce_bth_padcnt(frame + f->bth_off);
+	return uroce_parse_split(frame, hl, frame + hl, rest, frame + hl + rest, true, f, p);
+}
+
 void
 simwire_cap_forward(struct simwire *sw, int side, uint32_t i)
 {
@@ -723,7 +761,7 @@ simwire_cap_forward(struct simwire *sw, int side, uint32_t i)
 
 	if (c == NULL)
 		return;
-	if (uroce_parse(c->frame, c->len, &f, &p) != UROCE_WIRE_OK) {
+	if (parse_frame(sw, c->frame, c->len, &f, &p) != UROCE_WIRE_OK) {
 		sw->st.bad_parse++;
 		return;
 	}
@@ -799,7 +837,7 @@ deliver(struct simwire *sw, struct flight fl)
 	struct uroce_pkt p;
 
 	trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
-	if (uroce_parse(fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
+	if (parse_frame(sw, fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
 		sw->st.delivered++;
 		uroce_eng_rx(sw->ep[fl.to].eng, &p, &f);
 	} else {

@@ -74,6 +74,10 @@ struct simwire_conf {
 	 */
 	bool rx_faults;
 	uint32_t rx_hold_us;      /**< rx_faults: longest hold on an idle link (0: 10 ms) */
+	/** Receivers parse as uroced's loopback does: uroce_parse_split() with
+	 * late set, so the ICRC of a payload the engine copies out is checked
+	 * in that copy (corrupt_ppm then reaches the engine's late check). */
+	bool late_icrc;
 };
 
 /** Link statistics. */
@@ -121,6 +125,9 @@ void simwire_bn_reset_max(struct simwire *sw);
 /** Change loss parameters on the fly. */
 void simwire_set_loss(struct simwire *sw, uint32_t drop_ppm, uint32_t dup_ppm,
 		      uint32_t reorder_ppm, uint32_t corrupt_ppm);
+
+/** Turn simwire_conf's late_icrc on or off. */
+void simwire_set_late_icrc(struct simwire *sw, bool on);
 
 /** How many async events of @p type @p side's engine raised. */
 uint32_t simwire_event_count(const struct simwire *sw, int side, enum uroce_event_type type);

@@ -276,16 +276,19 @@ all_done(void *arg)
 }
 
 static int drop_only_from;
+static bool late_icrc;
+static uint32_t corrupt_ppm = 5000;
 
 static int
 run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 {
 	struct simwire_conf wc = {
 		.seed = seed, .drop_ppm = drop_ppm, .dup_ppm = 20000, .reorder_ppm = 50000,
-		.corrupt_ppm = 5000, .delay_us = 2, .reorder_us = 20,
+		.corrupt_ppm = corrupt_ppm, .delay_us = 2, .reorder_us = 20,
 	};
 
 	wc.drop_only_from = drop_only_from;
+	wc.late_icrc = late_icrc;
 	if (getenv("STRESS_SEED") != NULL)
 		wc.seed = seed = (uint64_t)atoll(getenv("STRESS_SEED"));
 	if (getenv("STRESS_CLEAN") != NULL)
@@ -374,6 +377,16 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 	}
 	if (drop_ppm > 0)
 		cr_expect_gt(ss.dropped, 0);
+	if (late_icrc && wc.corrupt_ppm > 0) {
+		uint64_t late = 0;
+
+		for (i = 0; i < 2; i++)
+			late += uroce_eng_counter(simwire_engine(st->sw, i), UROCE_CNT_RX_ICRC_LATE);
+		cr_log_info("late ICRC: %llu corrupted packets caught in the copy of %llu",
+			    (unsigned long long)late, (unsigned long long)ss.corrupted);
+		cr_expect_gt(late, 0, "no corrupted packet reached the late check");
+		cr_expect_leq(late, ss.corrupted);
+	}
 	simwire_destroy(st->sw);
 	free(st);
 	return n_exc;
@@ -392,6 +405,19 @@ Test(stress, loss_1pct, .timeout = 60)
 Test(stress, loss_10pct, .timeout = 60)
 {
 	run_stress(100000, 3, false);
+}
+
+/* The receivers check a copied payload's ICRC as they copy it (as uroced's
+ * loopback does), with one packet in 20 corrupted: a corrupted SEND, WRITE
+ * or READ response continuation must be dropped before it changes anything
+ * but the bytes it was copying, and the retransmission must put the right
+ * bytes there. Every check of run_stress() applies. */
+Test(stress, corrupt_5pct_late_icrc, .timeout = 60)
+{
+	late_icrc = true;
+	corrupt_ppm = 50000;
+	run_stress(10000, 21, false);
+	run_stress(0, 22, false);
 }
 
 /*

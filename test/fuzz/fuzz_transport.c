@@ -554,15 +554,33 @@ pick_psn(struct fin *in, struct fqp *f, bool *advance)
 	}
 }
 
-/* Hand @p len bytes at @p bth to the engine as the wire would (parse first). */
+enum late { LATE_NO, LATE_GOOD, LATE_BAD };
+
+/* Hand @p len bytes at @p bth to the engine as the wire would (parse first).
+ * @p late: where the opcode allows it, leave the payload's ICRC for the
+ * engine to check as it copies (uroce_parse_split() with late set), with the
+ * right value or a wrong one; a wrong one must be counted exactly once
+ * (rx_icrc_late_errors), a right one never. */
 static void
-deliver(uint8_t *bth, uint32_t len, bool spoof)
+deliver(uint8_t *bth, uint32_t len, bool spoof, enum late late)
 {
+	static const uint8_t zero[3];
 	struct uroce_frame fr;
 	struct uroce_pkt p;
+	uint64_t before;
+	uint32_t crc;
 
 	if (uroce_pkt_parse(bth, len, &p) != UROCE_WIRE_OK)
 		return;
+	if (late != LATE_NO && (p.info->mask & UROCE_F_LATE_ICRC) &&
+	    p.paylen >= UROCE_LATE_ICRC_MIN) {
+		p.icrc_late = true;
+		p.icrc_seed = 0x5EED;
+		crc = uroce_crc32(uroce_crc32(p.icrc_seed, p.payload, p.paylen), zero, p.padcnt);
+		p.icrc_want = late == LATE_BAD ? crc ^ 0x100 : crc;
+	} else {
+		late = LATE_NO;
+	}
 	memset(&fr, 0, sizeof(fr));
 	fr.family = UROCE_IP_V4;
 	memcpy(fr.sgid, spoof ? spoof_gid : peer_gid, 16);
@@ -571,7 +589,14 @@ deliver(uint8_t *bth, uint32_t len, bool spoof)
 	fr.sport = 0xC000;
 	fr.dport = UROCE_UDP_PORT;
 	fr.ib_len = len;
+	before = uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE);
 	uroce_eng_rx(eng, &p, &fr);
+	if (uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before != (late == LATE_BAD)) {
+		fprintf(stderr, "a late ICRC (%s, %s) counted %llu times\n", p.info->name,
+			late == LATE_BAD ? "wrong" : "right",
+			(unsigned long long)(uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before));
+		abort();
+	}
 }
 
 /* Build a packet of @p opcode with the given fields and @p paylen bytes,
@@ -606,7 +631,9 @@ build_and_deliver(struct fin *in, const struct uroce_bth_fields *bth,
 		buf[1] = (uint8_t)((buf[1] & ~0x30) | (fin_u8(in) & 3) << 4);
 	if (tamper & 0x20) /* truncated: cut anywhere, headers included */
 		len = fin_u16(in) % (len + 1);
-	deliver(buf, len, tamper & 0x40);
+	/* 0x80: the ICRC left late, 0x08: and wrong. */
+	deliver(buf, len, tamper & 0x40,
+		!(tamper & 0x80) ? LATE_NO : (tamper & 0x08) ? LATE_BAD : LATE_GOOD);
 	free(buf);
 }
 
@@ -768,7 +795,7 @@ rec_raw(struct fin *in)
 		uroce_put_be24(buf + 5, f->qpn);
 		buf[1] &= 0xF0; /* TVer 0, else lib/wire drops it first */
 	}
-	deliver(buf, len, false);
+	deliver(buf, len, false, LATE_NO);
 	free(buf);
 }
 
