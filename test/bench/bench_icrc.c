@@ -71,12 +71,17 @@ crc_bytewise(uint32_t crc, const uint8_t *p, size_t n)
 	return ~crc;
 }
 
+/* Where the copy rows put the bytes. */
+static uint8_t copy_dst[8192] __attribute__((aligned(64)));
+
 enum kind {
 	K_ICRC,
 	K_ICRC_XMM,
 	K_ICRC_NOCLMUL,
 	K_ICRC_PAY,
 	K_CLMUL,
+	K_COPY_FUSED,
+	K_COPY_THEN,
 	K_ISAL,
 	K_SLICE8,
 	K_ZLIB,
@@ -101,6 +106,14 @@ run_one(enum kind k, const uint8_t *buf, uint32_t len)
 		return wire_crc32_slice8(0, buf, len);
 	case K_CLMUL:
 		return wire_crc32_clmul(0, buf, len);
+	case K_COPY_FUSED: /* a received payload placed: copied and checked in one pass */
+		return uroce_crc32_copy(0, copy_dst, buf, len);
+	case K_COPY_THEN: { /* the same, checked first and copied after */
+		uint32_t c = uroce_crc32(0, buf, len);
+
+		memcpy(copy_dst, buf, len);
+		return c;
+	}
 #ifdef UROCE_HAVE_ZLIB
 	case K_ZLIB:
 		return (uint32_t)crc32(0, buf, len);
@@ -213,6 +226,8 @@ main(int argc, char **argv)
 		{K_ICRC_NOCLMUL, "icrc (packet), no clmul"},
 		{K_ICRC_PAY, "icrc+hdrs (payload)"},
 		{K_CLMUL, "clmul (uroce, crc_clmul.c)"},
+		{K_COPY_FUSED, "copy+crc, one pass"},
+		{K_COPY_THEN, "crc, then memcpy"},
 #ifdef UROCE_HAVE_ISAL
 		{K_ISAL, "isal crc32_gzip_refl"},
 #endif
@@ -246,6 +261,8 @@ main(int argc, char **argv)
 	       "(IP header through ICRC)\n");
 	printf("icrc+hdrs (payload): uroce_icrc_compute(), RC SEND ONLY with SIZE payload bytes "
 	       "(+%d B of headers and ICRC, not counted in GB/s)\n", PAY_OVERHEAD);
+	printf("copy rows:           CRC-32 of a SIZE-byte buffer copied to another "
+	       "(uroce_crc32_copy(), or uroce_crc32() then memcpy())\n");
 	printf("other rows:          plain CRC-32 over a SIZE-byte buffer\n\n");
 	printf("%-6s %-26s %10s %10s %10s\n", "SIZE", "IMPLEMENTATION", "GB/s", "ns/call",
 	       "x bytewise");
