@@ -136,13 +136,13 @@ static const struct uroce_daemon_port_ops dp_port_ops = {
 };
 
 /* The dataplane frees the mbuf with its burst once this returns. */
-static void
+static int
 core_rx(void *ctx, uint16_t port, const struct uroce_frame *frame, struct uroce_pkt *pkt)
 {
 	struct uroced_wctx *w = ctx;
 
 	(void)port;
-	uroce_daemon_worker_rx(w->c->d, w->worker, pkt, frame);
+	return uroce_daemon_worker_rx(w->c->d, w->worker, pkt, frame);
 }
 
 static unsigned int

@@ -694,22 +694,23 @@ uroce_daemon_worker_wake(struct uroce_daemon *d, unsigned int worker)
 		worker_wake(d->w[worker]);
 }
 
-void
+int
 uroce_daemon_worker_rx(struct uroce_daemon *d, unsigned int worker, const struct uroce_pkt *pkt,
 		       const struct uroce_frame *frame)
 {
-	if (worker < d->n_workers)
-		worker_rx(d->w[worker], pkt, frame);
+	if (worker >= d->n_workers)
+		return 0;
+	return worker_rx(d->w[worker], pkt, frame);
 }
 
-void
+int
 uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
 		const struct uroce_frame *frame)
 {
 	unsigned int w = uroce_daemon_qpn_worker(pkt->dqpn);
 
 	/* A QPN no worker owns: worker 0's engine counts it (rx_bad_qpn). */
-	worker_rx(d->w[w < d->n_workers ? w : 0], pkt, frame);
+	return worker_rx(d->w[w < d->n_workers ? w : 0], pkt, frame);
 }
 
 uint64_t

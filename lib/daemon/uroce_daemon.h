@@ -375,16 +375,17 @@ unsigned int uroce_daemon_gens(struct uroce_daemon *d, struct uroce_daemon_gen_i
  * uroce_parse() or uroce_parse_rest() (ICRC checked, or for a payload the
  * engine copies out left late to that copy); the daemon does not keep them after
  * returning, so the caller frees the buffer. On the worker's thread.
+ * @return as uroce_eng_rx(): -EBADMSG if a late ICRC was wrong, else 0.
  */
-void uroce_daemon_worker_rx(struct uroce_daemon *d, unsigned int worker,
-			    const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+int uroce_daemon_worker_rx(struct uroce_daemon *d, unsigned int worker,
+			   const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 
 /**
  * uroce_daemon_worker_rx() on the worker that owns pkt->dqpn (one thread
  * only: daemons without threads).
  */
-void uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
-		     const struct uroce_frame *frame);
+int uroce_daemon_rx(struct uroce_daemon *d, const struct uroce_pkt *pkt,
+		    const struct uroce_frame *frame);
 
 /**
  * Orderly stop, before uroce_daemon_destroy(): every QP moves to ERR on its

@@ -1495,8 +1495,10 @@ loop_deliver(struct dworker *w)
 			err = uroce_parse_rest(f->frame, &fr, true, &p);
 		if (err == UROCE_WIRE_OK) {
 			p.owner = f;
-			uroce_eng_rx(w->eng, &p, &fr);
-			w->cnt.loop_frames++;
+			if (uroce_eng_rx(w->eng, &p, &fr) == 0)
+				w->cnt.loop_frames++;
+			else
+				w->cnt.loop_bad++; /* its late ICRC was wrong */
 		} else {
 			w->cnt.loop_bad++;
 		}
@@ -1544,11 +1546,11 @@ worker_poll(struct dworker *w)
 	return round_work(w);
 }
 
-void
+int
 worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	w->cnt.port_rx++;
-	uroce_eng_rx(w->eng, pkt, frame);
+	return uroce_eng_rx(w->eng, pkt, frame);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -21,7 +21,7 @@ void worker_destroy(struct dworker *w);
 unsigned int worker_poll(struct dworker *w);
 /* The worker's time in µs: its port's or shell's clock, else this round's. */
 uint64_t worker_now_us(const struct dworker *w);
-void worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
+int worker_rx(struct dworker *w, const struct uroce_pkt *pkt, const struct uroce_frame *frame);
 /* Take the worker's events into @p out (at most @p max). Control thread. */
 unsigned int worker_events(struct dworker *w, struct devent *out, unsigned int max);
 /* Take the worker's next record (a refused request or a failed requester)

@@ -23,6 +23,7 @@
  * Each loop's TSC cycles count as busy or idle (sleeps included).
  */
 
+#include <errno.h>
 #include <string.h>
 #include <sys/prctl.h>
 
@@ -132,14 +133,15 @@ dp_tx_enqueue(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m)
 	q->m[q->n++] = m;
 }
 
-/* The default receive callback: counted by the caller, freed with the burst. */
-static void
+/* The default receive callback: counted by the caller, freed with the burst;
+ * a late ICRC is checked here, since nothing else will. */
+static int
 sink_rx(void *ctx, uint16_t port, const struct uroce_frame *frame, struct uroce_pkt *pkt)
 {
 	(void)ctx;
 	(void)port;
 	(void)frame;
-	(void)pkt;
+	return pkt->icrc_late && !uroce_pkt_icrc_late(pkt) ? -EBADMSG : 0;
 }
 
 /* The mbuf goes with the burst's bulk free. */
@@ -172,22 +174,25 @@ roce_input_rest(struct dp_worker *w, struct dp_port *p, struct rte_mbuf *m,
 	struct uroce_pkt pkt;
 	enum uroce_wire_err e;
 
-	/* Checked whole, not late: a corrupted frame from the wire is this
-	 * port's rx_icrc_errors, which operators and the dpdk tests read, and
-	 * the engine's late failures do not reach the port's counters. */
-	e = uroce_parse_rest(rte_pktmbuf_mtod(m, const uint8_t *), f, false, &pkt);
+	/* Late: the ICRC of a payload the engine copies out is checked in that
+	 * copy; a wrong one comes back as -EBADMSG and is counted here as any
+	 * other bad ICRC. */
+	e = uroce_parse_rest(rte_pktmbuf_mtod(m, const uint8_t *), f, true, &pkt);
 	if (unlikely(e != UROCE_WIRE_OK)) {
 		cnt->wire_err[e]++;
 		free_later(w, m);
 		return;
 	}
-	cnt->rx_roce_packets++;
-	cnt->rx_roce_bytes += m->pkt_len;
 	/* The peer is alive at this MAC: its neighbour entry needs no probe. */
 	dp_neigh_rx_seen(w, (uint16_t)(p - w->dp->ports), f->sgid, f->smac);
 	pkt.owner = m;
 	/* The engine reads the packet only during the call; the frame is ours after. */
-	w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), f, &pkt);
+	if (unlikely(w->rx_fn(w->rx_ctx, (uint16_t)(p - w->dp->ports), f, &pkt) == -EBADMSG)) {
+		cnt->wire_err[UROCE_WIRE_BAD_ICRC]++;
+	} else {
+		cnt->rx_roce_packets++;
+		cnt->rx_roce_bytes += m->pkt_len;
+	}
 	free_later(w, m);
 }
 

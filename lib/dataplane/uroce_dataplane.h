@@ -247,10 +247,13 @@ struct uroce_dp;
  * it is valid during the call only: the dataplane frees it afterwards, with
  * the rest of the burst in one bulk free (the transport copies what it
  * keeps). The callback runs on the worker that owns the destination QP
- * (see uroce_dp_set_owner()).
+ * (see uroce_dp_set_owner()). @p pkt may have the payload's ICRC still to
+ * check (icrc_late, uroce_parse_rest()): the callback checks it before
+ * believing anything in the packet, and returns -EBADMSG if it was wrong
+ * (the dataplane counts rx_icrc_errors), else 0.
  */
-typedef void (*uroce_dp_rx_fn)(void *ctx, uint16_t port, const struct uroce_frame *frame,
-			       struct uroce_pkt *pkt);
+typedef int (*uroce_dp_rx_fn)(void *ctx, uint16_t port, const struct uroce_frame *frame,
+			      struct uroce_pkt *pkt);
 
 /**
  * Create the dataplane after rte_eal_init(): probe and configure every port of

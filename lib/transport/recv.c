@@ -9,6 +9,7 @@
  * packet goes to the responder (requests) or the completer (responses).
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "transport_internal.h"
@@ -41,8 +42,10 @@ static void
 rx_drop(struct uroce_eng *eng, struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
 	enum uroce_counter why)
 {
-	if (unlikely(pkt->icrc_late) && !uroce_pkt_icrc_late(pkt))
+	if (unlikely(pkt->icrc_late) && !uroce_pkt_icrc_late(pkt)) {
 		why = UROCE_CNT_RX_ICRC_LATE;
+		eng->icrc_late_bad++;
+	}
 	if (qp != NULL)
 		qp->cnt[why]++;
 	else
@@ -62,9 +65,8 @@ rx_ce(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_f
 	return true;
 }
 
-void
-uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
-		const struct uroce_frame *frame)
+static void
+eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	enum uroce_qp_state st;
 	struct uroce_eng_qp *qp;
@@ -132,4 +134,17 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 	} else {
 		rx_drop(eng, qp, pkt, UROCE_CNT_RX_BAD_SERVICE);
 	}
+}
+
+int
+uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
+	     const struct uroce_frame *frame)
+{
+	uint64_t bad;
+
+	if (unlikely(eng == NULL))
+		return 0;
+	bad = eng->icrc_late_bad;
+	eng_rx(eng, pkt, frame);
+	return eng->icrc_late_bad != bad ? -EBADMSG : 0;
 }

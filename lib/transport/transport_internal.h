@@ -347,6 +347,7 @@ struct uroce_eng {
 	struct qp_list timer_list;   /* QPs with an armed timer */
 	uint64_t next_deadline;      /* earliest deadline on timer_list (lower bound) */
 	uint64_t cnt[UROCE_CNT_MAX]; /* engine-level events (no QP) */
+	uint64_t icrc_late_bad;      /* late ICRC failures, QPs' and the engine's: uroce_eng_rx()'s answer */
 	struct cc_conf cc;           /* the port's congestion control parameters */
 	/* every CQ and SRQ, so uroce_eng_destroy() frees them */
 	TAILQ_HEAD(, uroce_eng_cq) cqs;
@@ -410,6 +411,7 @@ qp_icrc_late_ok(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const uint
 	if (crc != NULL ? uroce_pkt_icrc_end(pkt, *crc) : uroce_pkt_icrc_late(pkt))
 		return true;
 	QP_CNT(qp, RX_ICRC_LATE);
+	qp->eng->icrc_late_bad++;
 	return false;
 }
 

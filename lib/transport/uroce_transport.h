@@ -375,10 +375,14 @@ void uroce_eng_destroy(struct uroce_eng *eng);
  * (required: the source GID of an RC/UC packet must be its QP's peer, and
  * UD needs it for the GRH); a call without one is ignored. The engine never
  * keeps a pointer into the packet after returning.
- * Transport-level problems are counted; nothing is returned.
+ * Transport-level problems are counted.
+ * @return 0, or -EBADMSG if the packet's ICRC, left to the engine's copy by
+ * the parse (uroce_pkt's icrc_late), was wrong: it was dropped having changed
+ * nothing and counted in rx_icrc_late_errors, and the caller may count it
+ * as its own ICRC error (a port's rx_icrc_errors).
  */
-void uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
-		     const struct uroce_frame *frame);
+int uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
+		 const struct uroce_frame *frame);
 
 /**
  * Run pending work: expired timers, queued READ/atomic responses, coalesced

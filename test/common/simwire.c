@@ -765,7 +765,8 @@ simwire_cap_forward(struct simwire *sw, int side, uint32_t i)
 		sw->st.bad_parse++;
 		return;
 	}
-	uroce_eng_rx(sw->ep[1 - side].eng, &p, &f);
+	if (uroce_eng_rx(sw->ep[1 - side].eng, &p, &f) == -EBADMSG)
+		sw->st.late_bad++;
 }
 
 int
@@ -839,7 +840,8 @@ deliver(struct simwire *sw, struct flight fl)
 	trace(sw, "deliver", 1 - fl.to, fl.frame, fl.len);
 	if (parse_frame(sw, fl.frame, fl.len, &f, &p) == UROCE_WIRE_OK) {
 		sw->st.delivered++;
-		uroce_eng_rx(sw->ep[fl.to].eng, &p, &f);
+		if (uroce_eng_rx(sw->ep[fl.to].eng, &p, &f) == -EBADMSG)
+			sw->st.late_bad++;
 	} else {
 		sw->st.bad_parse++;
 	}

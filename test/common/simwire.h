@@ -90,6 +90,7 @@ struct simwire_stats {
 	uint64_t corrupted;
 	uint64_t held;          /**< rx_faults: packets held back (reordered) */
 	uint64_t bad_parse;     /**< frames uroce_parse() rejected */
+	uint64_t late_bad;      /**< late_icrc: packets uroce_eng_rx() found corrupted (-EBADMSG) */
 	/* The bottleneck queue (bn_rate_mbps set) */
 	uint64_t bn_enqueued;   /**< packets that entered the queue */
 	uint64_t bn_marked;     /**< packets it marked CE */

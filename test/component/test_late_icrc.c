@@ -78,6 +78,7 @@ corrupt_continuations(struct proto *p, enum uroce_wr_opcode op, uint8_t mid_x, u
 	flush(p, 1);
 	cr_expect_eq(ntx(p, 1), 0, "a corrupted packet was answered");
 	cr_expect_eq(uroce_eng_qp_counter(p->s[1].qp, UROCE_CNT_RX_ICRC_LATE), n);
+	cr_expect_eq(simwire_stats(p->sw).late_bad, n, "uroce_eng_rx() said -EBADMSG");
 	cr_expect_eq(uroce_eng_qp_counter(p->s[1].qp, UROCE_CNT_OUT_OF_SEQUENCE), 0);
 	cr_expect_eq(uroce_eng_qp_counter(p->s[1].qp, UROCE_CNT_DUPLICATE_REQUEST), 0);
 	cr_expect_eq(uroce_eng_qp_state(p->s[1].qp), UROCE_QPS_RTS);
@@ -156,6 +157,7 @@ Test(late_icrc, corrupt_read_responses_change_nothing)
 	cr_expect_eq(ntx(&p, 0), 1, "a corrupted response made the requester send");
 	cr_expect_eq(uroce_eng_poll_cq(p.s[0].scq, 1, &wc), 0, "a corrupted response completed");
 	cr_expect_eq(uroce_eng_qp_counter(p.s[0].qp, UROCE_CNT_RX_ICRC_LATE), n);
+	cr_expect_eq(simwire_stats(p.sw).late_bad, n, "uroce_eng_rx() said -EBADMSG");
 	cr_expect_eq(uroce_eng_qp_counter(p.s[0].qp, UROCE_CNT_IMPLIED_NAK_SEQ_ERR), 0);
 	cr_expect_eq(uroce_eng_qp_counter(p.s[0].qp, UROCE_CNT_DUPLICATE_RESPONSE), 0);
 	cr_expect_eq(uroce_eng_qp_state(p.s[0].qp), UROCE_QPS_RTS);

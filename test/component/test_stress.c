@@ -386,6 +386,7 @@ run_stress(uint32_t drop_ppm, uint64_t seed, bool tolerant)
 			    (unsigned long long)late, (unsigned long long)ss.corrupted);
 		cr_expect_gt(late, 0, "no corrupted packet reached the late check");
 		cr_expect_leq(late, ss.corrupted);
+		cr_expect_eq(ss.late_bad, late, "uroce_eng_rx() answers -EBADMSG for each");
 	}
 	simwire_destroy(st->sw);
 	free(st);

@@ -569,6 +569,7 @@ deliver(uint8_t *bth, uint32_t len, bool spoof, enum late late)
 	struct uroce_pkt p;
 	uint64_t before;
 	uint32_t crc;
+	int rc;
 
 	if (uroce_pkt_parse(bth, len, &p) != UROCE_WIRE_OK)
 		return;
@@ -590,11 +591,13 @@ deliver(uint8_t *bth, uint32_t len, bool spoof, enum late late)
 	fr.dport = UROCE_UDP_PORT;
 	fr.ib_len = len;
 	before = uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE);
-	uroce_eng_rx(eng, &p, &fr);
-	if (uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before != (late == LATE_BAD)) {
-		fprintf(stderr, "a late ICRC (%s, %s) counted %llu times\n", p.info->name,
-			late == LATE_BAD ? "wrong" : "right",
-			(unsigned long long)(uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before));
+	rc = uroce_eng_rx(eng, &p, &fr);
+	if (uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before != (late == LATE_BAD) ||
+	    rc != (late == LATE_BAD ? -EBADMSG : 0)) {
+		fprintf(stderr, "a late ICRC (%s, %s) counted %llu times, uroce_eng_rx() %d\n",
+			p.info->name, late == LATE_BAD ? "wrong" : "right",
+			(unsigned long long)(uroce_eng_counter(eng, UROCE_CNT_RX_ICRC_LATE) - before),
+			rc);
 		abort();
 	}
 }
