@@ -268,6 +268,28 @@ icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 	return ~crc_stream(first, l3 - 8, (size_t)len + 8, m + 1);
 }
 
+/* x * x^D + b for the 512-bit state x: every lane moved D bits ahead by k. */
+static inline ZMM_TARGET __m512i
+fold512(__m512i x, __m512i k, __m512i b)
+{
+	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
+					 _mm512_clmulepi64_epi128(x, k, 0x11), b, 0x96);
+}
+
+/* The 512-bit state @p x as a 128-bit one: lanes 0..2 moved to the end of
+ * lane 3, then the four added. */
+static inline ZMM_TARGET __m128i
+zmm_to_xmm(__m512i x)
+{
+	__m512i b = _mm512_xor_si512(_mm512_clmulepi64_epi128(x, zmm_fold_k[1], 0x00),
+				     _mm512_clmulepi64_epi128(x, zmm_fold_k[1], 0x11));
+	__m256i y;
+
+	x = _mm512_mask_blend_epi64(0xC0, b, x);
+	y = _mm256_xor_si256(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
+	return _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+}
+
 /*
  * icrc_clmul() four blocks at a time: the pseudo packet of @p len bytes of
  * l3 (at most ZMM_MAX with its 8 bytes of ones) behind the zeros that make
@@ -291,8 +313,6 @@ icrc_zmm(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 	const uint8_t *p = l3 - z - 8;
 	uint32_t skip = z + 8;
 	__m512i x, b;
-	__m256i y;
-	__m128i q;
 
 	x = _mm512_loadu_si512(or + 64 - z);
 	if (skip < 64)
@@ -303,25 +323,9 @@ icrc_zmm(const uint8_t *l3, uint32_t len, enum uroce_ip_family family)
 					    p + 64 * c);
 		if (c < 3)
 			b = _mm512_or_si512(b, _mm512_loadu_si512(or + 64 - z + 64 * c));
-		x = _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, zmm_fold_k[0], 0x00),
-					      _mm512_clmulepi64_epi128(x, zmm_fold_k[0], 0x11),
-					      b, 0x96);
+		x = fold512(x, zmm_fold_k[0], b);
 	}
-	/* Lanes 0..2 moved to the end of lane 3, then the four added. */
-	b = _mm512_xor_si512(_mm512_clmulepi64_epi128(x, zmm_fold_k[1], 0x00),
-			     _mm512_clmulepi64_epi128(x, zmm_fold_k[1], 0x11));
-	x = _mm512_mask_blend_epi64(0xC0, b, x);
-	y = _mm256_xor_si256(_mm512_castsi512_si256(x), _mm512_extracti64x4_epi64(x, 1));
-	q = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-	return ~crc_reduce(q);
-}
-
-/* x * x^D + b for the 512-bit state x: every lane moved D bits ahead by k. */
-static inline ZMM_TARGET __m512i
-fold512(__m512i x, __m512i k, __m512i b)
-{
-	return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(x, k, 0x00),
-					 _mm512_clmulepi64_epi128(x, k, 0x11), b, 0x96);
+	return ~crc_reduce(zmm_to_xmm(x));
 }
 
 /*
@@ -335,7 +339,6 @@ crc32_copy_zmm(uint32_t crc, uint8_t *dst, const uint8_t *src, size_t len)
 {
 	__m512i x0, x1, x2, x3, b0, b1, b2, b3;
 	size_t off;
-	__m256i y;
 	__m128i q;
 
 	x0 = _mm512_loadu_si512(src);
@@ -370,12 +373,7 @@ crc32_copy_zmm(uint32_t crc, uint8_t *dst, const uint8_t *src, size_t len)
 		_mm512_storeu_si512(dst + off, b0);
 		x0 = fold512(x0, zmm_fold_k[0], b0);
 	}
-	/* Lanes 0..2 moved to the end of lane 3, then the four added. */
-	b0 = _mm512_xor_si512(_mm512_clmulepi64_epi128(x0, zmm_fold_k[1], 0x00),
-			      _mm512_clmulepi64_epi128(x0, zmm_fold_k[1], 0x11));
-	x0 = _mm512_mask_blend_epi64(0xC0, b0, x0);
-	y = _mm256_xor_si256(_mm512_castsi512_si256(x0), _mm512_extracti64x4_epi64(x0, 1));
-	q = _mm_xor_si128(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	q = zmm_to_xmm(x0);
 	for (; off + 16 <= len; off += 16) {
 		__m128i blk = _mm_loadu_si128((const __m128i *)(const void *)(src + off));
 
@@ -419,15 +417,6 @@ wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 }
 
 uint32_t
-uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
-{
-	if (len >= 256 && wire_crc_level() == WIRE_CRC_ZMM)
-		return crc32_copy_zmm(crc, dst, src, len);
-	memcpy(dst, src, len);
-	return uroce_crc32(crc, dst, len);
-}
-
-uint32_t
 wire_icrc_clmul_max(void)
 {
 	return level == WIRE_CRC_ZMM ? ZMM_MAX : XMM_MAX;
@@ -468,13 +457,6 @@ wire_crc32_clmul(uint32_t crc, const void *buf, size_t len)
 }
 
 uint32_t
-uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
-{
-	memcpy(dst, src, len);
-	return uroce_crc32(crc, dst, len);
-}
-
-uint32_t
 wire_icrc_clmul_max(void)
 {
 	return 0;
@@ -491,3 +473,14 @@ wire_icrc_clmul(const uint8_t *l3, uint32_t len, enum uroce_ip_family family, bo
 }
 
 #endif
+
+uint32_t
+uroce_crc32_copy(uint32_t crc, void *dst, const void *src, size_t len)
+{
+#ifdef ZMM_TARGET
+	if (len >= 256 && wire_crc_level() == WIRE_CRC_ZMM)
+		return crc32_copy_zmm(crc, dst, src, len);
+#endif
+	memcpy(dst, src, len);
+	return uroce_crc32(crc, dst, len);
+}

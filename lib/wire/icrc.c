@@ -320,6 +320,9 @@ icrc_one_block(const uint8_t *l3, uint32_t hdrs, uint32_t rest, const uint8_t *t
 	return uroce_crc32(seed, buf, (size_t)start + total);
 }
 
+/* The pad's bytes (IBA 9.2.4: zero), at most 3; one more to spare. */
+static const uint8_t pad_zeros[4];
+
 /*
  * CRC of the pseudo packet, or false if the headers are not all there. The
  * IP header's own idea of the length is not used: @p l3_len is what the
@@ -331,7 +334,6 @@ static bool
 icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail_len,
 	  uint32_t zeros, enum uroce_ip_family family, bool built, uint32_t *out)
 {
-	static const uint8_t zero[4];
 	uint8_t ps[PSEUDO_MAX];
 	uint32_t hdrs, crc, rest;
 	uint64_t total;
@@ -340,7 +342,7 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	if (hdrs == 0)
 		return false;
 	rest = l3_len - hdrs;
-	zeros = zeros < sizeof(zero) ? zeros : sizeof(zero);
+	zeros = zeros < sizeof(pad_zeros) ? zeros : sizeof(pad_zeros);
 	total = (uint64_t)LRH_ONES_LEN + hdrs + rest + tail_len + zeros; /* no wrap */
 	if ((family == UROCE_IP_V6 || hdrs == UROCE_IPV4_LEN + UROCE_UDP_LEN + UROCE_BTH_LEN) &&
 	    wire_crc_level() >= WIRE_CRC_CLMUL) {
@@ -364,7 +366,7 @@ icrc_calc(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint32_t tail
 	if (tail_len > 0)
 		crc = uroce_crc32(crc, tail, tail_len);
 	if (zeros > 0)
-		crc = uroce_crc32(crc, zero, zeros);
+		crc = uroce_crc32(crc, pad_zeros, zeros);
 	*out = crc;
 	return true;
 }
@@ -378,10 +380,8 @@ wire_icrc_head(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family, 
 bool
 uroce_pkt_icrc_end(const struct uroce_pkt *p, uint32_t crc)
 {
-	static const uint8_t zero[3];
-
 	if (p->padcnt > 0)
-		crc = uroce_crc32(crc, zero, p->padcnt);
+		crc = uroce_crc32(crc, pad_zeros, p->padcnt);
 	return crc == p->icrc_want;
 }
 
@@ -440,6 +440,5 @@ uroce_icrc_check2(const uint8_t *l3, uint32_t l3_len, const uint8_t *tail, uint3
 
 	if (!icrc_calc(l3, l3_len, tail, tail_len, zeros, family, false, &crc))
 		return false;
-	return crc == ((uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) |
-		       ((uint32_t)icrc[2] << 16) | ((uint32_t)icrc[3] << 24));
+	return crc == wire_icrc_get(icrc);
 }

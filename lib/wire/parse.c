@@ -259,8 +259,7 @@ icrc_leave_late(const uint8_t *l3, uint32_t hdrs, const uint8_t *icrc,
 	    !wire_icrc_head(l3, hdrs, family, &p->icrc_seed))
 		return false;
 	p->icrc_late = true;
-	p->icrc_want = (uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) | ((uint32_t)icrc[2] << 16) |
-		       ((uint32_t)icrc[3] << 24);
+	p->icrc_want = wire_icrc_get(icrc);
 	return true;
 }
 

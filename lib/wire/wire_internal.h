@@ -49,6 +49,9 @@ void wire_crc_tab_init(void);
  * A17.4.1): the ICRC's masked headers, for icrc.c's buffer and for
  * crc_clmul.c's constants.
  */
+void wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs,
+			  enum uroce_ip_family family);
+
 /*
  * The ICRC's CRC over a received packet's pseudo header and headers: @p l3
  * (@p l3_len bytes, IP through the last extension header), to be continued
@@ -58,8 +61,13 @@ void wire_crc_tab_init(void);
 bool wire_icrc_head(const uint8_t *l3, uint32_t l3_len, enum uroce_ip_family family,
 		    uint32_t *crc);
 
-void wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs,
-			  enum uroce_ip_family family);
+/* An ICRC as it lies on the wire, least significant byte first. */
+static inline uint32_t
+wire_icrc_get(const uint8_t icrc[4])
+{
+	return (uint32_t)icrc[0] | ((uint32_t)icrc[1] << 8) | ((uint32_t)icrc[2] << 16) |
+	       ((uint32_t)icrc[3] << 24);
+}
 
 /**
  * Which CRC code the ICRC uses (crc_clmul.c): the tables and ISA-L, or
@@ -78,7 +86,6 @@ int wire_crc_level_set(int level);
  * bytes).
  */
 uint32_t wire_crc32_clmul(uint32_t crc, const void *buf, size_t len);
-
 
 /**
  * The ICRC of the pseudo packet of the IP header at @p l3 (IPv4 without
