@@ -14,6 +14,7 @@
  * returns the next state. NAK codes map to WC statuses through nak_tab.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "transport_internal.h"
@@ -377,14 +378,11 @@ comp_read(struct comp_ctx *c)
 		return COMP_ERROR;
 	}
 	if (pkt->paylen > 0) {
-		uint32_t crc = pkt->icrc_seed;
-		int rc = sge_place(qp->eng, qp->pd, w->s.wr.sge, w->s.wr.num_sge, idx * qp->mtu,
-				   pkt->payload, pkt->paylen, c->icrc_late ? &crc : NULL);
+		int rc = sge_place(qp, qp->pd, w->s.wr.sge, w->s.wr.num_sge, idx * qp->mtu, pkt,
+				   &c->icrc_late);
 
-		/* A copy cut short has only part of the CRC: check in place. */
-		if (c->icrc_late && !qp_icrc_late_ok(qp, pkt, rc == 0 ? &crc : NULL))
+		if (rc == -EBADMSG)
 			return comp_nothing(c);
-		c->icrc_late = false;
 		if (rc != 0) {
 			c->err = UROCE_WC_LOC_PROT_ERR;
 			return COMP_ERROR;

@@ -329,10 +329,20 @@ sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_s
 }
 
 int
-sge_place(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
-	  uint32_t num_sge, uint32_t off, const void *src, uint32_t len, uint32_t *crc)
+sge_place(struct uroce_eng_qp *qp, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	  uint32_t num_sge, uint32_t off, const struct uroce_pkt *pkt, bool *late)
 {
-	return sge_xfer(eng, pd, sge, num_sge, off, (uint8_t *)(uintptr_t)src, len, true, crc);
+	uint32_t crc = pkt->icrc_seed;
+	int rc = sge_xfer(qp->eng, pd, sge, num_sge, off, (uint8_t *)(uintptr_t)pkt->payload,
+			  pkt->paylen, true, *late ? &crc : NULL);
+
+	if (*late) {
+		*late = false;
+		/* A copy cut short has only part of the CRC: check in place. */
+		if (!qp_icrc_late_ok(qp, pkt, rc == 0 ? &crc : NULL))
+			return -EBADMSG;
+	}
+	return rc;
 }
 
 const uint8_t *

@@ -42,14 +42,9 @@ static void
 rx_drop(struct uroce_eng *eng, struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
 	enum uroce_counter why)
 {
-	if (unlikely(pkt->icrc_late) && !uroce_pkt_icrc_late(pkt)) {
-		why = UROCE_CNT_RX_ICRC_LATE;
-		eng->icrc_late_bad++;
-	}
-	if (qp != NULL)
-		qp->cnt[why]++;
-	else
-		eng->cnt[why]++;
+	if (unlikely(pkt->icrc_late) && !icrc_late_ok(eng, qp, pkt, NULL))
+		return;
+	(qp != NULL ? qp->cnt : eng->cnt)[why]++;
 }
 
 /* The ECN notification point answers a marked packet with a CNP: only one

@@ -18,6 +18,7 @@
  */
 
 #include <assert.h>
+#include <errno.h>
 #include <string.h>
 
 #include "transport_internal.h"
@@ -855,14 +856,13 @@ resp_place_send(struct resp_ctx *c)
 	uint32_t paylen = c->pkt->paylen;
 
 	if (paylen > 0) {
-		uint32_t crc = c->pkt->icrc_seed;
+		int rc = sge_place(qp, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset, c->pkt,
+				   &c->icrc_late);
 
-		if (sge_place(qp->eng, wqe_pd(qp), r->wqe.sge, r->wqe.num_sge, r->offset,
-			      c->pkt->payload, paylen, c->icrc_late ? &crc : NULL) != 0)
-			return refuse(c, RERR_LOCAL_PROT, UROCE_RCHK_RECV_SGE);
-		if (c->icrc_late && !qp_icrc_late_ok(qp, c->pkt, &crc))
+		if (rc == -EBADMSG)
 			return RESP_EXIT;
-		c->icrc_late = false;
+		if (rc != 0)
+			return refuse(c, RERR_LOCAL_PROT, UROCE_RCHK_RECV_SGE);
 	}
 	QP_CNT(qp, RX_SEND_REQUESTS);
 	r->offset += paylen;
@@ -1311,13 +1311,9 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	};
 	enum resp_st st = RESP_CHECK_PSN;
 
-	/* Only RC packets are late (UROCE_F_LATE_ICRC), and the service check
-	 * sent them to an RC QP: resp_late_ok[] is written for those. */
-	if (unlikely(c.icrc_late) && qp->init.qp_type != UROCE_QPT_RC) {
-		if (!qp_icrc_late_ok(qp, pkt, NULL))
-			return;
-		c.icrc_late = false;
-	}
+	/* Only RC opcodes are late (UROCE_F_LATE_ICRC), and the service check
+	 * sends those to RC QPs only: resp_late_ok[] is written for them. */
+	assert(!c.icrc_late || qp->init.qp_type == UROCE_QPT_RC);
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		resp_ud(qp, pkt, frame);
 		return;

@@ -406,13 +406,21 @@ qpt_reliable(enum uroce_qp_type t)
  * QP's own state put them, inside a message not yet complete.
  */
 static inline bool
-qp_icrc_late_ok(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const uint32_t *crc)
+icrc_late_ok(struct uroce_eng *eng, struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,
+	     const uint32_t *crc)
 {
 	if (crc != NULL ? uroce_pkt_icrc_end(pkt, *crc) : uroce_pkt_icrc_late(pkt))
 		return true;
-	QP_CNT(qp, RX_ICRC_LATE);
-	qp->eng->icrc_late_bad++;
+	/* On its QP, or the engine's when none took it; and for uroce_eng_rx(). */
+	(qp != NULL ? qp->cnt : eng->cnt)[UROCE_CNT_RX_ICRC_LATE]++;
+	eng->icrc_late_bad++;
 	return false;
+}
+
+static inline bool
+qp_icrc_late_ok(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const uint32_t *crc)
+{
+	return icrc_late_ok(qp->eng, qp, pkt, crc);
 }
 
 static inline uint64_t
@@ -477,10 +485,12 @@ bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
-/* sge_copy() into the list, continuing the CRC @p crc over the bytes as they
- * are copied (a late ICRC check, uroce_pkt's icrc_late); @p crc NULL: none. */
-int sge_place(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
-	      uint32_t num_sge, uint32_t off, const void *src, uint32_t len, uint32_t *crc);
+/* Copy @p pkt's payload into an SGE list of @p qp, from byte @p off of the
+ * list; a late ICRC (*@p late, then cleared) is checked in the copy, or in
+ * place if the copy stops short. @return 0, -EBADMSG if the ICRC was wrong
+ * (counted: drop the packet), or sge_copy()'s error with the ICRC good. */
+int sge_place(struct uroce_eng_qp *qp, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
+	      uint32_t num_sge, uint32_t off, const struct uroce_pkt *pkt, bool *late);
 /* The MR and the address of bytes [off, off + len) of an SGE list if they lie
  * in one SGE (for reading), else NULL. */
 const uint8_t *sge_span(struct uroce_eng *eng, struct uroce_eng_pd *pd,
