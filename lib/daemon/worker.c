@@ -29,6 +29,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -261,34 +262,91 @@ rq_note_completion(struct dworker *w, uint32_t qpn)
 }
 
 /*
- * Write CQE @p c to ring slot @p slot, with streaming (non-temporal) stores
- * if @p stream (cqe_streams() says when). The slot's line was last read by
- * the client, on its CPU: an ordinary store must first take it back, a
- * cross-core round trip; a whole line of streaming stores needs no read for
- * ownership. Those are weakly ordered: cq_publish() fences them before the
- * producer index says they are there. A slot that is not 16-byte aligned
+ * The CQE of @p wc as the eight 64-bit words of struct uroce_shm_cqe. Built
+ * in registers: a CQE assembled on the stack field by field and then read
+ * back 16 bytes at a time waited for each read, as a load that spans several
+ * narrower stores is not forwarded from them (doc/benchmarks.md).
+ */
+static inline void
+cqe_words(const struct uroce_eng_wc *wc, uint64_t q[8])
+{
+	uint32_t imm = (wc->wc_flags & UROCE_WC_WITH_INV) ? wc->invalidated_rkey : wc->imm_data;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	q[0] = wc->wr_id;
+	q[1] = (uint64_t)(uint8_t)wc->status | (uint64_t)(uint8_t)wc->opcode << 8 |
+	       (uint64_t)(uint16_t)wc->wc_flags << 16 | (uint64_t)wc->vendor_err << 32;
+	q[2] = (uint64_t)wc->byte_len | (uint64_t)imm << 32;
+	/* Two loads, not one over both fields: the engine stores them apart
+	 * just before this call (recv_complete()), and an 8-byte load over two
+	 * 4-byte stores waits for them to reach the cache (a third of a UD
+	 * ingest worker's time in cq_sink_push(), doc/benchmarks.md). */
+	q[3] = (uint64_t)wc->qp_num | (uint64_t)*(const volatile uint32_t *)&wc->src_qp << 32;
+	/* pkey_index, slid (0 on RoCE), sl, dlid_path_bits (0), reserved0 */
+	q[4] = (uint64_t)(uint16_t)wc->pkey_index | (uint64_t)(uint8_t)wc->sl << 32;
+	q[5] = q[6] = q[7] = 0;
+#else
+	struct uroce_shm_cqe c;
+
+	memset(&c, 0, sizeof(c));
+	c.wr_id = wc->wr_id;
+	c.status = (uint8_t)wc->status;
+	c.opcode = (uint8_t)wc->opcode;
+	c.wc_flags = (uint16_t)wc->wc_flags;
+	c.vendor_err = wc->vendor_err;
+	c.byte_len = wc->byte_len;
+	c.imm_data = imm;
+	c.qp_num = wc->qp_num;
+	c.src_qp = wc->src_qp;
+	c.pkey_index = wc->pkey_index;
+	c.sl = wc->sl;
+	memcpy(q, &c, sizeof(c));
+#endif
+}
+_Static_assert(offsetof(struct uroce_shm_cqe, status) == 8 &&
+	       offsetof(struct uroce_shm_cqe, vendor_err) == 12 &&
+	       offsetof(struct uroce_shm_cqe, imm_data) == 20 &&
+	       offsetof(struct uroce_shm_cqe, src_qp) == 28 &&
+	       offsetof(struct uroce_shm_cqe, sl) == 36 && sizeof(struct uroce_shm_cqe) == 64,
+	       "cqe_words() follows the CQE's layout");
+
+/*
+ * Write the CQE of @p wc to ring slot @p slot, with streaming (non-temporal)
+ * stores if @p stream (cqe_streams() says when). The slot's line was last
+ * read by the client, on its CPU: an ordinary store must first take it back,
+ * a cross-core round trip; a whole line of streaming stores needs no read
+ * for ownership. Those are weakly ordered: cq_publish() fences them before
+ * the producer index says they are there. A slot that is not 16-byte aligned
  * (the ring is the client's) takes ordinary stores.
  * @return true if it streamed.
  */
 static inline bool
-cqe_put(void *slot, const struct uroce_shm_cqe *c, bool stream)
+cqe_put(void *slot, const struct uroce_eng_wc *wc, bool stream)
 {
+	uint64_t q[8];
+
+	cqe_words(wc, q);
 #if defined(__SSE2__)
-	const __m128i *s = (const __m128i *)(const void *)c;
+	__m128i v0 = _mm_set_epi64x((long long)q[1], (long long)q[0]);
+	__m128i v1 = _mm_set_epi64x((long long)q[3], (long long)q[2]);
+	__m128i v2 = _mm_set_epi64x((long long)q[5], (long long)q[4]);
+	__m128i v3 = _mm_set_epi64x((long long)q[7], (long long)q[6]);
 	__m128i *d = slot;
 
-	_Static_assert(sizeof(*c) == 4 * sizeof(__m128i), "a CQE is four 16-byte stores");
 	if (stream && ((uintptr_t)slot & 15) == 0) {
-		_mm_stream_si128(d, _mm_loadu_si128(s));
-		_mm_stream_si128(d + 1, _mm_loadu_si128(s + 1));
-		_mm_stream_si128(d + 2, _mm_loadu_si128(s + 2));
-		_mm_stream_si128(d + 3, _mm_loadu_si128(s + 3));
+		_mm_stream_si128(d, v0);
+		_mm_stream_si128(d + 1, v1);
+		_mm_stream_si128(d + 2, v2);
+		_mm_stream_si128(d + 3, v3);
 		return true;
 	}
+	_mm_storeu_si128(d, v0);
+	_mm_storeu_si128(d + 1, v1);
+	_mm_storeu_si128(d + 2, v2);
+	_mm_storeu_si128(d + 3, v3);
 #else
 	(void)stream;
+	memcpy(slot, q, sizeof(q));
 #endif
-	memcpy(slot, c, sizeof(*c));
 	return false;
 }
 
@@ -322,7 +380,6 @@ static bool
 cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 {
 	struct dcq *cq = ctx;
-	struct uroce_shm_cqe c;
 	struct dworker *w = cq->wk;
 
 	if (wc->opcode & UROCE_WC_RECV)
@@ -333,19 +390,7 @@ cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 		cq->overflowed = true;
 		return false;
 	}
-	memset(&c, 0, sizeof(c));
-	c.wr_id = wc->wr_id;
-	c.status = (uint8_t)wc->status;
-	c.opcode = (uint8_t)wc->opcode;
-	c.wc_flags = (uint16_t)wc->wc_flags;
-	c.vendor_err = wc->vendor_err;
-	c.byte_len = wc->byte_len;
-	c.imm_data = (wc->wc_flags & UROCE_WC_WITH_INV) ? wc->invalidated_rkey : wc->imm_data;
-	c.qp_num = wc->qp_num;
-	c.src_qp = wc->src_qp;
-	c.pkey_index = wc->pkey_index;
-	c.sl = wc->sl;
-	if (cqe_put(uroce_shm_ring_prod_slot(&cq->ring, cq->pending), &c, cqe_streams(wc)))
+	if (cqe_put(uroce_shm_ring_prod_slot(&cq->ring, cq->pending), wc, cqe_streams(wc)))
 		w->cqe_streamed = true;
 	cq->pending++;
 	if (wc->status != UROCE_WC_SUCCESS)
