@@ -29,7 +29,6 @@
  */
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -262,52 +261,32 @@ rq_note_completion(struct dworker *w, uint32_t qpn)
 }
 
 /*
- * The CQE of @p wc as the eight 64-bit words of struct uroce_shm_cqe. Built
- * in registers: a CQE assembled on the stack field by field and then read
- * back 16 bytes at a time waited for each read, as a load that spans several
- * narrower stores is not forwarded from them (doc/benchmarks.md).
+ * The CQE of @p wc as the eight 64-bit words of struct uroce_shm_cqe, whose
+ * offsets uroce_shm_datapath.h asserts; the ABI is little-endian (host order
+ * on every supported target, uroce_shm_abi.h). Built in registers: a CQE
+ * assembled on the stack field by field and then read back 16 bytes at a
+ * time waited for each read, as a load that spans several narrower stores
+ * is not forwarded from them (doc/benchmarks.md).
  */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "cqe_words() writes little-endian words");
 static inline void
 cqe_words(const struct uroce_eng_wc *wc, uint64_t q[8])
 {
 	uint32_t imm = (wc->wc_flags & UROCE_WC_WITH_INV) ? wc->invalidated_rkey : wc->imm_data;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+
 	q[0] = wc->wr_id;
 	q[1] = (uint64_t)(uint8_t)wc->status | (uint64_t)(uint8_t)wc->opcode << 8 |
 	       (uint64_t)(uint16_t)wc->wc_flags << 16 | (uint64_t)wc->vendor_err << 32;
 	q[2] = (uint64_t)wc->byte_len | (uint64_t)imm << 32;
 	/* Two loads, not one over both fields: the engine stores them apart
 	 * just before this call (recv_complete()), and an 8-byte load over two
-	 * 4-byte stores waits for them to reach the cache (a third of a UD
-	 * ingest worker's time in cq_sink_push(), doc/benchmarks.md). */
+	 * 4-byte stores waits for them to reach the cache (half of
+	 * cq_sink_push()'s 34 % of a UD ingest worker, doc/benchmarks.md). */
 	q[3] = (uint64_t)wc->qp_num | (uint64_t)*(const volatile uint32_t *)&wc->src_qp << 32;
 	/* pkey_index, slid (0 on RoCE), sl, dlid_path_bits (0), reserved0 */
 	q[4] = (uint64_t)(uint16_t)wc->pkey_index | (uint64_t)(uint8_t)wc->sl << 32;
 	q[5] = q[6] = q[7] = 0;
-#else
-	struct uroce_shm_cqe c;
-
-	memset(&c, 0, sizeof(c));
-	c.wr_id = wc->wr_id;
-	c.status = (uint8_t)wc->status;
-	c.opcode = (uint8_t)wc->opcode;
-	c.wc_flags = (uint16_t)wc->wc_flags;
-	c.vendor_err = wc->vendor_err;
-	c.byte_len = wc->byte_len;
-	c.imm_data = imm;
-	c.qp_num = wc->qp_num;
-	c.src_qp = wc->src_qp;
-	c.pkey_index = wc->pkey_index;
-	c.sl = wc->sl;
-	memcpy(q, &c, sizeof(c));
-#endif
 }
-_Static_assert(offsetof(struct uroce_shm_cqe, status) == 8 &&
-	       offsetof(struct uroce_shm_cqe, vendor_err) == 12 &&
-	       offsetof(struct uroce_shm_cqe, imm_data) == 20 &&
-	       offsetof(struct uroce_shm_cqe, src_qp) == 28 &&
-	       offsetof(struct uroce_shm_cqe, sl) == 36 && sizeof(struct uroce_shm_cqe) == 64,
-	       "cqe_words() follows the CQE's layout");
 
 /*
  * Write the CQE of @p wc to ring slot @p slot, with streaming (non-temporal)

@@ -67,8 +67,6 @@ eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt, const struct uroce_fr
 	struct uroce_eng_qp *qp;
 	uint32_t mask;
 
-	if (unlikely(pkt == NULL || pkt->info == NULL || pkt->bth == NULL || frame == NULL))
-		return;
 	mask = pkt->info->mask;
 	/* RoCEv2 A17.9.3: a CNP is congestion feedback, never an error. */
 	/* rx_packets counts every packet once: at the engine when no QP takes
@@ -137,7 +135,8 @@ uroce_eng_rx(struct uroce_eng *eng, const struct uroce_pkt *pkt,
 {
 	uint64_t bad;
 
-	if (unlikely(eng == NULL))
+	if (unlikely(eng == NULL || pkt == NULL || pkt->info == NULL || pkt->bth == NULL ||
+		     frame == NULL))
 		return 0;
 	bad = eng->icrc_late_bad;
 	eng_rx(eng, pkt, frame);
