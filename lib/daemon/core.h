@@ -393,7 +393,8 @@ struct dworker {
 	/* wrk: placed QPs by QPN index (SRQ accounting of completions, events) */
 	struct dqp **qps;
 	/* wrk: loopback */
-	struct loop_frame *loop_free;   /* frames free to send */
+	struct loop_frame **loop_free;  /* frames free to send, a stack */
+	uint32_t loop_nfree;
 	struct loop_frame *loop_head;   /* frames to deliver to this worker's engine */
 	struct loop_frame **loop_tail;
 	struct loop_frame *loop_frames; /* the pool's memory */

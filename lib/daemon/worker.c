@@ -24,7 +24,9 @@
  *    on a wire, in frames of a preallocated pool (no malloc per frame), and
  *    delivered next round to the worker that owns the destination QP, over
  *    a single-producer ring per pair of workers; the frame then goes back to
- *    the sender's pool over another.
+ *    the sender's pool over another. A ring's index is published every
+ *    LOOP_PUBLISH_EVERY frames and at the round's end, not per frame, and
+ *    the receiver never writes a frame it was handed.
  *  - Mailbox: commands from the control thread run at the top of a round.
  */
 
@@ -57,6 +59,8 @@
  * and UDP; the IB part of the largest packet (headers, 4096, pad, ICRC). */
 #define LOOP_HEADROOM 128u
 #define LOOP_IB_MAX (64u + UROCE_MAX_PMTU + 8u)
+/* Frames handed to another worker between publications of the ring's index. */
+#define LOOP_PUBLISH_EVERY 16u
 
 /* Read a field of a client-written WQE exactly once. */
 #define SHM_READ(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -75,20 +79,34 @@ struct loop_frame {
 	uint8_t buf[LOOP_HEADROOM + LOOP_IB_MAX] __attribute__((aligned(64)));
 };
 
-/* A single-producer single-consumer ring of frame pointers between two
- * workers. head: consumer's; tail: producer's. It holds a whole pool, so a
- * frame going home always finds room. */
+/*
+ * A single-producer single-consumer ring of frame pointers between two
+ * workers. It holds a whole pool, so a frame going home always finds room.
+ * Each side works on indexes of its own and shows the other one store per
+ * round (pring_publish(), pring_done()), not one per frame: an index the
+ * other worker reads is a line that crosses cores each time it is written.
+ */
 struct pring {
-	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE)));
-	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE)));
-	uint32_t mask __attribute__((aligned(DAEMON_CACHE_LINE)));
-	struct loop_frame *slot[];
+	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE))); /* published by the producer */
+	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE))); /* published by the consumer */
+	uint32_t cons_mask;
+	struct {
+		uint32_t next;      /* the next slot to fill */
+		uint32_t published; /* tail as last stored */
+		uint32_t head_seen; /* head as last read: room is known up to it */
+		uint32_t mask;
+	} prod __attribute__((aligned(DAEMON_CACHE_LINE)));
+	struct loop_frame *slot[] __attribute__((aligned(DAEMON_CACHE_LINE)));
 };
 
 struct dloop {
 	struct pring *in[UROCE_DAEMON_MAX_WORKERS];  /* from worker i to me */
 	struct pring *ret[UROCE_DAEMON_MAX_WORKERS]; /* my frames back from worker i */
+	uint32_t in_owed;  /* bit i: frames put into worker i's in ring, not yet published */
+	uint32_t ret_owed; /* bit i: frames put into worker i's ret ring, not yet published */
 };
+
+_Static_assert(UROCE_DAEMON_MAX_WORKERS <= 32, "in_owed and ret_owed have a bit per worker");
 
 static struct dloop *
 loop_of(struct dworker *w)
@@ -96,31 +114,66 @@ loop_of(struct dworker *w)
 	return (struct dloop *)w->loop_mem;
 }
 
+/* Producer: fill a slot; the consumer sees it at the next pring_publish(). */
 static bool
 pring_put(struct pring *r, struct loop_frame *f)
 {
-	uint32_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-
-	if (r->tail - head > r->mask)
-		return false;
-	r->slot[r->tail & r->mask] = f;
-	/* Release: the frame's bytes before the index that hands it over. */
-	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+	if (r->prod.next - r->prod.head_seen > r->prod.mask) {
+		r->prod.head_seen = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+		if (r->prod.next - r->prod.head_seen > r->prod.mask)
+			return false;
+	}
+	r->slot[r->prod.next++ & r->prod.mask] = f;
 	return true;
 }
 
-static struct loop_frame *
-pring_get(struct pring *r)
+/* Producer: show the consumer every slot filled so far; true if any was new. */
+static bool
+pring_publish(struct pring *r)
 {
-	uint32_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-	struct loop_frame *f;
+	if (r->prod.next == r->prod.published)
+		return false;
+	r->prod.published = r->prod.next;
+	/* Release: the frames' bytes and the slots before the index. */
+	__atomic_store_n(&r->tail, r->prod.next, __ATOMIC_RELEASE);
+	return true;
+}
 
-	if (r->head == tail)
-		return NULL;
-	f = r->slot[r->head & r->mask];
-	/* Release: done with the slot before the producer may reuse it. */
-	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
-	return f;
+/* Consumer: the end of what the producer has published (slots head..end). */
+static uint32_t
+pring_ready(struct pring *r)
+{
+	return __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+}
+
+/* Consumer: done with every slot before @p end, in one store. */
+static void
+pring_done(struct pring *r, uint32_t end)
+{
+	/* Release: done with the slots before the producer may reuse them. */
+	__atomic_store_n(&r->head, end, __ATOMIC_RELEASE);
+}
+
+/* Publish this round's hand-offs: each ring at most once, and one wake per
+ * worker handed frames (its fence is paid once, not per frame). */
+static void
+loop_publish(struct dworker *w)
+{
+	struct dloop *l = loop_of(w);
+	struct uroce_daemon *d = w->d;
+	unsigned int i;
+
+	while (l->in_owed != 0) {
+		i = (unsigned int)__builtin_ctz(l->in_owed);
+		l->in_owed &= l->in_owed - 1;
+		if (pring_publish(loop_of(d->w[i])->in[w->idx]))
+			worker_wake(d->w[i]);
+	}
+	while (l->ret_owed != 0) {
+		i = (unsigned int)__builtin_ctz(l->ret_owed);
+		l->ret_owed &= l->ret_owed - 1;
+		pring_publish(loop_of(d->w[i])->ret[w->idx]);
+	}
 }
 
 /* ------------------------------------------------------------------------ */
@@ -873,22 +926,63 @@ loop_zc_done(struct dworker *w, struct loop_frame *f)
 	w->zc_ref_n++;
 }
 
-/* Frames other workers are done with come home. */
+/*
+ * Ask for the lines of a free frame that its sender writes (the frame's
+ * fields and the headers in front of and after LOOP_HEADROOM) in the
+ * exclusive state. A frame home from another worker was last read there: a
+ * store to it waits for that copy to be invalidated, and a store buffer of
+ * such stores stalls the worker (the cross layout of bench_workers.sh).
+ */
+static inline void
+frame_prefetch_w(const struct loop_frame *f)
+{
+	const uint8_t *b = f->buf;
+
+#if defined(__x86_64__)
+	/* PREFETCHW: a no-op where the CPU lacks it (no -march needed). */
+	__asm__ volatile("prefetchw %0" : : "m"(*(const uint8_t *)f));
+	__asm__ volatile("prefetchw %0" : : "m"(b[LOOP_HEADROOM - 64]));
+	__asm__ volatile("prefetchw %0" : : "m"(b[LOOP_HEADROOM]));
+	__asm__ volatile("prefetchw %0" : : "m"(b[LOOP_HEADROOM + 64]));
+#else
+	__builtin_prefetch(f, 1);
+	__builtin_prefetch(b + LOOP_HEADROOM - 64, 1);
+	__builtin_prefetch(b + LOOP_HEADROOM, 1);
+	__builtin_prefetch(b + LOOP_HEADROOM + 64, 1);
+#endif
+}
+
+static void
+loop_free_push(struct dworker *w, struct loop_frame *f)
+{
+	loop_zc_done(w, f);
+	w->loop_free[w->loop_nfree++] = f; /* the stack holds the whole pool */
+}
+
+/* Frames other workers are done with come home, each asked for in the
+ * exclusive state at once: a round's worth of invalidations overlap, where
+ * the sender's stores would wait for them one frame at a time. */
 static void
 loop_reclaim(struct dworker *w)
 {
 	struct dloop *l = loop_of(w);
 	struct loop_frame *f;
+	uint32_t h, end;
 	unsigned int i;
 
 	for (i = 0; i < w->d->n_workers; i++) {
 		if (l->ret[i] == NULL)
 			continue;
-		while ((f = pring_get(l->ret[i])) != NULL) {
-			loop_zc_done(w, f);
-			f->next = w->loop_free;
-			w->loop_free = f;
+		end = pring_ready(l->ret[i]);
+		h = l->ret[i]->head;
+		if (h == end)
+			continue;
+		for (; h != end; h++) {
+			f = l->ret[i]->slot[h & l->ret[i]->cons_mask];
+			frame_prefetch_w(f);
+			loop_free_push(w, f);
 		}
+		pring_done(l->ret[i], end);
 	}
 	loop_zc_flush(w);
 }
@@ -900,12 +994,11 @@ loop_alloc(struct dworker *w, uint32_t ib_len)
 
 	if (ib_len > LOOP_IB_MAX)
 		return NULL;
-	if (w->loop_free == NULL)
+	if (w->loop_nfree == 0)
 		loop_reclaim(w);
-	f = w->loop_free;
-	if (f == NULL)
+	if (w->loop_nfree == 0)
 		return NULL;
-	w->loop_free = f->next;
+	f = w->loop_free[--w->loop_nfree];
 	return f->buf + LOOP_HEADROOM;
 }
 
@@ -914,17 +1007,23 @@ static void
 loop_release(struct dworker *w, struct loop_frame *f)
 {
 	struct dworker *home;
+	struct pring *r;
 
 	if (f->owner == w->idx) {
-		loop_zc_done(w, f);
-		f->next = w->loop_free;
-		w->loop_free = f;
+		loop_free_push(w, f);
 		return;
 	}
 	home = w->d->w[f->owner];
+	r = loop_of(home)->ret[w->idx];
 	/* The return ring holds the owner's whole pool: there is always room. */
-	if (!pring_put(loop_of(home)->ret[w->idx], f))
+	if (!pring_put(r, f)) {
 		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
+		return;
+	}
+	if (r->prod.next - r->prod.published >= LOOP_PUBLISH_EVERY)
+		pring_publish(r);
+	else
+		loop_of(w)->ret_owed |= 1u << f->owner;
 }
 
 static uint8_t *
@@ -979,6 +1078,7 @@ static bool
 loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 {
 	struct uroce_daemon *d = w->d;
+	struct pring *r;
 	unsigned int to;
 
 	f->next = NULL;
@@ -990,9 +1090,18 @@ loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 		w->loop_tail = &f->next;
 		return true;
 	}
-	if (!pring_put(loop_of(d->w[to])->in[w->idx], f))
+	r = loop_of(d->w[to])->in[w->idx];
+	if (!pring_put(r, f))
 		return false;
-	worker_wake(d->w[to]);
+	/* Published, and the owner woken, at the round's end or every
+	 * LOOP_PUBLISH_EVERY frames: the owner starts on a long burst while
+	 * this worker is still making it, as two ports on a wire would. */
+	if (r->prod.next - r->prod.published >= LOOP_PUBLISH_EVERY) {
+		pring_publish(r);
+		worker_wake(d->w[to]);
+	} else {
+		loop_of(w)->in_owed |= 1u << to;
+	}
 	return true;
 }
 
@@ -1480,54 +1589,75 @@ mailbox(struct dworker *w)
 	return 1;
 }
 
+/* One frame delivered to this worker to its engine; then it goes home. */
+static void
+loop_rx(struct dworker *w, struct loop_frame *f)
+{
+	struct uroce_frame fr;
+	struct uroce_pkt p;
+	enum uroce_wire_err err;
+
+	/* A zero-copy frame's buffer has room for all of it (LOOP_IB_MAX), as
+	 * uroce_parse_split() needs. Late: the ICRC of a payload the engine
+	 * copies out is checked in that copy, one pass over it. */
+	if (f->tail != NULL)
+		err = uroce_parse_split(f->frame, f->len, f->tail, f->tail_len, f->frame + f->len,
+					true, &fr, &p);
+	else if ((err = uroce_frame_parse(f->frame, f->len, &fr)) == UROCE_WIRE_OK)
+		err = uroce_parse_rest(f->frame, &fr, true, &p);
+	if (err == UROCE_WIRE_OK) {
+		p.owner = f;
+		if (uroce_eng_rx(w->eng, &p, &fr) == 0)
+			w->cnt.loop_frames++;
+		else
+			w->cnt.loop_bad++; /* its late ICRC was wrong */
+	} else {
+		w->cnt.loop_bad++;
+	}
+	loop_release(w, f);
+}
+
 /* Give each frame delivered to this worker to its engine, in arrival order
- * per sender (a wire between two ports does not reorder either). */
+ * per sender (a wire between two ports does not reorder either): its own,
+ * then each other worker's, read from the ring (a frame from another worker
+ * is not written here: its sender writes it next). */
 static unsigned int
 loop_deliver(struct dworker *w)
 {
-	struct loop_frame *list = w->loop_head, **tail = w->loop_tail, *f;
+	struct loop_frame *list = w->loop_head, *f;
 	struct dloop *l = loop_of(w);
 	unsigned int work = 0, i;
-	struct uroce_frame fr;
-	struct uroce_pkt p;
+	uint32_t h, end;
 
 	/* Take the local queue as it is now; what delivery sends waits. */
 	w->loop_head = NULL;
 	w->loop_tail = &w->loop_head;
-	if (list == NULL)
-		tail = &list;
+	while ((f = list) != NULL) {
+		list = f->next;
+		loop_rx(w, f);
+		work++;
+	}
 	for (i = 0; i < w->d->n_workers; i++) {
 		if (l->in[i] == NULL)
 			continue;
-		while ((f = pring_get(l->in[i])) != NULL) {
-			f->next = NULL;
-			*tail = f;
-			tail = &f->next;
+		end = pring_ready(l->in[i]);
+		h = l->in[i]->head;
+		if (h == end)
+			continue;
+		for (; h != end; h++, work++) {
+			/* The other worker wrote them: ask for the next frames'
+			 * lines while this one is parsed (its fields two ahead,
+			 * then its headers one ahead). */
+			if (end - h > 2)
+				__builtin_prefetch(l->in[i]->slot[(h + 2) & l->in[i]->cons_mask], 0);
+			if (end - h > 1) {
+				f = l->in[i]->slot[(h + 1) & l->in[i]->cons_mask];
+				__builtin_prefetch(f->frame, 0);
+				__builtin_prefetch(f->frame + 64, 0);
+			}
+			loop_rx(w, l->in[i]->slot[h & l->in[i]->cons_mask]);
 		}
-	}
-	while ((f = list) != NULL) {
-		enum uroce_wire_err err;
-
-		list = f->next;
-		/* A zero-copy frame's buffer has room for all of it (LOOP_IB_MAX),
-		 * as uroce_parse_split() needs. Late: the ICRC of a payload the
-		 * engine copies out is checked in that copy, one pass over it. */
-		if (f->tail != NULL)
-			err = uroce_parse_split(f->frame, f->len, f->tail, f->tail_len,
-						f->frame + f->len, true, &fr, &p);
-		else if ((err = uroce_frame_parse(f->frame, f->len, &fr)) == UROCE_WIRE_OK)
-			err = uroce_parse_rest(f->frame, &fr, true, &p);
-		if (err == UROCE_WIRE_OK) {
-			p.owner = f;
-			if (uroce_eng_rx(w->eng, &p, &fr) == 0)
-				w->cnt.loop_frames++;
-			else
-				w->cnt.loop_bad++; /* its late ICRC was wrong */
-		} else {
-			w->cnt.loop_bad++;
-		}
-		loop_release(w, f);
-		work++;
+		pring_done(l->in[i], end);
 	}
 	loop_zc_flush(w);
 	return work;
@@ -1554,6 +1684,8 @@ round_work(struct dworker *w)
 	work += cq_publish(w);
 	if (w->moderated != NULL)
 		work += cq_mod_due(w);
+	if (w->d->n_workers > 1)
+		loop_publish(w);
 	return work;
 }
 
@@ -1605,7 +1737,8 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	l = calloc(1, sizeof(*l));
 	w->loop_mem = l;
 	frames = aligned_alloc(64, sizeof(*frames) * d->loop_frames);
-	if (l == NULL || frames == NULL) {
+	w->loop_free = calloc(d->loop_frames, sizeof(*w->loop_free));
+	if (l == NULL || frames == NULL || w->loop_free == NULL) {
 		free(frames);
 		goto fail;
 	}
@@ -1613,9 +1746,9 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 	for (i = 0; i < d->loop_frames; i++) {
 		frames[i].owner = (uint16_t)idx;
 		frames[i].tail = NULL;
-		frames[i].next = w->loop_free;
-		w->loop_free = &frames[i];
+		w->loop_free[d->loop_frames - 1 - i] = &frames[i];
 	}
+	w->loop_nfree = d->loop_frames;
 	for (i = 0; i < d->n_workers && d->n_workers > 1; i++) {
 		uint32_t n = pow2_at_least(d->loop_frames);
 		size_t sz = sizeof(struct pring) + n * sizeof(struct loop_frame *);
@@ -1628,8 +1761,8 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 			goto fail;
 		memset(l->in[i], 0, sz);
 		memset(l->ret[i], 0, sz);
-		l->in[i]->mask = n - 1;
-		l->ret[i]->mask = n - 1;
+		l->in[i]->cons_mask = l->in[i]->prod.mask = n - 1;
+		l->ret[i]->cons_mask = l->ret[i]->prod.mask = n - 1;
 	}
 	memset(&ec, 0, sizeof(ec));
 	ec.ops = &worker_ops;
@@ -1675,6 +1808,7 @@ worker_destroy(struct dworker *w)
 		}
 	free(l);
 	free(w->loop_frames);
+	free(w->loop_free);
 	free(w->ws);
 	free(w);
 }
