@@ -87,12 +87,15 @@ struct loop_frame {
  * other worker reads is a line that crosses cores each time it is written.
  */
 struct pring {
-	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE))); /* published by the producer */
-	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE))); /* published by the consumer */
+	/* Written by the producer only, when it publishes. */
+	uint32_t tail __attribute__((aligned(DAEMON_CACHE_LINE)));
+	/* Written by the consumer only; the mask is a copy on its own line. */
+	uint32_t head __attribute__((aligned(DAEMON_CACHE_LINE)));
 	uint32_t cons_mask;
+	/* The producer's private line, written per frame: the consumer never
+	 * reads it, so it carries its own copy of the mask. */
 	struct {
 		uint32_t next;      /* the next slot to fill */
-		uint32_t published; /* tail as last stored */
 		uint32_t head_seen; /* head as last read: room is known up to it */
 		uint32_t mask;
 	} prod __attribute__((aligned(DAEMON_CACHE_LINE)));
@@ -127,16 +130,41 @@ pring_put(struct pring *r, struct loop_frame *f)
 	return true;
 }
 
+/* Producer: slots filled and not yet shown to the consumer (tail is its own). */
+static uint32_t
+pring_unpublished(const struct pring *r)
+{
+	return r->prod.next - __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+}
+
 /* Producer: show the consumer every slot filled so far; true if any was new. */
 static bool
 pring_publish(struct pring *r)
 {
-	if (r->prod.next == r->prod.published)
+	if (pring_unpublished(r) == 0)
 		return false;
-	r->prod.published = r->prod.next;
 	/* Release: the frames' bytes and the slots before the index. */
 	__atomic_store_n(&r->tail, r->prod.next, __ATOMIC_RELEASE);
 	return true;
+}
+
+/*
+ * Producer: put @p f and publish it with the LOOP_PUBLISH_EVERY frames
+ * before it, or else mark bit @p bit of @p owed for loop_publish() at the
+ * round's end. @return -1 when the ring is full, 1 when it published (the
+ * caller wakes the consumer if it sleeps), 0 otherwise.
+ */
+static int
+pring_put_batched(struct pring *r, struct loop_frame *f, uint32_t *owed, unsigned int bit)
+{
+	if (!pring_put(r, f))
+		return -1;
+	if (pring_unpublished(r) >= LOOP_PUBLISH_EVERY) {
+		pring_publish(r);
+		return 1;
+	}
+	*owed |= 1u << bit;
+	return 0;
 }
 
 /* Consumer: the end of what the producer has published (slots head..end). */
@@ -144,6 +172,13 @@ static uint32_t
 pring_ready(struct pring *r)
 {
 	return __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+}
+
+/* Consumer: the frame in slot @p h (head <= h < pring_ready()). */
+static struct loop_frame *
+pring_slot(const struct pring *r, uint32_t h)
+{
+	return r->slot[h & r->cons_mask];
 }
 
 /* Consumer: done with every slot before @p end, in one store. */
@@ -978,7 +1013,7 @@ loop_reclaim(struct dworker *w)
 		if (h == end)
 			continue;
 		for (; h != end; h++) {
-			f = l->ret[i]->slot[h & l->ret[i]->cons_mask];
+			f = pring_slot(l->ret[i], h);
 			frame_prefetch_w(f);
 			loop_free_push(w, f);
 		}
@@ -1006,24 +1041,14 @@ loop_alloc(struct dworker *w, uint32_t ib_len)
 static void
 loop_release(struct dworker *w, struct loop_frame *f)
 {
-	struct dworker *home;
-	struct pring *r;
-
 	if (f->owner == w->idx) {
 		loop_free_push(w, f);
 		return;
 	}
-	home = w->d->w[f->owner];
-	r = loop_of(home)->ret[w->idx];
 	/* The return ring holds the owner's whole pool: there is always room. */
-	if (!pring_put(r, f)) {
+	if (pring_put_batched(loop_of(w->d->w[f->owner])->ret[w->idx], f, &loop_of(w)->ret_owed,
+			      f->owner) < 0)
 		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
-		return;
-	}
-	if (r->prod.next - r->prod.published >= LOOP_PUBLISH_EVERY)
-		pring_publish(r);
-	else
-		loop_of(w)->ret_owed |= 1u << f->owner;
 }
 
 static uint8_t *
@@ -1078,8 +1103,8 @@ static bool
 loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 {
 	struct uroce_daemon *d = w->d;
-	struct pring *r;
 	unsigned int to;
+	int rc;
 
 	f->next = NULL;
 	to = uroce_daemon_qpn_worker(uroce_bth_dqpn(bth));
@@ -1090,19 +1115,13 @@ loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 		w->loop_tail = &f->next;
 		return true;
 	}
-	r = loop_of(d->w[to])->in[w->idx];
-	if (!pring_put(r, f))
-		return false;
 	/* Published, and the owner woken, at the round's end or every
 	 * LOOP_PUBLISH_EVERY frames: the owner starts on a long burst while
 	 * this worker is still making it, as two ports on a wire would. */
-	if (r->prod.next - r->prod.published >= LOOP_PUBLISH_EVERY) {
-		pring_publish(r);
+	rc = pring_put_batched(loop_of(d->w[to])->in[w->idx], f, &loop_of(w)->in_owed, to);
+	if (rc > 0)
 		worker_wake(d->w[to]);
-	} else {
-		loop_of(w)->in_owed |= 1u << to;
-	}
-	return true;
+	return rc >= 0;
 }
 
 /* Wrap a loop frame as a wire would and hand it to the QP's owner worker. */
@@ -1649,13 +1668,13 @@ loop_deliver(struct dworker *w)
 			 * lines while this one is parsed (its fields two ahead,
 			 * then its headers one ahead). */
 			if (end - h > 2)
-				__builtin_prefetch(l->in[i]->slot[(h + 2) & l->in[i]->cons_mask], 0);
+				__builtin_prefetch(pring_slot(l->in[i], h + 2), 0);
 			if (end - h > 1) {
-				f = l->in[i]->slot[(h + 1) & l->in[i]->cons_mask];
+				f = pring_slot(l->in[i], h + 1);
 				__builtin_prefetch(f->frame, 0);
 				__builtin_prefetch(f->frame + 64, 0);
 			}
-			loop_rx(w, l->in[i]->slot[h & l->in[i]->cons_mask]);
+			loop_rx(w, pring_slot(l->in[i], h));
 		}
 		pring_done(l->in[i], end);
 	}
