@@ -967,7 +967,13 @@ loop_zc_done(struct dworker *w, struct loop_frame *f)
  * exclusive state. A frame home from another worker was last read there: a
  * store to it waits for that copy to be invalidated, and a store buffer of
  * such stores stalls the worker (the cross layout of bench_workers.sh).
+ * loop_alloc() asks for the frame LOOP_ALLOC_AHEAD allocations ahead, so
+ * that the invalidations go out evenly, in time, and a few at once: asked
+ * for a whole returned batch at once (as loop_reclaim() once did), they
+ * filled the core's miss buffers and the prefetches themselves stalled.
  */
+#define LOOP_ALLOC_AHEAD 4u
+
 static inline void
 frame_prefetch_w(const struct loop_frame *f)
 {
@@ -994,15 +1000,27 @@ loop_free_push(struct dworker *w, struct loop_frame *f)
 	w->loop_free[w->loop_nfree++] = f; /* the stack holds the whole pool */
 }
 
-/* Frames other workers are done with come home, each asked for in the
- * exclusive state at once: a round's worth of invalidations overlap, where
- * the sender's stores would wait for them one frame at a time. */
+/*
+ * Bit 0 of a return ring's slot: the frame going home was zero-copy (its
+ * tail set), so its owner has a reference to give back. The receiver sets
+ * it from the fields it has just parsed the frame by, and the owner learns
+ * it from the slot: its load of the frame's field, right behind a prefetch
+ * for writing of that line, waited for the invalidation, one frame after
+ * another (half of loop_reclaim()'s time in the cross layout of
+ * bench_workers.sh).
+ */
+#define LOOP_RET_ZC ((uintptr_t)1)
+
+/* Frames other workers are done with come home to the free stack without a
+ * load from them (LOOP_RET_ZC); the top of the stack, which loop_alloc()
+ * hands out first and asks for no earlier, is asked for here. */
 static void
 loop_reclaim(struct dworker *w)
 {
 	struct dloop *l = loop_of(w);
+	uint32_t h, end, came = 0;
 	struct loop_frame *f;
-	uint32_t h, end;
+	uintptr_t slot;
 	unsigned int i;
 
 	for (i = 0; i < w->d->n_workers; i++) {
@@ -1013,12 +1031,17 @@ loop_reclaim(struct dworker *w)
 		if (h == end)
 			continue;
 		for (; h != end; h++) {
-			f = pring_slot(l->ret[i], h);
-			frame_prefetch_w(f);
-			loop_free_push(w, f);
+			slot = (uintptr_t)pring_slot(l->ret[i], h);
+			f = (struct loop_frame *)(slot & ~LOOP_RET_ZC);
+			if (slot & LOOP_RET_ZC)
+				loop_zc_done(w, f);
+			w->loop_free[w->loop_nfree++] = f;
+			came++;
 		}
 		pring_done(l->ret[i], end);
 	}
+	for (i = 1; came > 0 && i <= LOOP_ALLOC_AHEAD && i <= w->loop_nfree; i++)
+		frame_prefetch_w(w->loop_free[w->loop_nfree - i]);
 	loop_zc_flush(w);
 }
 
@@ -1034,6 +1057,8 @@ loop_alloc(struct dworker *w, uint32_t ib_len)
 	if (w->loop_nfree == 0)
 		return NULL;
 	f = w->loop_free[--w->loop_nfree];
+	if (w->loop_nfree >= LOOP_ALLOC_AHEAD)
+		frame_prefetch_w(w->loop_free[w->loop_nfree - LOOP_ALLOC_AHEAD]);
 	return f->buf + LOOP_HEADROOM;
 }
 
@@ -1041,13 +1066,17 @@ loop_alloc(struct dworker *w, uint32_t ib_len)
 static void
 loop_release(struct dworker *w, struct loop_frame *f)
 {
-	if (f->owner == w->idx) {
+	unsigned int owner = f->owner;
+
+	if (owner == w->idx) {
 		loop_free_push(w, f);
 		return;
 	}
 	/* The return ring holds the owner's whole pool: there is always room. */
-	if (pring_put_batched(loop_of(w->d->w[f->owner])->ret[w->idx], f, &loop_of(w)->ret_owed,
-			      f->owner) < 0)
+	if (f->tail != NULL)
+		f = (struct loop_frame *)((uintptr_t)f | LOOP_RET_ZC);
+	if (pring_put_batched(loop_of(w->d->w[owner])->ret[w->idx], f, &loop_of(w)->ret_owed,
+			      owner) < 0)
 		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
 }
 
@@ -1636,6 +1665,23 @@ loop_rx(struct dworker *w, struct loop_frame *f)
 	loop_release(w, f);
 }
 
+/* Frames from another worker whose lines are asked for ahead of parsing. */
+#define LOOP_RX_AHEAD 4u
+
+/* Ask for the lines a frame from another worker will be parsed from (its
+ * ICRC reads every one), at most four: a longer frame's next lines the
+ * hardware prefetcher fetches as the reads stream through them. */
+static inline void
+frame_prefetch_r(const struct loop_frame *f)
+{
+	uintptr_t line = (uintptr_t)f->frame & ~(uintptr_t)63;
+	uintptr_t last = ((uintptr_t)f->frame + f->len - 1) & ~(uintptr_t)63;
+	unsigned int n;
+
+	for (n = 0; n < 4 && line <= last; n++, line += 64)
+		__builtin_prefetch((const void *)line, 0);
+}
+
 /* Give each frame delivered to this worker to its engine, in arrival order
  * per sender (a wire between two ports does not reorder either): its own,
  * then each other worker's, read from the ring (a frame from another worker
@@ -1646,7 +1692,7 @@ loop_deliver(struct dworker *w)
 	struct loop_frame *list = w->loop_head, *f;
 	struct dloop *l = loop_of(w);
 	unsigned int work = 0, i;
-	uint32_t h, end;
+	uint32_t h, end, k;
 
 	/* Take the local queue as it is now; what delivery sends waits. */
 	w->loop_head = NULL;
@@ -1663,17 +1709,19 @@ loop_deliver(struct dworker *w)
 		h = l->in[i]->head;
 		if (h == end)
 			continue;
+		/* The other worker wrote them: ask for the frames' lines ahead
+		 * of their parsing, a frame's fields LOOP_RX_AHEAD frames
+		 * ahead, then its bytes half as far (a load of the fields
+		 * that point to them by then hits). */
+		for (k = 0; k < LOOP_RX_AHEAD && h + k != end; k++)
+			__builtin_prefetch(pring_slot(l->in[i], h + k), 0);
+		for (k = 0; k < LOOP_RX_AHEAD / 2 && h + k != end; k++)
+			frame_prefetch_r(pring_slot(l->in[i], h + k));
 		for (; h != end; h++, work++) {
-			/* The other worker wrote them: ask for the next frames'
-			 * lines while this one is parsed (its fields two ahead,
-			 * then its headers one ahead). */
-			if (end - h > 2)
-				__builtin_prefetch(pring_slot(l->in[i], h + 2), 0);
-			if (end - h > 1) {
-				f = pring_slot(l->in[i], h + 1);
-				__builtin_prefetch(f->frame, 0);
-				__builtin_prefetch(f->frame + 64, 0);
-			}
+			if (end - h > LOOP_RX_AHEAD)
+				__builtin_prefetch(pring_slot(l->in[i], h + LOOP_RX_AHEAD), 0);
+			if (end - h > LOOP_RX_AHEAD / 2)
+				frame_prefetch_r(pring_slot(l->in[i], h + LOOP_RX_AHEAD / 2));
 			loop_rx(w, pring_slot(l->in[i], h));
 		}
 		pring_done(l->in[i], end);
