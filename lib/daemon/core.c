@@ -186,12 +186,18 @@ qp_state_query(struct uroce_daemon *d, struct dqp *qp, struct dqp_state *st)
 /* ------------------------------------------------------------------------ */
 
 void
-worker_wake(struct dworker *w)
+worker_wake_at(struct uroce_daemon *d, unsigned int idx)
 {
 	/* The work was published by a release store; the load of the sleeping
 	 * word must not pass it (store-load order needs a full fence). */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	uroce_shm_status_wake(w->d->status, w->idx);
+	uroce_shm_status_wake(d->status, idx);
+}
+
+void
+worker_wake(struct dworker *w)
+{
+	worker_wake_at(w->d, w->idx);
 }
 
 int

@@ -477,6 +477,9 @@ int worker_call(struct uroce_daemon *d, unsigned int w, struct dcmd *c);
 void daemon_barrier(struct uroce_daemon *d);
 /* Wake worker @p w if it sleeps (after giving it work). Any thread. */
 void worker_wake(struct dworker *w);
+/* The same by index: another worker wakes one without reading its struct
+ * dworker, whose lines that worker writes all the time. */
+void worker_wake_at(struct uroce_daemon *d, unsigned int idx);
 /* The status segment: created before the workers, destroyed after them. */
 int status_create(struct uroce_daemon *d);
 void status_destroy(struct uroce_daemon *d);

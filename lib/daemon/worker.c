@@ -105,6 +105,12 @@ struct pring {
 struct dloop {
 	struct pring *in[UROCE_DAEMON_MAX_WORKERS];  /* from worker i to me */
 	struct pring *ret[UROCE_DAEMON_MAX_WORKERS]; /* my frames back from worker i */
+	/* The rings this worker fills: worker i's in[me] and ret[me], looked
+	 * up once (loop_to()). Reaching them through d->w[i] read worker i's
+	 * struct dworker, on lines that worker writes every round: a miss per
+	 * hand-off, and a store of its own that waited for the line back. */
+	struct pring *to_in[UROCE_DAEMON_MAX_WORKERS];
+	struct pring *to_ret[UROCE_DAEMON_MAX_WORKERS];
 	uint32_t in_owed;  /* bit i: frames put into worker i's in ring, not yet published */
 	uint32_t ret_owed; /* bit i: frames put into worker i's ret ring, not yet published */
 };
@@ -115,6 +121,23 @@ static struct dloop *
 loop_of(struct dworker *w)
 {
 	return (struct dloop *)w->loop_mem;
+}
+
+/* The ring from this worker to worker @p to: its in ring, or with @p ret
+ * the ring that takes @p to's frames home. Every worker exists before any
+ * runs a round, so the first lookup finds it. */
+static struct pring *
+loop_to(struct dworker *w, unsigned int to, bool ret)
+{
+	struct dloop *l = loop_of(w);
+	struct pring **r = ret ? &l->to_ret[to] : &l->to_in[to];
+
+	if (unlikely(*r == NULL)) {
+		struct dloop *peer = loop_of(w->d->w[to]);
+
+		*r = ret ? peer->ret[w->idx] : peer->in[w->idx];
+	}
+	return *r;
 }
 
 /* Producer: fill a slot; the consumer sees it at the next pring_publish(). */
@@ -201,13 +224,13 @@ loop_publish(struct dworker *w)
 	while (l->in_owed != 0) {
 		i = (unsigned int)__builtin_ctz(l->in_owed);
 		l->in_owed &= l->in_owed - 1;
-		if (pring_publish(loop_of(d->w[i])->in[w->idx]))
-			worker_wake(d->w[i]);
+		if (pring_publish(loop_to(w, i, false)))
+			worker_wake_at(d, i);
 	}
 	while (l->ret_owed != 0) {
 		i = (unsigned int)__builtin_ctz(l->ret_owed);
 		l->ret_owed &= l->ret_owed - 1;
-		pring_publish(loop_of(d->w[i])->ret[w->idx]);
+		pring_publish(loop_to(w, i, true));
 	}
 }
 
@@ -1075,8 +1098,7 @@ loop_release(struct dworker *w, struct loop_frame *f)
 	/* The return ring holds the owner's whole pool: there is always room. */
 	if (f->tail != NULL)
 		f = (struct loop_frame *)((uintptr_t)f | LOOP_RET_ZC);
-	if (pring_put_batched(loop_of(w->d->w[owner])->ret[w->idx], f, &loop_of(w)->ret_owed,
-			      owner) < 0)
+	if (pring_put_batched(loop_to(w, owner, true), f, &loop_of(w)->ret_owed, owner) < 0)
 		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
 }
 
@@ -1147,9 +1169,9 @@ loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 	/* Published, and the owner woken, at the round's end or every
 	 * LOOP_PUBLISH_EVERY frames: the owner starts on a long burst while
 	 * this worker is still making it, as two ports on a wire would. */
-	rc = pring_put_batched(loop_of(d->w[to])->in[w->idx], f, &loop_of(w)->in_owed, to);
+	rc = pring_put_batched(loop_to(w, to, false), f, &loop_of(w)->in_owed, to);
 	if (rc > 0)
-		worker_wake(d->w[to]);
+		worker_wake_at(d, to);
 	return rc >= 0;
 }
 
