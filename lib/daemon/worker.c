@@ -105,10 +105,11 @@ struct pring {
 struct dloop {
 	struct pring *in[UROCE_DAEMON_MAX_WORKERS];  /* from worker i to me */
 	struct pring *ret[UROCE_DAEMON_MAX_WORKERS]; /* my frames back from worker i */
-	/* The rings this worker fills: worker i's in[me] and ret[me], looked
-	 * up once (loop_to()). Reaching them through d->w[i] read worker i's
-	 * struct dworker, on lines that worker writes every round: a miss per
-	 * hand-off, and a store of its own that waited for the line back. */
+	/* The rings this worker fills: worker i's in[me] and ret[me], linked
+	 * when the later of the two is created (worker_create()). Reaching them
+	 * through d->w[i] read worker i's struct dworker, on lines that worker
+	 * writes every round: a miss per hand-off, and a store of its own that
+	 * waited for the line back. */
 	struct pring *to_in[UROCE_DAEMON_MAX_WORKERS];
 	struct pring *to_ret[UROCE_DAEMON_MAX_WORKERS];
 	uint32_t in_owed;  /* bit i: frames put into worker i's in ring, not yet published */
@@ -121,23 +122,6 @@ static struct dloop *
 loop_of(struct dworker *w)
 {
 	return (struct dloop *)w->loop_mem;
-}
-
-/* The ring from this worker to worker @p to: its in ring, or with @p ret
- * the ring that takes @p to's frames home. Every worker exists before any
- * runs a round, so the first lookup finds it. */
-static struct pring *
-loop_to(struct dworker *w, unsigned int to, bool ret)
-{
-	struct dloop *l = loop_of(w);
-	struct pring **r = ret ? &l->to_ret[to] : &l->to_in[to];
-
-	if (unlikely(*r == NULL)) {
-		struct dloop *peer = loop_of(w->d->w[to]);
-
-		*r = ret ? peer->ret[w->idx] : peer->in[w->idx];
-	}
-	return *r;
 }
 
 /* Producer: fill a slot; the consumer sees it at the next pring_publish(). */
@@ -224,13 +208,13 @@ loop_publish(struct dworker *w)
 	while (l->in_owed != 0) {
 		i = (unsigned int)__builtin_ctz(l->in_owed);
 		l->in_owed &= l->in_owed - 1;
-		if (pring_publish(loop_to(w, i, false)))
+		if (pring_publish(l->to_in[i]))
 			worker_wake_at(d, i);
 	}
 	while (l->ret_owed != 0) {
 		i = (unsigned int)__builtin_ctz(l->ret_owed);
 		l->ret_owed &= l->ret_owed - 1;
-		pring_publish(loop_to(w, i, true));
+		pring_publish(l->to_ret[i]);
 	}
 }
 
@@ -1098,7 +1082,7 @@ loop_release(struct dworker *w, struct loop_frame *f)
 	/* The return ring holds the owner's whole pool: there is always room. */
 	if (f->tail != NULL)
 		f = (struct loop_frame *)((uintptr_t)f | LOOP_RET_ZC);
-	if (pring_put_batched(loop_to(w, owner, true), f, &loop_of(w)->ret_owed, owner) < 0)
+	if (pring_put_batched(loop_of(w)->to_ret[owner], f, &loop_of(w)->ret_owed, owner) < 0)
 		w->cnt.loop_bad++; /* cannot happen; lost from the pool, counted */
 }
 
@@ -1169,7 +1153,7 @@ loop_hand(struct dworker *w, struct loop_frame *f, const uint8_t *bth)
 	/* Published, and the owner woken, at the round's end or every
 	 * LOOP_PUBLISH_EVERY frames: the owner starts on a long burst while
 	 * this worker is still making it, as two ports on a wire would. */
-	rc = pring_put_batched(loop_to(w, to, false), f, &loop_of(w)->in_owed, to);
+	rc = pring_put_batched(loop_of(w)->to_in[to], f, &loop_of(w)->in_owed, to);
 	if (rc > 0)
 		worker_wake_at(d, to);
 	return rc >= 0;
@@ -1689,18 +1673,21 @@ loop_rx(struct dworker *w, struct loop_frame *f)
 
 /* Frames from another worker whose lines are asked for ahead of parsing. */
 #define LOOP_RX_AHEAD 4u
+/* Lines of one such frame asked for: a longer frame's next lines the
+ * hardware prefetcher fetches as the reads stream through them. */
+#define LOOP_RX_LINES 4u
 
 /* Ask for the lines a frame from another worker will be parsed from (its
- * ICRC reads every one), at most four: a longer frame's next lines the
- * hardware prefetcher fetches as the reads stream through them. */
+ * ICRC reads every one). */
 static inline void
 frame_prefetch_r(const struct loop_frame *f)
 {
-	uintptr_t line = (uintptr_t)f->frame & ~(uintptr_t)63;
-	uintptr_t last = ((uintptr_t)f->frame + f->len - 1) & ~(uintptr_t)63;
+	const uintptr_t line_mask = ~(uintptr_t)(DAEMON_CACHE_LINE - 1);
+	uintptr_t line = (uintptr_t)f->frame & line_mask;
+	uintptr_t last = ((uintptr_t)f->frame + f->len - 1) & line_mask;
 	unsigned int n;
 
-	for (n = 0; n < 4 && line <= last; n++, line += 64)
+	for (n = 0; n < LOOP_RX_LINES && line <= last; n++, line += DAEMON_CACHE_LINE)
 		__builtin_prefetch((const void *)line, 0);
 }
 
@@ -1852,6 +1839,16 @@ worker_create(struct uroce_daemon *d, unsigned int idx, const struct uroce_daemo
 		memset(l->ret[i], 0, sz);
 		l->in[i]->cons_mask = l->in[i]->prod.mask = n - 1;
 		l->ret[i]->cons_mask = l->ret[i]->prod.mask = n - 1;
+		if (i < idx) {
+			/* Workers are created in order, before any runs: link
+			 * both ways with each one made before this one. */
+			struct dloop *peer = loop_of(d->w[i]);
+
+			peer->to_in[idx] = l->in[i];
+			peer->to_ret[idx] = l->ret[i];
+			l->to_in[i] = peer->in[idx];
+			l->to_ret[i] = peer->ret[idx];
+		}
 	}
 	memset(&ec, 0, sizeof(ec));
 	ec.ops = &worker_ops;
