@@ -736,6 +736,16 @@ qp_ring_failed(struct dworker *w, struct dqp *qp)
 	uroce_eng_modify_qp(qp->qp, &a, UROCE_QP_STATE);
 }
 
+/* Send WQEs asked for ahead of the one being read (qp_service_sq()). */
+#define SQ_READ_AHEAD 4
+
+static inline void
+wqe_prefetch(const void *slot)
+{
+	__builtin_prefetch(slot, 0);
+	__builtin_prefetch((const uint8_t *)slot + 64, 0);
+}
+
 /* @return true if the QP may have more send WQEs (budget or engine room out). */
 static bool
 qp_service_sq(struct dworker *w, struct dqp *qp)
@@ -753,6 +763,11 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 			qp_ring_failed(w, qp);
 		return false;
 	}
+	/* The client wrote these WQEs on its own CPU: each read waits for its
+	 * lines to come across. Ask for the control line and first SGE of the
+	 * next SQ_READ_AHEAD at once, so that their transfers overlap. */
+	for (i = 1; i < n && i <= SQ_READ_AHEAD; i++)
+		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, i));
 	for (i = 0; i < n; i++) {
 		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
@@ -760,14 +775,8 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 
 		if (e == NULL)
 			break; /* the engine's SQ is full: the rest waits in the ring */
-		/* The client wrote the next WQE on its own CPU: ask for its
-		 * control line and first SGE now, while this one is read. */
-		if (i + 1 < n) {
-			const uint8_t *next = uroce_shm_ring_cons_slot(&qp->sq, i + 1);
-
-			__builtin_prefetch(next, 0);
-			__builtin_prefetch(next + 64, 0);
-		}
+		if (i + 1 + SQ_READ_AHEAD < n)
+			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, i + 1 + SQ_READ_AHEAD));
 		st = sq_read(qp, &lim, sw, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_sq_commit(qp->qp);
