@@ -375,7 +375,7 @@ fmt_segment(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt 
 static void
 req_fmt(const struct uroce_eng_qp *qp, const struct swqe *w, struct req_pkt *p)
 {
-	memset(p, 0, sizeof(*p));
+	uroce_zero_small(p, sizeof(*p));
 	p->bth.pkey = UROCE_DEFAULT_PKEY;
 	p->bth.migreq = true;
 	p->bth.dqpn = qp->attr.dest_qp_num;

@@ -1301,15 +1301,19 @@ static const bool resp_late_ok[RESP_NUM_STATES] = {
 void
 resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
-	struct resp_ctx c = {
-		.qp = qp,
-		.pkt = pkt,
-		.mask = pkt->info->mask,
-		.rc = qpt_reliable(qp->init.qp_type),
-		.err = RERR_NONE,
-		.icrc_late = pkt->icrc_late,
-	};
+	struct resp_ctx c;
 	enum resp_st st = RESP_CHECK_PSN;
+
+	/* Field by field: c.win is written by whoever resolves a window into
+	 * c.mr, and zeroing it for every packet was `rep stosq`. */
+	c.qp = qp;
+	c.pkt = pkt;
+	c.mask = pkt->info->mask;
+	c.rc = qpt_reliable(qp->init.qp_type);
+	c.err = RERR_NONE;
+	c.chk = UROCE_RCHK_NONE;
+	c.mr = NULL;
+	c.icrc_late = pkt->icrc_late;
 
 	/* Only RC opcodes are late (UROCE_F_LATE_ICRC), and the service check
 	 * sends those to RC QPs only: resp_late_ok[] is written for them. */
