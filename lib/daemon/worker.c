@@ -757,6 +757,9 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 
 	if (qp->failed)
 		return false;
+	/* The doorbell rang after the WQE at the head was written: ask for it
+	 * before the producer index, so that the two misses overlap. */
+	wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
 	n = uroce_shm_ring_untrusted_peek(&qp->sq, WQES_PER_SLOT);
 	if (n == 0) {
 		if (uroce_shm_ring_is_corrupt(&qp->sq))
