@@ -367,19 +367,22 @@ fifo_remove(struct resp_state *r, uint32_t slot)
  * was stale (a correct requester cannot have it outstanding any more): the
  * replay is cancelled. If it is still queued for its first response, the
  * requester really has too many outstanding: refuse.
+ *
+ * New requests take slots in PSN order and no slot is freed before a reset,
+ * so the slots fill in index order and from then on the oldest is the one
+ * after the last taken: res_next, without a scan of every slot per request.
+ * A max_dest_rd_atomic changed after the first one breaks that order; the
+ * QP then looks for the oldest by PSN (oldest_res()) until its next reset.
  */
 static int
-alloc_res(struct uroce_eng_qp *qp)
+oldest_res(const struct resp_state *r, uint32_t n)
 {
-	struct resp_state *r = &qp->resp;
-	uint32_t n = qp->attr.max_dest_rd_atomic, i;
-	int best = -1;
 	int32_t best_age = -1;
+	int best = -1;
+	uint32_t i;
 
-	if (n == 0)
-		return -1;
 	for (i = 0; i < n; i++) {
-		struct rd_res *res = &r->res[i];
+		const struct rd_res *res = &r->res[i];
 		int32_t age;
 
 		if (res->type == RES_NONE && !res->queued)
@@ -390,14 +393,31 @@ alloc_res(struct uroce_eng_qp *qp)
 			best = (int)i;
 		}
 	}
-	if (best < 0)
-		return -1;
-	if (r->res[best].queued) {
-		if (!r->res[best].replay)
-			return -1;
-		fifo_remove(r, (uint32_t)best);
-	}
 	return best;
+}
+
+static int
+alloc_res(struct uroce_eng_qp *qp)
+{
+	struct resp_state *r = &qp->resp;
+	uint32_t n = qp->attr.max_dest_rd_atomic;
+	int slot;
+
+	if (n == 0)
+		return -1;
+	if (r->res_n == 0)
+		r->res_n = n;
+	slot = r->res_n == n ? (int)r->res_next : oldest_res(r, n);
+	if (slot < 0)
+		return -1;
+	if (r->res[slot].queued) {
+		if (!r->res[slot].replay)
+			return -1;
+		fifo_remove(r, (uint32_t)slot);
+	}
+	if (r->res_n == n)
+		r->res_next = (uint32_t)slot + 1 == n ? 0 : (uint32_t)slot + 1;
+	return slot;
 }
 
 static struct rd_res *

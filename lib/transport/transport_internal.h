@@ -242,6 +242,8 @@ struct resp_state {
 	uint8_t fifo[UROCE_MAX_DEST_RD_ATOMIC];
 	uint32_t fifo_head;
 	uint32_t fifo_count;
+	uint32_t res_next;      /* the slot the next new one takes (alloc_res()) */
+	uint32_t res_n;         /* max_dest_rd_atomic at the first; 0: none yet */
 	bool on_list;
 	TAILQ_ENTRY(uroce_eng_qp) link;
 };

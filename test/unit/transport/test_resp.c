@@ -429,6 +429,22 @@ Test(resp, unknown_qpn_and_wrong_service)
 	proto_fini(&p);
 }
 
+/* A responder set up with @p o that has answered READs 0 and 1
+ * (8 bytes each); returns their RETH fields. */
+static struct uroce_ext_fields
+two_reads(struct proto *p, const struct sim_qp_opts *o)
+{
+	struct uroce_ext_fields e;
+
+	proto_init(p, o);
+	e = reth(p, 0, 8);
+	inj(p, R, UROCE_OP_RDMA_READ_REQUEST, 0, true, &e, NULL, 0);
+	inj(p, R, UROCE_OP_RDMA_READ_REQUEST, 1, true, &e, NULL, 0);
+	flush(p, R);
+	cr_assert_eq(ntx(p, R), 2);
+	return e;
+}
+
 /* Resources: the requester completes in order, so the READs it may ask for
  * again are the newest. A new READ reuses the oldest resource; a replay of
  * that oldest one still queued came from a stale duplicate and is cancelled;
@@ -440,12 +456,7 @@ Test(resp, read_resources_keep_the_newest)
 	struct proto p;
 	struct uroce_ext_fields e;
 
-	proto_init(&p, &o);
-	e = reth(&p, 0, 8);
-	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 0, true, &e, NULL, 0);
-	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 1, true, &e, NULL, 0);
-	flush(&p, R);
-	cr_assert_eq(ntx(&p, R), 2);
+	e = two_reads(&p, &o);
 	/* A stale duplicate of READ 0 is queued, then READ 2 arrives.
 	 * Expect: READ 0's replay cancelled, READ 2 answered. */
 	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 0, true, &e, NULL, 0);
@@ -471,6 +482,54 @@ Test(resp, read_resources_keep_the_newest)
 	cr_expect_eq(tx(&p, R, 4)->psn, 3);
 	cr_expect_eq(tx(&p, R, 5)->psn, 4);
 	expect_ack(&p, R, 6, UROCE_AETH_NAK, UROCE_NAK_INVALID_REQUEST, 5);
+	proto_fini(&p);
+}
+
+/* The resources fill in order and are then reused oldest first without a
+ * scan; max_dest_rd_atomic raised in SQD (IBA 10.3.1) breaks that order.
+ * Expect: the new READ takes the new free slot, so READs 0 and 1 still
+ * replay; and after a reset the order starts again from the first slot. */
+Test(resp, read_resources_after_max_dest_rd_atomic_changes)
+{
+	struct sim_qp_opts o = { .psn0 = 0, .max_dest_rd_atomic = 2 };
+	struct uroce_eng_qp_attr a;
+	struct proto p;
+	struct uroce_ext_fields e;
+	uint32_t psn;
+
+	e = two_reads(&p, &o);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_SQD;
+	cr_assert_eq(uroce_eng_modify_qp(p.s[R].qp, &a, UROCE_QP_STATE), 0);
+	a.max_dest_rd_atomic = 3;
+	cr_assert_eq(uroce_eng_modify_qp(p.s[R].qp, &a, UROCE_QP_STATE |
+					 UROCE_QP_MAX_DEST_RD_ATOMIC), 0);
+	a.qp_state = UROCE_QPS_RTS;
+	cr_assert_eq(uroce_eng_modify_qp(p.s[R].qp, &a, UROCE_QP_STATE), 0);
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 2, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(ntx(&p, R), 3);
+	cr_expect_eq(tx(&p, R, 2)->psn, 2);
+	/* Duplicates of all three: each replays, none is a miss. */
+	for (psn = 0; psn < 3; psn++)
+		inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, psn, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(ntx(&p, R), 6);
+	for (psn = 0; psn < 3; psn++)
+		cr_expect_eq(tx(&p, R, 3 + psn)->psn, psn);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_REPLAY_MISS), 0);
+	/* Three more: the oldest go first, READ 0, then 1, then 2. */
+	for (psn = 3; psn < 6; psn++)
+		inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, psn, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(ntx(&p, R), 9);
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 2, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[R].qp, UROCE_CNT_RESP_REPLAY_MISS), 1);
+	inj(&p, R, UROCE_OP_RDMA_READ_REQUEST, 3, true, &e, NULL, 0);
+	flush(&p, R);
+	cr_assert_eq(ntx(&p, R), 10);
+	cr_expect_eq(tx(&p, R, 9)->psn, 3);
 	proto_fini(&p);
 }
 
