@@ -753,7 +753,7 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 	struct uroce_shm_wq_limits lim = {
 		.max_sge = qp->max_send_sge, .max_inline = qp->max_inline, .qp_type = qp->type,
 	};
-	uint32_t n, i;
+	uint32_t n, i, asked = 1; /* WQEs asked for ahead: the head's, below */
 
 	if (qp->failed)
 		return false;
@@ -766,11 +766,6 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 			qp_ring_failed(w, qp);
 		return false;
 	}
-	/* The client wrote these WQEs on its own CPU: each read waits for its
-	 * lines to come across. Ask for the control line and first SGE of the
-	 * next SQ_READ_AHEAD at once, so that their transfers overlap. */
-	for (i = 1; i < n && i <= SQ_READ_AHEAD; i++)
-		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, i));
 	for (i = 0; i < n; i++) {
 		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
@@ -778,8 +773,12 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 
 		if (e == NULL)
 			break; /* the engine's SQ is full: the rest waits in the ring */
-		if (i + 1 + SQ_READ_AHEAD < n)
-			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, i + 1 + SQ_READ_AHEAD));
+		/* The client wrote these WQEs on its own CPU: each read waits for
+		 * its lines to come across. Keep the control line and first SGE
+		 * of the next SQ_READ_AHEAD + 1 asked for, so that the transfers
+		 * overlap (the first time, all of them at once). */
+		for (; asked < n && asked <= i + 1 + SQ_READ_AHEAD; asked++)
+			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, asked));
 		st = sq_read(qp, &lim, sw, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_sq_commit(qp->qp);

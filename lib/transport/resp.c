@@ -401,13 +401,15 @@ alloc_res(struct uroce_eng_qp *qp)
 {
 	struct resp_state *r = &qp->resp;
 	uint32_t n = qp->attr.max_dest_rd_atomic;
+	bool in_order;
 	int slot;
 
 	if (n == 0)
 		return -1;
 	if (r->res_n == 0)
 		r->res_n = n;
-	slot = r->res_n == n ? (int)r->res_next : oldest_res(r, n);
+	in_order = r->res_n == n;
+	slot = in_order ? (int)r->res_next : oldest_res(r, n);
 	if (slot < 0)
 		return -1;
 	if (r->res[slot].queued) {
@@ -415,7 +417,7 @@ alloc_res(struct uroce_eng_qp *qp)
 			return -1;
 		fifo_remove(r, (uint32_t)slot);
 	}
-	if (r->res_n == n)
+	if (in_order)
 		r->res_next = (uint32_t)slot + 1 == n ? 0 : (uint32_t)slot + 1;
 	return slot;
 }

@@ -271,21 +271,15 @@ wire_icrc_pseudo_hdr(uint8_t *ps, const uint8_t *l3, uint32_t hdrs, enum uroce_i
 	bth[4] = 0xFF;                          /* FECN, BECN, reserved */
 }
 
-typedef uint8_t zero_vec __attribute__((vector_size(16)));
-
 /*
- * Clear the first @p n bytes of the 64-byte aligned @p buf, and at most 15
- * more (the packet is written over them next). A memset() here became `rep
- * stosq`, whose start-up was 3 % of bench_engine's time; a loop of vector
- * stores with a bound the compiler does not know stays one.
+ * Clear the first @p n bytes of @p buf, and at most 15 more (the packet is
+ * written over them next): uroce_zero_small() of whole vectors, since a
+ * memset() here became `rep stosq` (3 % of bench_engine's time).
  */
 static inline void
 zero_front(uint8_t *buf, uint32_t n)
 {
-	uint32_t i;
-
-	for (i = 0; i < n; i += sizeof(zero_vec))
-		*(zero_vec *)(void *)(buf + i) = (zero_vec){ 0 };
+	uroce_zero_small(buf, (n + sizeof(uroce_vec16) - 1) & ~(sizeof(uroce_vec16) - 1));
 }
 
 /*
