@@ -208,9 +208,18 @@ struct dqp {
 };
 
 /* One session's doorbell block and slots on one worker (wrk, except s). */
+/* Slots a worker polls without their doorbell after they had work, per session. */
+#define HOT_SLOTS 8
+
 struct dwsess {
 	struct session *s;
 	struct uroce_shm_db_reader rd;
+	/* Slots served lately (worker.c, session_doorbells()): their rings are
+	 * looked at every round, the doorbell block only every few. */
+	uint16_t hot[HOT_SLOTS];
+	uint8_t hot_idle[HOT_SLOTS];    /* rounds each has found nothing */
+	uint8_t n_hot;
+	uint8_t rounds_unharvested;     /* rounds since the doorbells were read */
 	uintptr_t slot[UROCE_SHM_DB_SLOTS]; /* struct dqp * | 1, struct dsrq * | 2, or 0 */
 };
 

@@ -54,6 +54,11 @@
 /* Work bounds of one round. */
 #define WQES_PER_SLOT 64
 #define SLOTS_PER_ROUND 256
+/* A hot slot (session_doorbells()) cools after this many rounds with no
+ * work; while a session has one, its doorbells are read every
+ * HARVEST_EVERY rounds. */
+#define HOT_IDLE_ROUNDS 64
+#define HARVEST_EVERY 4
 
 /* Loopback frames: room in front of the IB part for Ethernet (+VLAN), IPv6
  * and UDP; the IB part of the largest packet (headers, 4096, pad, ICRC). */
@@ -746,9 +751,13 @@ wqe_prefetch(const void *slot)
 	__builtin_prefetch((const uint8_t *)slot + 64, 0);
 }
 
-/* @return true if the QP may have more send WQEs (budget or engine room out). */
+/*
+ * Take send WQEs of @p qp into the engine. @p rung: its doorbell rang, so a
+ * WQE is most likely at the head.
+ * @return true if the QP may have more send WQEs (budget or engine room out).
+ */
 static bool
-qp_service_sq(struct dworker *w, struct dqp *qp)
+qp_service_sq(struct dworker *w, struct dqp *qp, bool rung)
 {
 	struct uroce_shm_wq_limits lim = {
 		.max_sge = qp->max_send_sge, .max_inline = qp->max_inline, .qp_type = qp->type,
@@ -758,14 +767,19 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 	if (qp->failed)
 		return false;
 	/* The doorbell rang after the WQE at the head was written: ask for it
-	 * before the producer index, so that the two misses overlap. */
-	wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
+	 * before the producer index, so that the two misses overlap. Not on a
+	 * look without a doorbell: the head is most often the slot the client
+	 * writes next, and reading it would cost the client its line. */
+	if (rung)
+		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
 	n = uroce_shm_ring_untrusted_peek(&qp->sq, WQES_PER_SLOT);
 	if (n == 0) {
 		if (uroce_shm_ring_is_corrupt(&qp->sq))
 			qp_ring_failed(w, qp);
 		return false;
 	}
+	if (!rung)
+		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
 	for (i = 0; i < n; i++) {
 		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
@@ -884,34 +898,87 @@ srq_service(struct dworker *w, struct dsrq *srq)
 	return i < n || n == WQES_PER_SLOT;
 }
 
+/* Serve the QP or SRQ of doorbell slot entry @p e (a slot with neither: the
+ * client's own noise). @return true if it may have more work. */
+static bool
+slot_service(struct dworker *w, uintptr_t e, bool rung)
+{
+	bool more = false;
+
+	if ((e & SLOT_MASK) == SLOT_QP) {
+		struct dqp *qp = (struct dqp *)(e & ~(uintptr_t)SLOT_MASK);
+
+		more = qp_service_rq(w, qp, false);
+		more |= qp_service_sq(w, qp, rung);
+	} else if ((e & SLOT_MASK) == SLOT_SRQ) {
+		more = srq_service(w, (struct dsrq *)(e & ~(uintptr_t)SLOT_MASK));
+	}
+	return more;
+}
+
+static bool
+slot_is_hot(const struct dwsess *ws, uint32_t slot)
+{
+	unsigned int i;
+
+	for (i = 0; i < ws->n_hot; i++)
+		if (ws->hot[i] == slot)
+			return true;
+	return false;
+}
+
+/*
+ * Serve the session's rung slots. Reading the doorbells costs two locked
+ * exchanges on lines the client wrote last, and a client that posts one WQE
+ * at a time rings for each: about one exchange pair per message. So a slot
+ * that had work stays hot: its rings are looked at every round, as a rung
+ * slot's are, until HOT_IDLE_ROUNDS rounds found nothing, and meanwhile the
+ * doorbells are read only every HARVEST_EVERY rounds. A look at a slot whose
+ * doorbell did not ring is what a spurious ring already causes; no doorbell
+ * is lost, since its bit stays set until the next read. What a busy client
+ * gains: its bits stay set, so its ring finds them set, on a line still its
+ * own. @return the slots that had work, and the rung ones.
+ */
 static unsigned int
 session_doorbells(struct dworker *w, struct dwsess *ws)
 {
 	uint32_t again[SLOTS_PER_ROUND];
 	uint32_t nagain = 0, i;
-	unsigned int served = 0;
+	unsigned int served = 0, work = 0;
 	int slot;
 
-	while (served < SLOTS_PER_ROUND && (slot = uroce_shm_db_next(&ws->rd)) >= 0) {
-		uintptr_t e = ws->slot[slot];
-		bool more = false;
+	for (i = 0; i < ws->n_hot;) {
+		uint64_t wqes = w->cnt.wqes;
 
-		served++;
-		if ((e & SLOT_MASK) == SLOT_QP) {
-			struct dqp *qp = (struct dqp *)(e & ~(uintptr_t)SLOT_MASK);
-
-			more = qp_service_rq(w, qp, false);
-			more |= qp_service_sq(w, qp);
-		} else if ((e & SLOT_MASK) == SLOT_SRQ) {
-			more = srq_service(w, (struct dsrq *)(e & ~(uintptr_t)SLOT_MASK));
+		if (slot_service(w, ws->slot[ws->hot[i]], false) || w->cnt.wqes != wqes) {
+			ws->hot_idle[i] = 0;
+			work++;
+		} else if (++ws->hot_idle[i] > HOT_IDLE_ROUNDS) {
+			ws->n_hot--;
+			ws->hot[i] = ws->hot[ws->n_hot];
+			ws->hot_idle[i] = ws->hot_idle[ws->n_hot];
+			continue;
 		}
-		/* A slot with neither: the client's own noise. */
-		if (more)
+		i++;
+	}
+	if (ws->n_hot > 0 && ++ws->rounds_unharvested < HARVEST_EVERY)
+		return work;
+	ws->rounds_unharvested = 0;
+	while (served < SLOTS_PER_ROUND && (slot = uroce_shm_db_next(&ws->rd)) >= 0) {
+		served++;
+		if (slot_is_hot(ws, (uint32_t)slot))
+			continue; /* looked at above */
+		if (ws->n_hot < HOT_SLOTS) {
+			ws->hot_idle[ws->n_hot] = 0;
+			ws->hot[ws->n_hot++] = (uint16_t)slot;
+			slot_service(w, ws->slot[slot], true);
+		} else if (slot_service(w, ws->slot[slot], true)) {
 			again[nagain++] = (uint32_t)slot;
+		}
 	}
 	for (i = 0; i < nagain; i++)
 		uroce_shm_db_requeue(&ws->rd, again[i]);
-	return served;
+	return work + served;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -550,12 +550,19 @@ Test(daemon, uroced_lite_serves_two_clients, .timeout = 120)
 
 /* A client written against lib/shm directly, so that it can write anything
  * into its rings and doorbell block. */
+struct raw_qp {
+	struct uroce_shm_segment seg;
+	struct uroce_shm_ring sq;
+	uint32_t slot, qpn, handle;
+};
+
 struct raw {
 	int s;
 	uint32_t seq;
-	struct uroce_shm_segment db, cqseg, qpseg;
-	struct uroce_shm_ring cq, sq;
-	uint32_t slot, qpn, qp_handle;
+	struct uroce_shm_segment db, cqseg;
+	struct uroce_shm_ring cq;
+	struct raw_qp qp[2];
+	unsigned int n_qp;
 };
 
 static int
@@ -587,32 +594,19 @@ raw_rpc(struct raw *r, uint16_t type, const void *req, size_t req_len, void *res
 	return raw_rpc_fd(r, type, req, req_len, -1, resp, resp_len, fd_out);
 }
 
+/* An RC QP of @p r's PD and CQ, in RTS and connected to itself. */
 static void
-raw_open(struct raw *r)
+raw_qp_open(struct raw *r, uint32_t pd, uint32_t cq, struct raw_qp *q)
 {
-	struct uroce_shm_msg_hello_req hq = {.abi_major = UROCE_SHM_ABI_MAJOR};
-	struct uroce_shm_msg_hello_resp hr;
-	struct uroce_shm_msg_handle pd;
-	struct uroce_shm_msg_create_cq_req cq = {.cqe = 8};
-	struct uroce_shm_msg_create_cq_resp cr;
 	struct uroce_shm_msg_create_qp_req qq;
 	struct uroce_shm_msg_create_qp_resp qr;
 	struct uroce_shm_msg_modify_qp_req mq;
 	int fd;
 
-	memset(r, 0, sizeof(*r));
-	r->s = raw_connect();
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), &hr, sizeof(hr), &fd), 0);
-	cr_assert_eq(uroce_shm_segment_map(&r->db, fd, hr.db_seg_size), 0);
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, &pd, sizeof(pd), NULL), 0);
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), &cr, sizeof(cr), &fd), 0);
-	cr_assert_eq(uroce_shm_segment_map(&r->cqseg, fd, cr.seg_size), 0);
-	cr_assert_eq(uroce_shm_ring_attach(&r->cq, r->cqseg.addr, r->cqseg.size,
-					   UROCE_SHM_RING_CONSUMER, 0), 0);
 	memset(&qq, 0, sizeof(qq));
-	qq.pd_handle = pd.handle;
-	qq.send_cq = cr.cq_handle;
-	qq.recv_cq = cr.cq_handle;
+	qq.pd_handle = pd;
+	qq.send_cq = cq;
+	qq.recv_cq = cq;
 	qq.srq_handle = UROCE_SHM_HANDLE_NONE;
 	qq.qp_type = UROCE_QPT_RC;
 	qq.cap.max_send_wr = 4;
@@ -620,16 +614,16 @@ raw_open(struct raw *r)
 	qq.cap.max_send_sge = 1;
 	qq.cap.max_recv_sge = 1;
 	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_CREATE_QP, &qq, sizeof(qq), &qr, sizeof(qr), &fd), 0);
-	cr_assert_eq(uroce_shm_segment_map(&r->qpseg, fd, qr.seg_size), 0);
-	cr_assert_eq(uroce_shm_ring_attach(&r->sq, (uint8_t *)r->qpseg.addr + qr.sq_offset,
+	cr_assert_eq(uroce_shm_segment_map(&q->seg, fd, qr.seg_size), 0);
+	cr_assert_eq(uroce_shm_ring_attach(&q->sq, (uint8_t *)q->seg.addr + qr.sq_offset,
 					   qr.rq_offset - qr.sq_offset, UROCE_SHM_RING_PRODUCER, 0),
 		     0);
-	r->slot = qr.db_slot;
-	r->qpn = qr.qp_num;
-	r->qp_handle = qr.qp_handle;
+	q->slot = qr.db_slot;
+	q->qpn = qr.qp_num;
+	q->handle = qr.qp_handle;
 	/* INIT, RTR and RTS, connected to itself. */
 	memset(&mq, 0, sizeof(mq));
-	mq.qp_handle = r->qp_handle;
+	mq.qp_handle = q->handle;
 	mq.attr.qp_state = UROCE_QPS_INIT;
 	mq.attr.port_num = 1;
 	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS;
@@ -637,7 +631,7 @@ raw_open(struct raw *r)
 	memset(&mq.attr, 0, sizeof(mq.attr));
 	mq.attr.qp_state = UROCE_QPS_RTR;
 	mq.attr.path_mtu = 3;
-	mq.attr.dest_qp_num = r->qpn;
+	mq.attr.dest_qp_num = q->qpn;
 	mq.attr.max_dest_rd_atomic = 1;
 	mq.attr.ah_attr.dgid[10] = mq.attr.ah_attr.dgid[11] = 0xff;
 	mq.attr.ah_attr.dgid[12] = 198;
@@ -657,10 +651,40 @@ raw_open(struct raw *r)
 	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
 }
 
+/* A session with one PD, one CQ and @p n_qp (1 or 2) raw_qp_open() QPs. */
+static void
+raw_open(struct raw *r, unsigned int n_qp)
+{
+	struct uroce_shm_msg_hello_req hq = {.abi_major = UROCE_SHM_ABI_MAJOR};
+	struct uroce_shm_msg_hello_resp hr;
+	struct uroce_shm_msg_handle pd;
+	struct uroce_shm_msg_create_cq_req cq = {.cqe = 8};
+	struct uroce_shm_msg_create_cq_resp cr;
+	unsigned int i;
+	int fd;
+
+	memset(r, 0, sizeof(*r));
+	r->s = raw_connect();
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_HELLO, &hq, sizeof(hq), &hr, sizeof(hr), &fd), 0);
+	cr_assert_eq(uroce_shm_segment_map(&r->db, fd, hr.db_seg_size), 0);
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_ALLOC_PD, NULL, 0, &pd, sizeof(pd), NULL), 0);
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_CREATE_CQ, &cq, sizeof(cq), &cr, sizeof(cr), &fd), 0);
+	cr_assert_eq(uroce_shm_segment_map(&r->cqseg, fd, cr.seg_size), 0);
+	cr_assert_eq(uroce_shm_ring_attach(&r->cq, r->cqseg.addr, r->cqseg.size,
+					   UROCE_SHM_RING_CONSUMER, 0), 0);
+	cr_assert(n_qp >= 1 && n_qp <= UROCE_ARRAY_SIZE(r->qp));
+	for (i = 0; i < n_qp; i++)
+		raw_qp_open(r, pd.handle, cr.cq_handle, &r->qp[i]);
+	r->n_qp = n_qp;
+}
+
 static void
 raw_close(struct raw *r)
 {
-	uroce_shm_segment_unmap(&r->qpseg);
+	unsigned int i;
+
+	for (i = 0; i < r->n_qp; i++)
+		uroce_shm_segment_unmap(&r->qp[i].seg);
 	uroce_shm_segment_unmap(&r->cqseg);
 	uroce_shm_segment_unmap(&r->db);
 	close(r->s);
@@ -683,6 +707,20 @@ raw_cqe(struct raw *r)
 	return c;
 }
 
+/* Post a signaled WQE of an opcode that does not exist, with no doorbell:
+ * it completes in error at once, and that CQE says when the worker took it. */
+static void
+raw_post_bad(struct raw_qp *q, uint64_t wr_id)
+{
+	struct uroce_shm_send_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = wr_id;
+	w.opcode = 42;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
+}
+
 Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
 {
 	struct uroce_shm_send_wqe w;
@@ -695,7 +733,7 @@ Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
 	int i;
 
 	start_daemon();
-	raw_open(&r);
+	raw_open(&r, 1);
 	db = r.db.addr;
 	/* Expect: a CQ "eventfd" that is a pipe, or a blocking eventfd, is refused
 	 * (the daemon must never get SIGPIPE or block on a client's descriptor). */
@@ -721,40 +759,95 @@ Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
 	for (i = 0; i < 10; i++)
 		uroce_daemon_poll(dmn);
 	/* A WQE with an opcode that does not exist, then a well-formed SEND. */
-	memset(&w, 0, sizeof(w));
-	w.wr_id = 0xbad;
-	w.opcode = 42;
-	w.send_flags = UROCE_SEND_SIGNALED;
-	cr_assert_eq(uroce_shm_ring_enqueue_burst(&r.sq, &w, 1), 1);
+	raw_post_bad(&r.qp[0], 0xbad);
 	memset(&w, 0, sizeof(w));
 	w.wr_id = 0x600d;
 	w.opcode = UROCE_WR_SEND;
 	w.send_flags = UROCE_SEND_SIGNALED;
-	cr_assert_eq(uroce_shm_ring_enqueue_burst(&r.sq, &w, 1), 1);
-	uroce_shm_db_ring(db, r.slot);
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&r.qp[0].sq, &w, 1), 1);
+	uroce_shm_db_ring(db, r.qp[0].slot);
 	/* Expect: the bad WQE completes LOC_QP_OP_ERR, the QP is in ERR and the
 	 * next WQE is flushed. */
 	c = raw_cqe(&r);
 	cr_expect_eq(c.wr_id, 0xbad);
 	cr_expect_eq(c.status, UROCE_WC_LOC_QP_OP_ERR);
-	cr_expect_eq(c.qp_num, r.qpn);
+	cr_expect_eq(c.qp_num, r.qp[0].qpn);
 	c = raw_cqe(&r);
 	cr_expect_eq(c.wr_id, 0x600d);
 	cr_expect_eq(c.status, UROCE_WC_WR_FLUSH_ERR);
 	memset(&qq, 0, sizeof(qq));
-	qq.qp_handle = r.qp_handle;
+	qq.qp_handle = r.qp[0].handle;
 	cr_assert_eq(raw_rpc(&r, UROCE_SHM_MSG_QUERY_QP, &qq, sizeof(qq), &qr, sizeof(qr), NULL),
 		     0);
 	cr_expect_eq(qr.attr.qp_state, UROCE_QPS_ERR);
 	/* A producer index far beyond the ring: counted, never followed. */
-	r.sq.hdr->prod += 100000;
-	uroce_shm_db_ring(db, r.slot);
+	r.qp[0].sq.hdr->prod += 100000;
+	uroce_shm_db_ring(db, r.qp[0].slot);
 	for (i = 0; i < 10; i++)
 		uroce_daemon_poll(dmn);
 	uroce_daemon_stats(dmn, &st);
 	cr_expect_eq(st.wqe_rejected, 1);
 	cr_expect_eq(st.ring_corrupt, 1);
 	cr_expect_eq(st.qps, 1);
+	raw_close(&r);
+	dc_expect_all_reclaimed(dmn);
+	uroce_daemon_destroy(dmn);
+}
+
+/* Poll the daemon @p rounds times. @return the CQEs then in @p r's CQ. */
+static uint32_t
+raw_rounds(struct raw *r, int rounds)
+{
+	while (rounds-- > 0)
+		uroce_daemon_poll(dmn);
+	return uroce_shm_ring_used_count(&r->cq);
+}
+
+Test(daemon, slots_with_work_are_looked_at_without_their_doorbell_until_idle, .timeout = 60)
+{
+	struct uroce_shm_db_block *db;
+	struct uroce_shm_cqe c;
+	struct raw_qp *a, *b;
+	struct raw r;
+
+	start_daemon();
+	raw_open(&r, 2);
+	db = r.db.addr;
+	a = &r.qp[0];
+	b = &r.qp[1];
+	raw_post_bad(a, 1);
+	uroce_shm_db_ring(db, a->slot);
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 1);
+	cr_expect_neq(c.status, UROCE_WC_SUCCESS);
+	/* Expect: A just had work, so a WQE posted without its doorbell is
+	 * taken within a round or two. */
+	raw_post_bad(a, 2);
+	cr_expect_eq(raw_rounds(&r, 2), 1, "a busy slot's ring was not looked at");
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 2);
+	/* Expect: B's doorbell, rung while A is hot, is read within the
+	 * worker's HARVEST_EVERY (4) rounds: a busy QP does not starve others. */
+	raw_post_bad(b, 3);
+	uroce_shm_db_ring(db, b->slot);
+	cr_expect_eq(raw_rounds(&r, 5), 1, "a doorbell waited behind a busy slot");
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 3);
+	cr_expect_eq(c.qp_num, b->qpn);
+	/* Expect: after HOT_IDLE_ROUNDS (64) rounds with nothing, both wait for
+	 * their doorbells again (an idle QP costs its worker no look), and
+	 * their doorbells are read at once. */
+	cr_expect_eq(raw_rounds(&r, 200), 0);
+	raw_post_bad(a, 4);
+	raw_post_bad(b, 5);
+	cr_expect_eq(raw_rounds(&r, 50), 0, "an idle slot's ring was looked at");
+	uroce_shm_db_ring(db, a->slot);
+	uroce_shm_db_ring(db, b->slot);
+	cr_expect_eq(raw_rounds(&r, 3), 2, "doorbells of idle slots were not read at once");
+	c = raw_cqe(&r);
+	cr_expect(c.wr_id == 4 || c.wr_id == 5);
+	c = raw_cqe(&r);
+	cr_expect(c.wr_id == 4 || c.wr_id == 5);
 	raw_close(&r);
 	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_destroy(dmn);
