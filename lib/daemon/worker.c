@@ -751,13 +751,9 @@ wqe_prefetch(const void *slot)
 	__builtin_prefetch((const uint8_t *)slot + 64, 0);
 }
 
-/*
- * Take send WQEs of @p qp into the engine. @p rung: its doorbell rang, so a
- * WQE is most likely at the head.
- * @return true if the QP may have more send WQEs (budget or engine room out).
- */
+/* @return true if the QP may have more send WQEs (budget or engine room out). */
 static bool
-qp_service_sq(struct dworker *w, struct dqp *qp, bool rung)
+qp_service_sq(struct dworker *w, struct dqp *qp)
 {
 	struct uroce_shm_wq_limits lim = {
 		.max_sge = qp->max_send_sge, .max_inline = qp->max_inline, .qp_type = qp->type,
@@ -767,19 +763,16 @@ qp_service_sq(struct dworker *w, struct dqp *qp, bool rung)
 	if (qp->failed)
 		return false;
 	/* The doorbell rang after the WQE at the head was written: ask for it
-	 * before the producer index, so that the two misses overlap. Not on a
-	 * look without a doorbell: the head is most often the slot the client
-	 * writes next, and reading it would cost the client its line. */
-	if (rung)
-		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
+	 * before the producer index, so that the two misses overlap. (On a
+	 * look at a hot slot the head may not be written yet; asking for it
+	 * anyway measured better than asking only once the index said so.) */
+	wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
 	n = uroce_shm_ring_untrusted_peek(&qp->sq, WQES_PER_SLOT);
 	if (n == 0) {
 		if (uroce_shm_ring_is_corrupt(&qp->sq))
 			qp_ring_failed(w, qp);
 		return false;
 	}
-	if (!rung)
-		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, 0));
 	for (i = 0; i < n; i++) {
 		const struct uroce_shm_send_wqe *sw = uroce_shm_ring_cons_slot(&qp->sq, i);
 		struct uroce_eng_send_wqe *e = uroce_eng_sq_reserve(qp->qp);
@@ -901,7 +894,7 @@ srq_service(struct dworker *w, struct dsrq *srq)
 /* Serve the QP or SRQ of doorbell slot entry @p e (a slot with neither: the
  * client's own noise). @return true if it may have more work. */
 static bool
-slot_service(struct dworker *w, uintptr_t e, bool rung)
+slot_service(struct dworker *w, uintptr_t e)
 {
 	bool more = false;
 
@@ -909,7 +902,7 @@ slot_service(struct dworker *w, uintptr_t e, bool rung)
 		struct dqp *qp = (struct dqp *)(e & ~(uintptr_t)SLOT_MASK);
 
 		more = qp_service_rq(w, qp, false);
-		more |= qp_service_sq(w, qp, rung);
+		more |= qp_service_sq(w, qp);
 	} else if ((e & SLOT_MASK) == SLOT_SRQ) {
 		more = srq_service(w, (struct dsrq *)(e & ~(uintptr_t)SLOT_MASK));
 	}
@@ -950,7 +943,7 @@ session_doorbells(struct dworker *w, struct dwsess *ws)
 	for (i = 0; i < ws->n_hot;) {
 		uint64_t wqes = w->cnt.wqes;
 
-		if (slot_service(w, ws->slot[ws->hot[i]], false) || w->cnt.wqes != wqes) {
+		if (slot_service(w, ws->slot[ws->hot[i]]) || w->cnt.wqes != wqes) {
 			ws->hot_idle[i] = 0;
 			work++;
 		} else if (++ws->hot_idle[i] > HOT_IDLE_ROUNDS) {
@@ -971,8 +964,8 @@ session_doorbells(struct dworker *w, struct dwsess *ws)
 		if (ws->n_hot < HOT_SLOTS) {
 			ws->hot_idle[ws->n_hot] = 0;
 			ws->hot[ws->n_hot++] = (uint16_t)slot;
-			slot_service(w, ws->slot[slot], true);
-		} else if (slot_service(w, ws->slot[slot], true)) {
+			slot_service(w, ws->slot[slot]);
+		} else if (slot_service(w, ws->slot[slot])) {
 			again[nagain++] = (uint32_t)slot;
 		}
 	}
