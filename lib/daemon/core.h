@@ -207,10 +207,10 @@ struct dqp {
 	bool failed;                    /* wrk: a ring was corrupt, QP forced to ERR */
 };
 
-/* One session's doorbell block and slots on one worker (wrk, except s). */
 /* Slots a worker polls without their doorbell after they had work, per session. */
 #define HOT_SLOTS 8
 
+/* One session's doorbell block and slots on one worker (wrk, except s). */
 struct dwsess {
 	struct session *s;
 	struct uroce_shm_db_reader rd;
