@@ -239,6 +239,47 @@ resp_pd(const struct uroce_eng_qp *qp)
 	return qp->pd;
 }
 
+/*
+ * What take_wqe() asks for ahead of its use. A busy SEND or UD responder
+ * takes a receive WQE per message from a ring as deep as the client's
+ * posted receives (thousands: far beyond this core's L2), and writes each
+ * message into a buffer as long out of its cache: both were misses on every
+ * packet, and the stores behind them filled the store buffer
+ * (doc/benchmarks.md, 7 Dec 2026). So the entry RQ_READ_AHEAD on is read
+ * ahead, and the first RECV_PREFETCH_BYTES of the next WQE's buffer.
+ */
+#define RQ_READ_AHEAD 3
+#define RECV_PREFETCH_BYTES 128
+
+static void
+rq_prefetch(struct uroce_eng *eng, const struct rq *rq)
+{
+	const uint8_t *ahead;
+
+	if (rq->count > RQ_READ_AHEAD) {
+		/* What rwqe_take() reads of it with one SGE. */
+		ahead = (const uint8_t *)&rq->ring[(rq->head + RQ_READ_AHEAD) & rq->mask];
+		__builtin_prefetch(ahead, 0);
+		__builtin_prefetch(ahead + offsetof(struct rwqe, sge[1]) - 1, 0);
+	}
+	if (rq->count > 0 && rq->ring[rq->head].num_sge > 0)
+		sge_prefetch_dst(eng, &rq->ring[rq->head].sge[0], RECV_PREFETCH_BYTES);
+}
+
+/* A receive WQE's header and the SGEs it has, not the whole entry: most of
+ * its UROCE_MAX_SGE slots are unused. rq_commit() bounded num_sge. */
+static inline void
+rwqe_take(struct rwqe *dst, const struct rwqe *src)
+{
+	uint32_t i, n = src->num_sge;
+
+	dst->wr_id = src->wr_id;
+	dst->num_sge = n;
+	dst->length = src->length;
+	for (i = 0; i < n; i++)
+		dst->sge[i] = src->sge[i];
+}
+
 /* Take a receive WQE for a new message (IBA 9.7.4.1). False if none. */
 static bool
 take_wqe(struct uroce_eng_qp *qp)
@@ -258,10 +299,11 @@ take_wqe(struct uroce_eng_qp *qp)
 	}
 	if (r == NULL)
 		return false;
-	qp->resp.wqe = *r;
+	rwqe_take(&qp->resp.wqe, r);
 	qp->resp.has_wqe = true;
 	qp->resp.wqe_srq = srq;
 	rq_pop(rq);
+	rq_prefetch(qp->eng, rq);
 	return true;
 }
 

@@ -484,6 +484,9 @@ enum uroce_wc_status mw_local_op(struct uroce_eng_qp *qp, const struct uroce_wr_
  * whether it would. */
 bool mw_invalidate(struct uroce_eng_qp *qp, uint32_t rkey, bool check_only);
 bool mr_range_ok(const struct uroce_eng_mr *mr, uint64_t va, uint64_t len);
+/* Ask the cache for the first @p len bytes a receive into @p sge will write:
+ * a hint only, and none outside the SGE's MR. */
+void sge_prefetch_dst(struct uroce_eng *eng, const struct uroce_wr_sge *sge, uint32_t len);
 /* Copy between an SGE list and a flat buffer, starting at byte @off of the list. */
 int sge_copy(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_sge *sge,
 	     uint32_t num_sge, uint32_t off, void *buf, uint32_t len, bool to_sge);
