@@ -246,13 +246,15 @@ resp_pd(const struct uroce_eng_qp *qp)
  * message into a buffer as long out of its cache: both were misses on every
  * packet, and the stores behind them filled the store buffer
  * (doc/benchmarks.md, 7 Dec 2026). So the entry RQ_READ_AHEAD on is read
- * ahead, and the first RECV_PREFETCH_BYTES of the next WQE's buffer.
+ * ahead, and as much of the next WQE's buffer as this message's packet
+ * fills of its own (@p fill), up to RECV_PREFETCH_MAX: the next message is
+ * likely the same size.
  */
 #define RQ_READ_AHEAD 3
-#define RECV_PREFETCH_BYTES 128
+#define RECV_PREFETCH_MAX 1152
 
 static void
-rq_prefetch(struct uroce_eng *eng, const struct rq *rq)
+rq_prefetch(struct uroce_eng *eng, const struct rq *rq, uint32_t fill)
 {
 	const uint8_t *ahead;
 
@@ -263,7 +265,8 @@ rq_prefetch(struct uroce_eng *eng, const struct rq *rq)
 		__builtin_prefetch(ahead + offsetof(struct rwqe, sge[1]) - 1, 0);
 	}
 	if (rq->count > 0 && rq->ring[rq->head].num_sge > 0)
-		sge_prefetch_dst(eng, &rq->ring[rq->head].sge[0], RECV_PREFETCH_BYTES);
+		sge_prefetch_dst(eng, &rq->ring[rq->head].sge[0],
+				 UROCE_MIN(fill, RECV_PREFETCH_MAX));
 }
 
 /* A receive WQE's header and the SGEs it has, not the whole entry: most of
@@ -280,9 +283,10 @@ rwqe_take(struct rwqe *dst, const struct rwqe *src)
 		dst->sge[i] = src->sge[i];
 }
 
-/* Take a receive WQE for a new message (IBA 9.7.4.1). False if none. */
+/* Take a receive WQE for a new message (IBA 9.7.4.1) whose first packet
+ * writes @p fill bytes of it. False if none. */
 static bool
-take_wqe(struct uroce_eng_qp *qp)
+take_wqe(struct uroce_eng_qp *qp, uint32_t fill)
 {
 	struct uroce_eng_srq *srq = recv_srq(qp);
 	struct rq *rq = srq != NULL ? &srq->rq : &qp->rq;
@@ -303,7 +307,7 @@ take_wqe(struct uroce_eng_qp *qp)
 	qp->resp.has_wqe = true;
 	qp->resp.wqe_srq = srq;
 	rq_pop(rq);
-	rq_prefetch(qp->eng, rq);
+	rq_prefetch(qp->eng, rq, fill);
 	return true;
 }
 
@@ -869,7 +873,7 @@ resp_get_wqe(struct resp_ctx *c)
 {
 	struct uroce_eng_qp *qp = c->qp;
 
-	if (!take_wqe(qp)) {
+	if (!take_wqe(qp, c->pkt->paylen)) {
 		if (c->rc)
 			return RESP_RNR;
 		qp->resp.uc_drop = true;
@@ -1309,7 +1313,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		QP_CNT(qp, RESP_UD_QKEY_ERR);
 		return;
 	}
-	if (pkt->paylen > qp->mtu || !take_wqe(qp)) {
+	if (pkt->paylen > qp->mtu || !take_wqe(qp, UROCE_GRH_LEN + pkt->paylen)) {
 		QP_CNT(qp, RESP_UD_DROP);
 		return;
 	}
