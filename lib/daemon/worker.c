@@ -473,11 +473,11 @@ cq_sink_push(void *ctx, const struct uroce_eng_wc *wc)
 	}
 	if (cqe_put(uroce_shm_ring_prod_slot(&cq->ring, cq->pending), wc, cqe_streams(wc)))
 		w->cqe_streamed = true;
+	/* The slot CQE_AHEAD on was last read by the client, on its CPU:
+	 * asked for now, a receive's CQE stores will not wait for it
+	 * (doc/benchmarks.md, 7 Dec 2026). Not for the sends: a busy send
+	 * queue's CQEs are streamed and take no line. */
 	if (wc->opcode & UROCE_WC_RECV)
-		/* The slot CQE_AHEAD on was last read by the client, on its
-		 * CPU: asked for now, a receive's CQE stores will not wait for
-		 * it (doc/benchmarks.md, 7 Dec 2026). Not for the sends: a
-		 * busy send queue's CQEs are streamed and take no line. */
 		__builtin_prefetch(uroce_shm_ring_prod_slot(&cq->ring, cq->pending + CQE_AHEAD), 1);
 	cq->pending++;
 	if (wc->status != UROCE_WC_SUCCESS)

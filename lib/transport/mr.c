@@ -324,12 +324,15 @@ sge_xfer(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_s
 void
 sge_prefetch_dst(struct uroce_eng *eng, const struct uroce_wr_sge *sge, uint32_t len)
 {
-	struct uroce_eng_mr *mr = mr_lookup(eng, sge->lkey);
+	struct uroce_eng_mr *mr;
 	const uint8_t *m;
 	uint32_t off;
 
 	len = UROCE_MIN(len, sge->length);
-	if (mr == NULL || len == 0 || !mr_range_ok(mr, sge->addr, len))
+	if (len == 0)
+		return;
+	mr = mr_lookup(eng, sge->lkey);
+	if (mr == NULL || !mr_range_ok(mr, sge->addr, len))
 		return;
 	m = mr->addr + (sge->addr - mr->iova);
 	for (off = 0; off < len; off += 64)

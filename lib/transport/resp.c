@@ -254,8 +254,9 @@ resp_pd(const struct uroce_eng_qp *qp)
 #define RECV_PREFETCH_MAX 1152
 
 static void
-rq_prefetch(struct uroce_eng *eng, const struct rq *rq, uint32_t fill)
+rq_prefetch(struct uroce_eng *eng, struct rq *rq, uint32_t fill)
 {
+	const struct rwqe *next = rq_peek(rq);
 	const uint8_t *ahead;
 
 	if (rq->count > RQ_READ_AHEAD) {
@@ -264,9 +265,8 @@ rq_prefetch(struct uroce_eng *eng, const struct rq *rq, uint32_t fill)
 		__builtin_prefetch(ahead, 0);
 		__builtin_prefetch(ahead + offsetof(struct rwqe, sge[1]) - 1, 0);
 	}
-	if (rq->count > 0 && rq->ring[rq->head].num_sge > 0)
-		sge_prefetch_dst(eng, &rq->ring[rq->head].sge[0],
-				 UROCE_MIN(fill, RECV_PREFETCH_MAX));
+	if (next != NULL && next->num_sge > 0)
+		sge_prefetch_dst(eng, &next->sge[0], UROCE_MIN(fill, RECV_PREFETCH_MAX));
 }
 
 /* A receive WQE's header and the SGEs it has, not the whole entry: most of
@@ -284,7 +284,8 @@ rwqe_take(struct rwqe *dst, const struct rwqe *src)
 }
 
 /* Take a receive WQE for a new message (IBA 9.7.4.1) whose first packet
- * writes @p fill bytes of it. False if none. */
+ * writes @p fill bytes of it (0: a WRITE with immediate, which writes none).
+ * False if none. */
 static bool
 take_wqe(struct uroce_eng_qp *qp, uint32_t fill)
 {
@@ -873,7 +874,7 @@ resp_get_wqe(struct resp_ctx *c)
 {
 	struct uroce_eng_qp *qp = c->qp;
 
-	if (!take_wqe(qp, c->pkt->paylen)) {
+	if (!take_wqe(qp, (c->mask & UROCE_F_SEND) ? c->pkt->paylen : 0)) {
 		if (c->rc)
 			return RESP_RNR;
 		qp->resp.uc_drop = true;
