@@ -124,6 +124,40 @@ uroce_zero_small(void *p, size_t len)
 }
 
 /**
+ * memcpy() of @p n bytes on a per-packet path, inline up to 64: at most four
+ * 16-byte moves, the last ones overlapping the first, where a call goes
+ * through the PLT and libc's dispatch on the length, and where GCC, knowing
+ * a bound on @p n, may expand it as `rep movsq` (tens of cycles to start).
+ * Longer copies call memcpy(). @p d and @p s do not overlap.
+ */
+static inline void
+uroce_copy_small(void *d, const void *s, size_t n)
+{
+	uint8_t *db = (uint8_t *)d;
+	const uint8_t *sb = (const uint8_t *)s;
+
+	if (n > 64) {
+		memcpy(db, sb, n);
+	} else if (n >= 16) {
+		memcpy(db, sb, 16);
+		if (n > 32) {
+			memcpy(db + 16, sb + 16, 16);
+			memcpy(db + n - 32, sb + n - 32, 16);
+		}
+		memcpy(db + n - 16, sb + n - 16, 16);
+	} else if (n >= 8) {
+		memcpy(db, sb, 8);
+		memcpy(db + n - 8, sb + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(db, sb, 4);
+		memcpy(db + n - 4, sb + n - 4, 4);
+	} else {
+		while (n-- > 0)
+			*db++ = *sb++;
+	}
+}
+
+/**
  * Which responder check refused a request (IBA 9.7.5.1): lib/transport's
  * record of it (uroce_eng_resp_reject), the daemon's log and the QP's
  * "last responder error" counters (QUERY_COUNTERS) carry these numbers.

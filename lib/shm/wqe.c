@@ -114,7 +114,7 @@ uroce_shm_send_wqe_read(const struct uroce_shm_send_wqe *sw, const struct uroce_
 			return UROCE_WC_LOC_LEN_ERR;
 		/* The bytes are data: whatever the client writes meanwhile is
 		 * what it sends; the length was read once and bounded. */
-		memcpy(wr->inline_data, sw->data.inline_data, len);
+		uroce_copy_small(wr->inline_data, sw->data.inline_data, len);
 		wr->inline_len = len;
 		wr->num_sge = 0;
 		total = len;

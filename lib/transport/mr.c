@@ -311,9 +311,9 @@ sge_xfer(struct uroce_eng *eng, struct uroce_eng_pd *pd, const struct uroce_wr_s
 		if (crc != NULL)
 			*crc = uroce_crc32_copy(*crc, m, p, n);
 		else if (to_sge)
-			memcpy(m, p, n);
+			uroce_copy_small(m, p, n);
 		else
-			memcpy(p, m, n);
+			uroce_copy_small(p, m, n);
 		p += n;
 		len -= n;
 		off = 0;

@@ -966,7 +966,7 @@ resp_place_write(struct resp_ctx *c)
 				return RESP_EXIT;
 			c->icrc_late = false;
 		} else {
-			memcpy(dst, c->pkt->payload, paylen);
+			uroce_copy_small(dst, c->pkt->payload, paylen);
 		}
 	}
 	QP_CNT(qp, RX_WRITE_REQUESTS);
@@ -1271,7 +1271,9 @@ static const resp_step_fn resp_steps[RESP_NUM_STATES] = {
 static void
 write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 {
-	memset(grh, 0, UROCE_GRH_LEN);
+	/* Not memset(): here it was `rep stosl`, as was the WC's below
+	 * (doc/benchmarks.md, 7 Dec 2026, fifth session). */
+	uroce_zero_small(grh, UROCE_GRH_LEN);
 	if (f->family == UROCE_IP_V6) {
 		uint32_t w = 6u << 28 | (uint32_t)f->tclass << 20 | (f->flow_label & 0xFFFFF);
 
@@ -1318,7 +1320,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 		QP_CNT(qp, RESP_UD_DROP);
 		return;
 	}
-	memset(&wc, 0, sizeof(wc));
+	uroce_zero_small(&wc, sizeof(wc));
 	wc.opcode = UROCE_WC_RECV;
 	wc.src_qp = uroce_deth_src_qp(deth);
 	wc.wc_flags = UROCE_WC_GRH;
