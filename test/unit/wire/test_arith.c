@@ -3,7 +3,10 @@
  */
 
 /* Protocol arithmetic (lib/wire/arith.c and the inline helpers of
- * uroce_wire.h), each at its wrap-around and edges. */
+ * uroce_wire.h), each at its wrap-around and edges; and the small copy and
+ * clear of uroce_common.h that the packet paths use. */
+
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -133,4 +136,52 @@ Test(timers, local_ack_timeout)
 	cr_assert_eq(uroce_ack_timeout_us(14), 67109);   /* 67.108864 ms */
 	cr_assert_eq(uroce_ack_timeout_us(31), 8796093023ull);
 	cr_assert_eq(uroce_ack_timeout_us(40), 8796093023ull, "clamped to 31");
+}
+
+/* uroce_copy_small() and uroce_zero_small() (uroce_common.h), which the
+ * per-packet paths use instead of memcpy() and memset(): every length from
+ * 0 to past their inline limits, at every alignment of a 16-byte line,
+ * touches exactly the bytes asked for. */
+#define SMALL_MAX 160
+#define GUARD 32
+
+Test(small_ops, copy_every_length_and_alignment)
+{
+	uint8_t src[SMALL_MAX + 16], dst[GUARD + SMALL_MAX + 16 + GUARD];
+	unsigned int n, a, i;
+
+	for (i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	for (n = 0; n <= SMALL_MAX; n++) {
+		for (a = 0; a < 16; a++) {
+			memset(dst, 0xA5, sizeof(dst));
+			uroce_copy_small(dst + GUARD + a, src + (15 - a), n);
+			for (i = 0; i < sizeof(dst); i++) {
+				uint8_t want = i >= GUARD + a && i < GUARD + a + n ?
+						       src[15 - a + (i - GUARD - a)] : 0xA5;
+
+				cr_assert_eq(dst[i], want, "length %u, offset %u: byte %u is %#x, not %#x",
+					     n, a, i, dst[i], want);
+			}
+		}
+	}
+}
+
+Test(small_ops, zero_every_length_and_alignment)
+{
+	uint8_t dst[GUARD + SMALL_MAX + 16 + GUARD];
+	unsigned int n, a, i;
+
+	for (n = 0; n <= SMALL_MAX; n++) {
+		for (a = 0; a < 16; a++) {
+			memset(dst, 0xA5, sizeof(dst));
+			uroce_zero_small(dst + GUARD + a, n);
+			for (i = 0; i < sizeof(dst); i++) {
+				uint8_t want = i >= GUARD + a && i < GUARD + a + n ? 0 : 0xA5;
+
+				cr_assert_eq(dst[i], want, "length %u, offset %u: byte %u is %#x, not %#x",
+					     n, a, i, dst[i], want);
+			}
+		}
+	}
 }
