@@ -764,8 +764,12 @@ qp_ring_failed(struct dworker *w, struct dqp *qp)
 	uroce_eng_modify_qp(qp->qp, &a, UROCE_QP_STATE);
 }
 
-/* Send WQEs asked for ahead of the one being read (qp_service_sq()). */
+/* WQEs asked for ahead of the one being read: sends (qp_service_sq()), and
+ * receives (qp_service_rq()), which a client posts in batches that the worker
+ * then takes in one go, each of their lines last written on the client's CPU
+ * (doc/benchmarks.md, 7 Dec 2026, fifth session: 4 ahead did nothing there). */
 #define SQ_READ_AHEAD 4
+#define RQ_READ_AHEAD 12
 
 static inline void
 wqe_prefetch(const void *slot)
@@ -845,12 +849,16 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 			qp_ring_failed(w, qp);
 		return false;
 	}
+	for (i = qp->rq_held; i < n && i < qp->rq_held + RQ_READ_AHEAD; i++)
+		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->rq, i));
 	for (i = qp->rq_held; i < n; i++) {
 		struct uroce_wr_recv *e = uroce_eng_rq_reserve(qp->qp);
 		int st, rc;
 
 		if (e == NULL)
 			break;
+		if (i + RQ_READ_AHEAD < n)
+			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->rq, i + RQ_READ_AHEAD));
 		st = uroce_shm_recv_wqe_read(uroce_shm_ring_cons_slot(&qp->rq, i), qp->max_recv_sge, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_rq_commit(qp->qp);
