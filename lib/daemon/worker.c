@@ -464,6 +464,12 @@ clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t
+clock_us(void)
+{
+	return clock_ns() / 1000u;
+}
+
 #define CQE_AHEAD 4
 
 static bool
@@ -766,16 +772,30 @@ qp_ring_failed(struct dworker *w, struct dqp *qp)
 
 /* WQEs asked for ahead of the one being read: sends (qp_service_sq()), and
  * receives (qp_service_rq()), which a client posts in batches that the worker
- * then takes in one go, each of their lines last written on the client's CPU
- * (doc/benchmarks.md, 7 Dec 2026, fifth session: 4 ahead did nothing there). */
+ * then takes in one go (doc/benchmarks.md, 7 Dec 2026, fifth session: 4
+ * ahead did nothing there). The engine's own RQ has its read-ahead in
+ * lib/transport/resp.c. */
 #define SQ_READ_AHEAD 4
-#define RQ_READ_AHEAD 12
+#define RECV_READ_AHEAD 12
 
 static inline void
 wqe_prefetch(const void *slot)
 {
 	__builtin_prefetch(slot, 0);
 	__builtin_prefetch((const uint8_t *)slot + 64, 0);
+}
+
+/*
+ * The client wrote the WQEs of @p ring on its own CPU: each read waits for
+ * its lines to come across. Ask for the control line and first SGE of every
+ * WQE up to index @p upto (below @p n) not yet asked for (*@p asked on), so
+ * that the transfers overlap: the first time, all of them at once.
+ */
+static inline void
+wqe_read_ahead(struct uroce_shm_ring *ring, uint32_t *asked, uint32_t upto, uint32_t n)
+{
+	for (; *asked < n && *asked <= upto; (*asked)++)
+		wqe_prefetch(uroce_shm_ring_cons_slot(ring, *asked));
 }
 
 /* @return true if the QP may have more send WQEs (budget or engine room out). */
@@ -807,12 +827,7 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 
 		if (e == NULL)
 			break; /* the engine's SQ is full: the rest waits in the ring */
-		/* The client wrote these WQEs on its own CPU: each read waits for
-		 * its lines to come across. Keep the control line and first SGE
-		 * of the next SQ_READ_AHEAD + 1 asked for, so that the transfers
-		 * overlap (the first time, all of them at once). */
-		for (; asked < n && asked <= i + 1 + SQ_READ_AHEAD; asked++)
-			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->sq, asked));
+		wqe_read_ahead(&qp->sq, &asked, i + 1 + SQ_READ_AHEAD, n);
 		st = sq_read(qp, &lim, sw, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_sq_commit(qp->qp);
@@ -836,7 +851,7 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 static bool
 qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 {
-	uint32_t n, i;
+	uint32_t n, i, asked;
 	bool more;
 
 	if (qp->rq.hdr == NULL || qp->failed)
@@ -849,16 +864,14 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 			qp_ring_failed(w, qp);
 		return false;
 	}
-	for (i = qp->rq_held; i < n && i < qp->rq_held + RQ_READ_AHEAD; i++)
-		wqe_prefetch(uroce_shm_ring_cons_slot(&qp->rq, i));
+	asked = qp->rq_held;
 	for (i = qp->rq_held; i < n; i++) {
 		struct uroce_wr_recv *e = uroce_eng_rq_reserve(qp->qp);
 		int st, rc;
 
 		if (e == NULL)
 			break;
-		if (i + RQ_READ_AHEAD < n)
-			wqe_prefetch(uroce_shm_ring_cons_slot(&qp->rq, i + RQ_READ_AHEAD));
+		wqe_read_ahead(&qp->rq, &asked, i + RECV_READ_AHEAD, n);
 		st = uroce_shm_recv_wqe_read(uroce_shm_ring_cons_slot(&qp->rq, i), qp->max_recv_sge, e);
 		if (st == UROCE_WC_SUCCESS) {
 			rc = uroce_eng_rq_commit(qp->qp);
@@ -1019,12 +1032,6 @@ static uint64_t
 op_now(void *ctx)
 {
 	return worker_now_us(ctx);
-}
-
-static uint64_t
-clock_us(void)
-{
-	return clock_ns() / 1000u;
 }
 
 static struct loop_frame *

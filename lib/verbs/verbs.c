@@ -1890,6 +1890,20 @@ uroce_post_send(struct uroce_qp *qp, struct uroce_send_wr *wr, struct uroce_send
 	return rc;
 }
 
+/* The i-th zeroed receive slot of a batch on @p ring, or NULL if full. */
+static struct uroce_shm_recv_wqe *
+recv_slot(struct uroce_shm_ring *ring, uint32_t i)
+{
+	struct uroce_shm_recv_wqe *w;
+
+	if (uroce_shm_ring_prod_reserve(ring, i + 1) != i + 1)
+		return NULL;
+	w = uroce_shm_ring_prod_slot(ring, i);
+	/* Not memset(): a constant one of this size is `rep stosq`. */
+	uroce_zero_small(w, sizeof(*w));
+	return w;
+}
+
 /*
  * Post a list of receive WRs to the receive ring @p ring (a QP's RQ or an
  * SRQ), each checked against @p max_sge, under @p lock; ring doorbell
@@ -1913,13 +1927,11 @@ post_recv_ring(const struct db_ref *db, struct uroce_shm_ring *ring, pthread_mut
 			rc = -EINVAL;
 			break;
 		}
-		if (uroce_shm_ring_prod_reserve(ring, 1) != 1) {
+		w = recv_slot(ring, 0);
+		if (w == NULL) {
 			rc = -ENOMEM;
 			break;
 		}
-		w = uroce_shm_ring_prod_slot(ring, 0);
-		/* Not memset(): a constant one of this size is `rep stosq`. */
-		uroce_zero_small(w, sizeof(*w));
 		w->wr_id = wr->wr_id;
 		w->num_sge = (uint32_t)wr->num_sge;
 		for (i = 0; i < wr->num_sge; i++) {
@@ -2313,19 +2325,6 @@ uroce_rq_begin(struct uroce_qp *qp)
 		return rc;
 	pthread_mutex_lock(&qp->priv->rq_lock);
 	return 0;
-}
-
-/* The i-th zeroed receive slot of a batch on @p ring, or NULL if full. */
-static struct uroce_shm_recv_wqe *
-recv_slot(struct uroce_shm_ring *ring, uint32_t i)
-{
-	struct uroce_shm_recv_wqe *w;
-
-	if (uroce_shm_ring_prod_reserve(ring, i + 1) != i + 1)
-		return NULL;
-	w = uroce_shm_ring_prod_slot(ring, i);
-	uroce_zero_small(w, sizeof(*w)); /* not memset(): `rep stosq` */
-	return w;
 }
 
 struct uroce_shm_recv_wqe *

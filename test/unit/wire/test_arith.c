@@ -144,6 +144,22 @@ Test(timers, local_ack_timeout)
  * touches exactly the bytes asked for. */
 #define SMALL_MAX 160
 #define GUARD 32
+#define FILL 0xA5
+
+/* @p dst (of @p size bytes, all FILL before the call) holds @p want's @p n
+ * bytes at @p at (zeros where @p want is NULL) and FILL everywhere else. */
+static void
+expect_only(const uint8_t *dst, size_t size, size_t at, size_t n, const uint8_t *want)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		uint8_t w = i < at || i >= at + n ? FILL : want != NULL ? want[i - at] : 0;
+
+		cr_assert_eq(dst[i], w, "length %zu, at %zu: byte %zu is %#x, not %#x", n, at, i,
+			     dst[i], w);
+	}
+}
 
 Test(small_ops, copy_every_length_and_alignment)
 {
@@ -154,15 +170,9 @@ Test(small_ops, copy_every_length_and_alignment)
 		src[i] = (uint8_t)(i * 7 + 1);
 	for (n = 0; n <= SMALL_MAX; n++) {
 		for (a = 0; a < 16; a++) {
-			memset(dst, 0xA5, sizeof(dst));
+			memset(dst, FILL, sizeof(dst));
 			uroce_copy_small(dst + GUARD + a, src + (15 - a), n);
-			for (i = 0; i < sizeof(dst); i++) {
-				uint8_t want = i >= GUARD + a && i < GUARD + a + n ?
-						       src[15 - a + (i - GUARD - a)] : 0xA5;
-
-				cr_assert_eq(dst[i], want, "length %u, offset %u: byte %u is %#x, not %#x",
-					     n, a, i, dst[i], want);
-			}
+			expect_only(dst, sizeof(dst), GUARD + a, n, src + (15 - a));
 		}
 	}
 }
@@ -170,18 +180,13 @@ Test(small_ops, copy_every_length_and_alignment)
 Test(small_ops, zero_every_length_and_alignment)
 {
 	uint8_t dst[GUARD + SMALL_MAX + 16 + GUARD];
-	unsigned int n, a, i;
+	unsigned int n, a;
 
 	for (n = 0; n <= SMALL_MAX; n++) {
 		for (a = 0; a < 16; a++) {
-			memset(dst, 0xA5, sizeof(dst));
+			memset(dst, FILL, sizeof(dst));
 			uroce_zero_small(dst + GUARD + a, n);
-			for (i = 0; i < sizeof(dst); i++) {
-				uint8_t want = i >= GUARD + a && i < GUARD + a + n ? 0 : 0xA5;
-
-				cr_assert_eq(dst[i], want, "length %u, offset %u: byte %u is %#x, not %#x",
-					     n, a, i, dst[i], want);
-			}
+			expect_only(dst, sizeof(dst), GUARD + a, n, NULL);
 		}
 	}
 }
