@@ -162,4 +162,57 @@ post_wr(struct proto *p, enum uroce_wr_opcode op, uint32_t loff, uint32_t len, u
 				flags | UROCE_SEND_SIGNALED), 0);
 }
 
+/* A UD pair, Q_Key 0x1234 on both sides. */
+static inline void
+ud_pair(struct proto *p)
+{
+	struct sim_qp_opts o = { .type = UROCE_QPT_UD, .qkey = 0x1234 };
+
+	proto_init(p, &o);
+}
+
+/* A signaled UD SEND with immediate of @p len bytes from side 0's buffer to
+ * side 1's QP @p to, with Q_Key @p qkey. */
+static inline void
+post_ud_to(struct proto *p, struct uroce_eng_ah *ah, struct uroce_eng_qp *to, uint32_t len,
+	   uint32_t qkey, uint64_t id)
+{
+	struct uroce_wr_sge sge = { IOVA(0), len, uroce_eng_mr_lkey(p->mr[0]) };
+	struct uroce_eng_send_wr wr;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = id;
+	wr.sg_list = &sge;
+	wr.num_sge = len ? 1 : 0;
+	wr.opcode = UROCE_WR_SEND_WITH_IMM;
+	wr.imm_data = 0x77;
+	wr.send_flags = UROCE_SEND_SIGNALED;
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = uroce_eng_qp_num(to);
+	wr.wr.ud.remote_qkey = qkey;
+	cr_assert_eq(uroce_eng_post_send(p->s[0].qp, &wr, NULL), 0);
+}
+
+/* post_ud_to() side 1's QP of the pair. */
+static inline void
+post_ud(struct proto *p, struct uroce_eng_ah *ah, uint32_t len, uint32_t qkey, uint64_t id)
+{
+	post_ud_to(p, ah, p->s[1].qp, len, qkey, id);
+}
+
+/* Side 0's address handle for side 1's GID. */
+static inline struct uroce_eng_ah *
+ud_ah(struct proto *p)
+{
+	struct uroce_eng_ah_attr aa;
+	struct uroce_eng_ah *ah;
+
+	memset(&aa, 0, sizeof(aa));
+	memcpy(aa.dgid, simwire_gid(p->sw, 1), 16);
+	aa.hop_limit = 64;
+	ah = uroce_eng_ah_create(p->s[0].pd, &aa);
+	cr_assert_not_null(ah);
+	return ah;
+}
+
 #endif

@@ -108,47 +108,15 @@ Test(uc, lost_write_first_then_recovery)
 	proto_fini(&p);
 }
 
-static void
-ud_pair(struct proto *p)
-{
-	struct sim_qp_opts o = { .type = UROCE_QPT_UD, .qkey = 0x1234 };
-
-	proto_init(p, &o);
-}
-
-static void
-post_ud(struct proto *p, struct uroce_eng_ah *ah, uint32_t len, uint32_t qkey, uint64_t id)
-{
-	struct uroce_wr_sge sge = { IOVA(0), len, uroce_eng_mr_lkey(p->mr[0]) };
-	struct uroce_eng_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = id;
-	wr.sg_list = &sge;
-	wr.num_sge = len ? 1 : 0;
-	wr.opcode = UROCE_WR_SEND_WITH_IMM;
-	wr.imm_data = 0x77;
-	wr.send_flags = UROCE_SEND_SIGNALED;
-	wr.wr.ud.ah = ah;
-	wr.wr.ud.remote_qpn = uroce_eng_qp_num(p->s[1].qp);
-	wr.wr.ud.remote_qkey = qkey;
-	cr_assert_eq(uroce_eng_post_send(p->s[0].qp, &wr, NULL), 0);
-}
-
 Test(ud, send_with_grh_and_src_qp)
 {
 	struct proto p;
-	struct uroce_eng_ah_attr aa;
 	struct uroce_eng_ah *ah;
 	struct uroce_eng_wc wc;
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
-	memset(&aa, 0, sizeof(aa));
-	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
-	aa.hop_limit = 64;
-	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
-	cr_assert_not_null(ah);
+	ah = ud_ah(&p);
 	fill(p.buf[0], 4096, 5);
 	post_recv_buf(&p, 1, 0, 4096 + UROCE_GRH_LEN, 9);
 	post_ud(&p, ah, 4096, 0x1234, 1);
@@ -171,15 +139,12 @@ Test(ud, send_with_grh_and_src_qp)
 Test(ud, qkey_checked_and_privileged_qkey)
 {
 	struct proto p;
-	struct uroce_eng_ah_attr aa;
 	struct uroce_eng_ah *ah;
 	struct uroce_eng_wc wc;
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
-	memset(&aa, 0, sizeof(aa));
-	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
-	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
+	ah = ud_ah(&p);
 	post_recv_buf(&p, 1, 0, 256, 1);
 	post_ud(&p, ah, 10, 0x9999, 1);
 	simwire_settle(p.sw);
@@ -197,7 +162,6 @@ Test(ud, qkey_checked_and_privileged_qkey)
 Test(ud, limits)
 {
 	struct proto p;
-	struct uroce_eng_ah_attr aa;
 	struct uroce_eng_ah *ah;
 	struct uroce_wr_sge sge;
 	struct uroce_eng_send_wr wr;
@@ -205,9 +169,7 @@ Test(ud, limits)
 
 	ud_pair(&p);
 	simwire_set_capture(p.sw, 0, false);
-	memset(&aa, 0, sizeof(aa));
-	memcpy(aa.dgid, simwire_gid(p.sw, 1), 16);
-	ah = uroce_eng_ah_create(p.s[0].pd, &aa);
+	ah = ud_ah(&p);
 	/* Longer than one MTU: rejected at post. */
 	sge = (struct uroce_wr_sge){ IOVA(0), 4097, uroce_eng_mr_lkey(p.mr[0]) };
 	memset(&wr, 0, sizeof(wr));
