@@ -1298,26 +1298,54 @@ write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 	}
 }
 
-/* IBA 9.8.2 / 10.2.5: UD receive: Q_Key check, one packet, GRH space. */
+/* A late ICRC (*@p late, then cleared) checked where the payload lies.
+ * @return false if it was wrong (counted: drop the packet). */
+static bool
+ud_late_check(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, bool *late)
+{
+	if (likely(!*late))
+		return true;
+	*late = false;
+	return qp_icrc_late_ok(qp, pkt, NULL);
+}
+
+/*
+ * IBA 9.8.2 / 10.2.5: UD receive: Q_Key check, one packet, GRH space.
+ * A UD SEND's ICRC may be late (UROCE_F_LATE_ICRC): the copy into the
+ * receive buffer checks it, and every drop or error before checks it in
+ * place, so a corrupted packet is counted as that and nothing else. One
+ * found bad in the copy leaves the WQE it took held by the QP for the next
+ * message (resp.has_wqe), uncompleted: the bytes it wrote are in a buffer
+ * nobody may read before its WQE completes. An SRQ's WQE could serve
+ * another QP meanwhile, so with an SRQ the ICRC is checked before one is
+ * taken.
+ */
 static void
 resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce_frame *frame)
 {
 	const struct uroce_opcode_info *oi = pkt->info;
 	const uint8_t *deth = pkt->bth + oi->off_deth;
+	bool late = pkt->icrc_late;
 	struct uroce_eng_wc wc;
 	uint8_t grh[UROCE_GRH_LEN];
+	int rc;
 
 	if (!(oi->mask & UROCE_HDR_DETH) || !(oi->mask & UROCE_F_SEND)) {
-		QP_CNT(qp, RX_BAD_SERVICE);
+		if (ud_late_check(qp, pkt, &late))
+			QP_CNT(qp, RX_BAD_SERVICE);
 		return;
 	}
 	/* IBA C10-15: a Q_Key mismatch is silently dropped. */
 	if (uroce_deth_qkey(deth) != qp->attr.qkey) {
-		QP_CNT(qp, RESP_UD_QKEY_ERR);
+		if (ud_late_check(qp, pkt, &late))
+			QP_CNT(qp, RESP_UD_QKEY_ERR);
 		return;
 	}
+	if (unlikely(late) && recv_srq(qp) != NULL && !ud_late_check(qp, pkt, &late))
+		return;
 	if (pkt->paylen > qp->mtu || !take_wqe(qp, UROCE_GRH_LEN + pkt->paylen)) {
-		QP_CNT(qp, RESP_UD_DROP);
+		if (ud_late_check(qp, pkt, &late))
+			QP_CNT(qp, RESP_UD_DROP);
 		return;
 	}
 	uroce_zero_small(&wc, sizeof(wc));
@@ -1325,16 +1353,24 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	wc.src_qp = uroce_deth_src_qp(deth);
 	wc.wc_flags = UROCE_WC_GRH;
 	if (qp->resp.wqe.length < pkt->paylen + UROCE_GRH_LEN) {
+		if (!ud_late_check(qp, pkt, &late))
+			return;
 		QP_CNT(qp, RESP_LOCAL_LENGTH_ERROR);
 		wc.status = UROCE_WC_LOC_LEN_ERR;
 		recv_complete(qp, &wc);
 		return;
 	}
 	write_grh(grh, frame, pkt->ib_len);
-	if (sge_copy(qp->eng, wqe_pd(qp), qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh,
-		     UROCE_GRH_LEN, true) != 0 ||
-	    sge_copy(qp->eng, wqe_pd(qp), qp->resp.wqe.sge, qp->resp.wqe.num_sge, UROCE_GRH_LEN,
-		     (void *)(uintptr_t)pkt->payload, pkt->paylen, true) != 0) {
+	rc = sge_copy(qp->eng, wqe_pd(qp), qp->resp.wqe.sge, qp->resp.wqe.num_sge, 0, grh,
+		      UROCE_GRH_LEN, true);
+	if (rc == 0)
+		rc = sge_place(qp, wqe_pd(qp), qp->resp.wqe.sge, qp->resp.wqe.num_sge,
+			       UROCE_GRH_LEN, pkt, &late);
+	if (rc == -EBADMSG)
+		return;
+	if (rc != 0) {
+		if (!ud_late_check(qp, pkt, &late))
+			return;
 		QP_CNT(qp, RX_LOCAL_PROT_ERR);
 		wc.status = UROCE_WC_LOC_PROT_ERR;
 		recv_complete(qp, &wc);
@@ -1386,13 +1422,14 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	c.mr = NULL;
 	c.icrc_late = pkt->icrc_late;
 
-	/* Only RC opcodes are late (UROCE_F_LATE_ICRC), and the service check
-	 * sends those to RC QPs only: resp_late_ok[] is written for them. */
-	assert(!c.icrc_late || qp->init.qp_type == UROCE_QPT_RC);
 	if (qp->init.qp_type == UROCE_QPT_UD) {
 		resp_ud(qp, pkt, frame);
 		return;
 	}
+	/* Otherwise only RC opcodes are late (UROCE_F_LATE_ICRC), and the
+	 * service check sends those to RC QPs only: resp_late_ok[] is written
+	 * for them. */
+	assert(!c.icrc_late || qp->init.qp_type == UROCE_QPT_RC);
 	for (; unlikely(c.icrc_late) && st != RESP_EXIT; st = resp_steps[st](&c)) {
 		if (!resp_late_ok[st]) {
 			if (!qp_icrc_late_ok(qp, pkt, NULL))

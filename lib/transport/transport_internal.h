@@ -405,7 +405,8 @@ qpt_reliable(enum uroce_qp_type t)
  * @p crc is the CRC its payload was copied with, or NULL to check the payload
  * where it lies. A wrong ICRC is counted, and the caller drops the packet
  * having changed nothing: at most the copied bytes, which went where the
- * QP's own state put them, inside a message not yet complete.
+ * QP's own state put them, inside a message not yet complete (for UD, the
+ * receive WQE the QP keeps for its next SEND).
  */
 static inline bool
 icrc_late_ok(struct uroce_eng *eng, struct uroce_eng_qp *qp, const struct uroce_pkt *pkt,

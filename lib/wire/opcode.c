@@ -113,8 +113,10 @@ _Static_assert(OFF_ATMETH(X(ATOMIC_REQ)) == 16 && HDR_LEN(X(ATOMIC_REQ)) == 12 +
 _Static_assert(OFF_FETH(X(FLUSH_REQ)) == 16 && OFF_RETH(X(FLUSH_REQ)) == 20,
 	       "BTH+XRCETH+FETH+RETH");
 
-/* RC only: a UC packet can resynchronise the responder (IBA 9.8.3), which
- * changes its state before the payload is placed; XRC requests choose
+/* RC continuations and READ responses, and UD SENDs (one packet, into the
+ * next receive WQE, which a corrupted one leaves held: resp_ud()). Not UC:
+ * its packets can resynchronise the responder (IBA 9.8.3), which changes
+ * its state before the payload is placed; not XRC: its requests choose
  * their SRQ by the packet. */
 #define LATE(m) ((m) | UROCE_F_LATE_ICRC)
 
@@ -203,8 +205,9 @@ const struct uroce_opcode_info uroce_opcode_table[256] = {
 	ENTRY(XRC(ATOMIC_WRITE), "XRC ATOMIC WRITE", X(ATOMIC_WRITE_REQ)),
 
 	/* UD carries single-packet SENDs only (IBA 9.8.2). */
-	ENTRY(UD(SEND_ONLY), "UD SEND Only", UD_SEND_ONLY),
-	ENTRY(UD(SEND_ONLY_WITH_IMMEDIATE), "UD SEND Only with Immediate", UD_SEND_ONLY_IMM),
+	ENTRY(UD(SEND_ONLY), "UD SEND Only", LATE(UD_SEND_ONLY)),
+	ENTRY(UD(SEND_ONLY_WITH_IMMEDIATE), "UD SEND Only with Immediate",
+	      LATE(UD_SEND_ONLY_IMM)),
 
 	ENTRY(UROCE_OPCODE_CNP, "CNP", CNP),
 };

@@ -148,9 +148,10 @@ enum uroce_op {
 #define UROCE_F_FLUSH      (1u << 21) /**< FLUSH request (IBA 1.5 A19) */
 #define UROCE_F_ATOMIC_WRITE (1u << 22) /**< ATOMIC WRITE request (IBA 1.5 A19) */
 #define UROCE_HDR_XRCETH   (1u << 23) /**< XRC SRQ number: every XRC request (IBA 1.2) */
-/** RC packet whose payload lands where the receiver's state puts it, not
- * where the packet says (SEND and WRITE MIDDLE/LAST, READ responses): its
- * ICRC may be checked as the payload is copied (see uroce_parse_split()). */
+/** Packet whose payload lands where the receiver's state puts it, not
+ * where the packet says (RC SEND and WRITE MIDDLE/LAST, READ responses; UD
+ * SENDs, into the next receive WQE): its ICRC may be checked as the payload
+ * is copied (see uroce_parse_split()). */
 #define UROCE_F_LATE_ICRC  (1u << 24)
 
 /** One entry of the opcode table: the single source of truth for layout. */

@@ -4,12 +4,13 @@
 
 /*
  * The late ICRC check (uroce_parse_split() with late set, as uroced's
- * loopback parses): the ICRC of an RC SEND or WRITE continuation or a READ
- * response is checked as its payload is copied. A corrupted one, whatever
- * its flipped bits make it look like (another PSN, another opcode, an
- * AckReq), must be dropped and counted having changed nothing: no ACK or
- * NAK, no completion, no retry, no PSN moved, no QP state changed. The
- * packets as sent then complete the message with the right bytes.
+ * loopback parses): the ICRC of an RC SEND or WRITE continuation, a READ
+ * response or a UD SEND is checked as its payload is copied. A corrupted
+ * one, whatever its flipped bits make it look like (another PSN, another
+ * opcode, an AckReq, another Q_Key or QP), must be dropped and counted
+ * having changed nothing: no ACK or NAK, no completion, no retry, no PSN
+ * moved, no QP state changed, no receive WQE lost. The packets as sent then
+ * complete the message with the right bytes.
  */
 
 #include "simproto.h"
@@ -185,5 +186,158 @@ Test(late_icrc, first_packets_and_short_payloads_are_checked_whole)
 	cr_expect_eq(simwire_stats(p.sw).bad_parse, 2);
 	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RX_ICRC_LATE), 0);
 	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RX_PACKETS), 0);
+	proto_fini(&p);
+}
+
+#define UD_LEN 1024
+
+static void
+ud_late_init(struct proto *p)
+{
+	int i;
+
+	ud_pair(p);
+	simwire_set_late_icrc(p->sw, true);
+	for (i = 0; i < UD_LEN; i++)
+		p->buf[0][i] = (uint8_t)(i * 7 + 3);
+}
+
+/* Send one UD SEND of UD_LEN bytes to @p to and hold it on side 0. */
+static const struct uroce_pkt *
+ud_send_held(struct proto *p, struct uroce_eng_qp *to)
+{
+	const struct uroce_pkt *k;
+
+	post_ud_to(p, ud_ah(p), to, UD_LEN, 0x1234, 1);
+	flush(p, 0);
+	cr_assert_eq(ntx(p, 0), 1);
+	k = tx(p, 0, 0);
+	cr_assert(k->info->mask & UROCE_F_LATE_ICRC, "%s", k->info->name);
+	return k;
+}
+
+static uint64_t
+late_errors(struct proto *p)
+{
+	return uroce_eng_counter(simwire_engine(p->sw, 1), UROCE_CNT_RX_ICRC_LATE);
+}
+
+/* IBA C10-15 (Q_Key), 9.6.1 (QP): only after the ICRC holds. The receive
+ * WQE a corrupted SEND took is the next SEND's: nothing completes, and the
+ * packet as sent completes the first receive posted, with its bytes. */
+Test(late_icrc, corrupt_ud_sends_complete_nothing_and_lose_no_receive)
+{
+	struct proto p;
+	struct uroce_eng_wc wc;
+	const struct uroce_pkt *k;
+	const uint8_t *deth;
+
+	ud_late_init(&p);
+	post_recv_buf(&p, 1, 8192, UROCE_GRH_LEN + UD_LEN, 50);
+	post_recv_buf(&p, 1, 12288, UROCE_GRH_LEN + UD_LEN, 51);
+	k = ud_send_held(&p, p.s[1].qp);
+	deth = k->bth + k->info->off_deth;
+	forward_flipped(&p, 0, 0, k->payload + 100, 0x10); /* the data */
+	forward_flipped(&p, 0, 0, deth + 3, 0x01);          /* another Q_Key */
+	forward_flipped(&p, 0, 0, deth + 7, 0x01);          /* another source QP */
+	forward_flipped(&p, 0, 0, k->bth + 5, 0x80);        /* no such QP */
+	cr_expect_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 0, "a corrupted SEND completed");
+	cr_expect_eq(late_errors(&p), 4);
+	cr_expect_eq(simwire_stats(p.sw).late_bad, 4, "uroce_eng_rx() said -EBADMSG");
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_QKEY_ERR), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RX_SEND_REQUESTS), 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RX_BAD_QPN), 0);
+	cr_expect_eq(uroce_eng_rq_held(p.s[1].qp), 2, "a receive WQE was lost");
+	simwire_cap_forward(p.sw, 0, 0);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 1);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+	cr_expect_eq(wc.wr_id, 50);
+	cr_expect_eq(wc.byte_len, UROCE_GRH_LEN + UD_LEN);
+	cr_expect_eq(wc.src_qp, uroce_eng_qp_num(p.s[0].qp));
+	cr_expect_eq(wc.imm_data, 0x77);
+	cr_expect_eq(memcmp(p.buf[1] + 8192 + UROCE_GRH_LEN, p.buf[0], UD_LEN), 0,
+		     "received bytes");
+	cr_expect_eq(uroce_eng_rq_held(p.s[1].qp), 1);
+	proto_fini(&p);
+}
+
+/* With no receive posted, or one too short, a corrupted SEND is counted as
+ * corrupted, not as the drop or the length error the packet as sent gets. */
+Test(late_icrc, corrupt_ud_sends_without_a_fitting_receive_are_only_corrupted)
+{
+	struct proto p;
+	struct uroce_eng_wc wc;
+	const struct uroce_pkt *k;
+
+	ud_late_init(&p);
+	k = ud_send_held(&p, p.s[1].qp);
+	forward_flipped(&p, 0, 0, k->payload + 100, 0x10);
+	cr_expect_eq(late_errors(&p), 1);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_DROP), 0);
+	simwire_cap_forward(p.sw, 0, 0);
+	cr_expect_eq(uroce_eng_qp_counter(p.s[1].qp, UROCE_CNT_RESP_UD_DROP), 1);
+	post_recv_buf(&p, 1, 8192, UD_LEN, 60); /* no room for the GRH */
+	forward_flipped(&p, 0, 0, k->payload + 100, 0x10);
+	cr_expect_eq(late_errors(&p), 2);
+	cr_expect_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 0, "a corrupted SEND completed");
+	simwire_cap_forward(p.sw, 0, 0);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 1);
+	cr_expect_eq(wc.status, UROCE_WC_LOC_LEN_ERR);
+	cr_expect_eq(wc.wr_id, 60);
+	cr_expect_eq(simwire_stats(p.sw).late_bad, 2);
+	proto_fini(&p);
+}
+
+/* A UD QP's receive from an SRQ: a corrupted SEND takes no WQE from it,
+ * which another QP of the SRQ could have had. */
+Test(late_icrc, corrupt_ud_send_takes_nothing_from_an_srq)
+{
+	struct uroce_eng_srq_init_attr sa = { .max_wr = 8, .max_sge = 1 };
+	struct uroce_wr_sge sge;
+	struct uroce_eng_recv_wr rwr = { .wr_id = 70, .sg_list = &sge, .num_sge = 1 };
+	struct uroce_eng_qp_init_attr ia;
+	struct uroce_eng_qp_attr a;
+	struct uroce_eng_srq *srq;
+	struct uroce_eng_qp *qp;
+	struct uroce_eng_wc wc;
+	const struct uroce_pkt *k;
+	struct proto p;
+
+	ud_late_init(&p);
+	srq = uroce_eng_srq_create(p.s[1].pd, &sa);
+	cr_assert_not_null(srq);
+	memset(&ia, 0, sizeof(ia));
+	ia.qp_type = UROCE_QPT_UD;
+	ia.send_cq = p.s[1].scq;
+	ia.recv_cq = p.s[1].rcq;
+	ia.srq = srq;
+	ia.cap.max_send_wr = 4;
+	ia.cap.max_send_sge = 1;
+	qp = uroce_eng_qp_create(p.s[1].pd, &ia);
+	cr_assert_not_null(qp);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = UROCE_QPS_INIT;
+	a.port_num = 1;
+	a.qkey = 0x1234;
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PORT |
+					 UROCE_QP_PKEY_INDEX | UROCE_QP_QKEY), 0);
+	a.qp_state = UROCE_QPS_RTR;
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
+	a.qp_state = UROCE_QPS_RTS;
+	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), 0);
+	sge = (struct uroce_wr_sge){ IOVA(1) + 8192, UROCE_GRH_LEN + UD_LEN,
+				     uroce_eng_mr_lkey(p.mr[1]) };
+	cr_assert_eq(uroce_eng_post_srq_recv(srq, &rwr, NULL), 0);
+	k = ud_send_held(&p, qp);
+	forward_flipped(&p, 0, 0, k->payload + 100, 0x10);
+	cr_expect_eq(late_errors(&p), 1);
+	cr_expect_eq(uroce_eng_srq_count(srq), 1, "the SRQ lost its WQE");
+	simwire_cap_forward(p.sw, 0, 0);
+	cr_assert_eq(uroce_eng_poll_cq(p.s[1].rcq, 1, &wc), 1);
+	cr_expect_eq(wc.status, UROCE_WC_SUCCESS);
+	cr_expect_eq(wc.wr_id, 70);
+	cr_expect_eq(memcmp(p.buf[1] + 8192 + UROCE_GRH_LEN, p.buf[0], UD_LEN), 0);
+	cr_expect_eq(uroce_eng_qp_destroy(qp), 0);
+	cr_expect_eq(uroce_eng_srq_destroy(srq), 0);
 	proto_fini(&p);
 }

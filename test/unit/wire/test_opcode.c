@@ -220,10 +220,11 @@ Test(opcode, roles_are_consistent)
 }
 
 /* A late ICRC (checked as the payload is copied) only where the receiver's
- * RC state, not the packet, says where the payload goes: SEND and WRITE
- * MIDDLE and LAST without immediate or invalidate, and every READ response
- * carrying data. Never on a message's first request packet (its RETH or the
- * receive WQE it takes), UC, UD or XRC. */
+ * state, not the packet, says where the payload goes: RC SEND and WRITE
+ * MIDDLE and LAST without immediate or invalidate, every READ response
+ * carrying data, and UD SENDs (into the next receive WQE). Never on an RC
+ * message's first request packet (its RETH or the receive WQE it takes),
+ * UC or XRC. */
 Test(opcode, late_icrc_only_where_state_places_the_payload)
 {
 	static const uint8_t late[] = {
@@ -235,6 +236,8 @@ Test(opcode, late_icrc_only_where_state_places_the_payload)
 		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_MIDDLE),
 		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_LAST),
 		UROCE_OPCODE(UROCE_SVC_RC, UROCE_OP_RDMA_READ_RESPONSE_ONLY),
+		UROCE_OPCODE(UROCE_SVC_UD, UROCE_OP_SEND_ONLY),
+		UROCE_OPCODE(UROCE_SVC_UD, UROCE_OP_SEND_ONLY_WITH_IMMEDIATE),
 	};
 	unsigned int i, j, n = 0;
 
