@@ -33,7 +33,8 @@
 # and shows the worker's own limit instead), BENCH_INGEST_CQ_MOD (COUNT,US:
 # the sink's --cq-mod, CQ event moderation, 1024,200: the sink is woken once
 # per 1024 completions or 200 us, not at every one; set it empty for an event
-# per arm, as before 6 Dec 2026).
+# per arm, as before 6 Dec 2026), BENCH_INGEST_RAW (1; 0 skips the testpmd
+# rxonly runs, for comparing uroce builds by their worker's cycles alone).
 # Needs UROCED, UROCE_PERF and UROCE_CTL (meson passes the build's binaries).
 # shellcheck source=../dpdk/lib.sh
 . "$(dirname "$0")/../dpdk/lib.sh"
@@ -55,6 +56,7 @@ NQP=${BENCH_INGEST_QPS:-4}
 NMSG=${BENCH_INGEST_MSGS:-64}
 SLOTS=${BENCH_INGEST_SLOTS:-1024}
 CQ_MOD=${BENCH_INGEST_CQ_MOD-1024,200}
+RAW=${BENCH_INGEST_RAW:-1}
 MEMIF="$WORK/memif.sock"
 PA="uroce-ingest-a-$$"
 PREFIXES+=("$PA")
@@ -198,7 +200,7 @@ for c in $CASES; do
 	key="$type-$size"
 	# Each step's time, so that a slow or stuck one can be found in the log.
 	log "$key: uroce run from $(date -u '+%H:%M:%S')"
-	run_uroce "$key" "$type" "$size" && [ -s "$WORK/$key.pcap" ] &&
+	run_uroce "$key" "$type" "$size" && [ -s "$WORK/$key.pcap" ] && [ "$RAW" != 0 ] &&
 		log "$key: testpmd rxonly run from $(date -u '+%H:%M:%S')" && run_raw "$key"
 done
 log "end $(date -u '+%Y-%m-%d %H:%M:%S UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
