@@ -372,7 +372,7 @@ comp_read(struct comp_ctx *c)
 	if ((last && !(mask & UROCE_F_END)) || (!last && (mask & UROCE_F_END)) ||
 	    pkt->paylen != want ||
 	    ((mask & UROCE_HDR_AETH) && uroce_aeth_type(c->syn) != UROCE_AETH_ACK)) {
-		if (c->icrc_late && !qp_icrc_late_ok(qp, pkt, NULL))
+		if (!qp_icrc_late_once(qp, pkt, &c->icrc_late))
 			return comp_nothing(c);
 		c->err = UROCE_WC_BAD_RESP_ERR;
 		return COMP_ERROR;
@@ -566,11 +566,9 @@ comp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt)
 	enum comp_st st = COMP_GET_WQE;
 
 	/* Any other packet has its late ICRC checked before it changes anything. */
-	if (unlikely(c.icrc_late) && !read_in_order(qp, pkt)) {
-		if (!qp_icrc_late_ok(qp, pkt, NULL))
-			return;
-		c.icrc_late = false;
-	}
+	if (unlikely(c.icrc_late) && !read_in_order(qp, pkt) &&
+	    !qp_icrc_late_once(qp, pkt, &c.icrc_late))
+		return;
 	if (pkt->info->mask & UROCE_HDR_AETH)
 		c.syn = uroce_aeth_syndrome(pkt->bth + pkt->info->off_aeth);
 	while (st != COMP_EXIT)

@@ -1298,17 +1298,6 @@ write_grh(uint8_t *grh, const struct uroce_frame *f, uint32_t ib_len)
 	}
 }
 
-/* A late ICRC (*@p late, then cleared) checked where the payload lies.
- * @return false if it was wrong (counted: drop the packet). */
-static bool
-ud_late_check(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, bool *late)
-{
-	if (likely(!*late))
-		return true;
-	*late = false;
-	return qp_icrc_late_ok(qp, pkt, NULL);
-}
-
 /*
  * IBA 9.8.2 / 10.2.5: UD receive: Q_Key check, one packet, GRH space.
  * A UD SEND's ICRC may be late (UROCE_F_LATE_ICRC): the copy into the
@@ -1331,20 +1320,20 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	int rc;
 
 	if (!(oi->mask & UROCE_HDR_DETH) || !(oi->mask & UROCE_F_SEND)) {
-		if (ud_late_check(qp, pkt, &late))
+		if (qp_icrc_late_once(qp, pkt, &late))
 			QP_CNT(qp, RX_BAD_SERVICE);
 		return;
 	}
 	/* IBA C10-15: a Q_Key mismatch is silently dropped. */
 	if (uroce_deth_qkey(deth) != qp->attr.qkey) {
-		if (ud_late_check(qp, pkt, &late))
+		if (qp_icrc_late_once(qp, pkt, &late))
 			QP_CNT(qp, RESP_UD_QKEY_ERR);
 		return;
 	}
-	if (unlikely(late) && recv_srq(qp) != NULL && !ud_late_check(qp, pkt, &late))
+	if (unlikely(late) && recv_srq(qp) != NULL && !qp_icrc_late_once(qp, pkt, &late))
 		return;
 	if (pkt->paylen > qp->mtu || !take_wqe(qp, UROCE_GRH_LEN + pkt->paylen)) {
-		if (ud_late_check(qp, pkt, &late))
+		if (qp_icrc_late_once(qp, pkt, &late))
 			QP_CNT(qp, RESP_UD_DROP);
 		return;
 	}
@@ -1353,7 +1342,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	wc.src_qp = uroce_deth_src_qp(deth);
 	wc.wc_flags = UROCE_WC_GRH;
 	if (qp->resp.wqe.length < pkt->paylen + UROCE_GRH_LEN) {
-		if (!ud_late_check(qp, pkt, &late))
+		if (!qp_icrc_late_once(qp, pkt, &late))
 			return;
 		QP_CNT(qp, RESP_LOCAL_LENGTH_ERROR);
 		wc.status = UROCE_WC_LOC_LEN_ERR;
@@ -1369,7 +1358,7 @@ resp_ud(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	if (rc == -EBADMSG)
 		return;
 	if (rc != 0) {
-		if (!ud_late_check(qp, pkt, &late))
+		if (!qp_icrc_late_once(qp, pkt, &late))
 			return;
 		QP_CNT(qp, RX_LOCAL_PROT_ERR);
 		wc.status = UROCE_WC_LOC_PROT_ERR;
@@ -1430,13 +1419,9 @@ resp_rx(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const struct uroce
 	 * service check sends those to RC QPs only: resp_late_ok[] is written
 	 * for them. */
 	assert(!c.icrc_late || qp->init.qp_type == UROCE_QPT_RC);
-	for (; unlikely(c.icrc_late) && st != RESP_EXIT; st = resp_steps[st](&c)) {
-		if (!resp_late_ok[st]) {
-			if (!qp_icrc_late_ok(qp, pkt, NULL))
-				return;
-			c.icrc_late = false;
-		}
-	}
+	for (; unlikely(c.icrc_late) && st != RESP_EXIT; st = resp_steps[st](&c))
+		if (!resp_late_ok[st] && !qp_icrc_late_once(qp, pkt, &c.icrc_late))
+			return;
 	while (st != RESP_EXIT)
 		st = resp_steps[st](&c);
 }

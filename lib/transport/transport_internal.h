@@ -426,6 +426,18 @@ qp_icrc_late_ok(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, const uint
 	return icrc_late_ok(qp->eng, qp, pkt, crc);
 }
 
+/* A late ICRC still due (*@p late, cleared here) checked where the payload
+ * lies, so that no later step checks it again. @return false if it was
+ * wrong (counted: drop the packet). */
+static inline bool
+qp_icrc_late_once(struct uroce_eng_qp *qp, const struct uroce_pkt *pkt, bool *late)
+{
+	if (likely(!*late))
+		return true;
+	*late = false;
+	return qp_icrc_late_ok(qp, pkt, NULL);
+}
+
 static inline uint64_t
 eng_now(const struct uroce_eng *eng)
 {

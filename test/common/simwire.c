@@ -1071,11 +1071,13 @@ sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr)
 	return uroce_eng_qp_create(s->pd, &ia);
 }
 
-static int
-bring_up(struct simwire *sw, struct uroce_eng_qp *q, int side, struct uroce_eng_qp *peer,
-	 const struct sim_qp_opts *o, uint32_t sq_psn, uint32_t rq_psn)
+int
+sim_qp_up(struct simwire *sw, struct uroce_eng_qp *q, int side, struct uroce_eng_qp *peer,
+	  const struct sim_qp_opts *o)
 {
 	enum uroce_qp_type t = o->type ? o->type : UROCE_QPT_RC;
+	uint32_t sq_psn = side == 0 ? o->psn0 : o->psn1;
+	uint32_t rq_psn = side == 0 ? o->psn1 : o->psn0;
 	struct uroce_eng_qp_attr a;
 	int rc, mask;
 
@@ -1133,11 +1135,11 @@ int
 sim_connect(struct simwire *sw, struct uroce_eng_qp *a, struct uroce_eng_qp *b,
 	    const struct sim_qp_opts *o)
 {
-	int rc = bring_up(sw, a, 0, b, o, o->psn0, o->psn1);
+	int rc = sim_qp_up(sw, a, 0, b, o);
 
 	if (rc != 0)
 		return rc;
-	return bring_up(sw, b, 1, a, o, o->psn1, o->psn0);
+	return sim_qp_up(sw, b, 1, a, o);
 }
 
 int

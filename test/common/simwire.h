@@ -219,6 +219,10 @@ int sim_pair_create(struct simwire *sw, struct sim_side s[2], const struct sim_q
 		    uint32_t max_wr, int cqe);
 /** Create a QP on @p s (PD/CQs already there). */
 struct uroce_eng_qp *sim_qp_create(struct sim_side *s, enum uroce_qp_type t, uint32_t max_wr);
+/** Bring @p q, a QP of side @p side, to RTS pointed at @p peer (the PSNs of
+ * its side in @p o; a UD QP takes only its Q_Key). @return 0 or -errno. */
+int sim_qp_up(struct simwire *sw, struct uroce_eng_qp *q, int side, struct uroce_eng_qp *peer,
+	      const struct sim_qp_opts *o);
 /** Bring @p a and @p b to RTS pointed at each other. */
 int sim_connect(struct simwire *sw, struct uroce_eng_qp *a, struct uroce_eng_qp *b,
 		const struct sim_qp_opts *o);

@@ -295,8 +295,8 @@ Test(late_icrc, corrupt_ud_send_takes_nothing_from_an_srq)
 	struct uroce_eng_srq_init_attr sa = { .max_wr = 8, .max_sge = 1 };
 	struct uroce_wr_sge sge;
 	struct uroce_eng_recv_wr rwr = { .wr_id = 70, .sg_list = &sge, .num_sge = 1 };
+	struct sim_qp_opts o = { .type = UROCE_QPT_UD, .qkey = 0x1234 };
 	struct uroce_eng_qp_init_attr ia;
-	struct uroce_eng_qp_attr a;
 	struct uroce_eng_srq *srq;
 	struct uroce_eng_qp *qp;
 	struct uroce_eng_wc wc;
@@ -315,16 +315,7 @@ Test(late_icrc, corrupt_ud_send_takes_nothing_from_an_srq)
 	ia.cap.max_send_sge = 1;
 	qp = uroce_eng_qp_create(p.s[1].pd, &ia);
 	cr_assert_not_null(qp);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = UROCE_QPS_INIT;
-	a.port_num = 1;
-	a.qkey = 0x1234;
-	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_PORT |
-					 UROCE_QP_PKEY_INDEX | UROCE_QP_QKEY), 0);
-	a.qp_state = UROCE_QPS_RTR;
-	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE), 0);
-	a.qp_state = UROCE_QPS_RTS;
-	cr_assert_eq(uroce_eng_modify_qp(qp, &a, UROCE_QP_STATE | UROCE_QP_SQ_PSN), 0);
+	cr_assert_eq(sim_qp_up(p.sw, qp, 1, p.s[0].qp, &o), 0);
 	sge = (struct uroce_wr_sge){ IOVA(1) + 8192, UROCE_GRH_LEN + UD_LEN,
 				     uroce_eng_mr_lkey(p.mr[1]) };
 	cr_assert_eq(uroce_eng_post_srq_recv(srq, &rwr, NULL), 0);
