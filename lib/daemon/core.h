@@ -202,6 +202,7 @@ struct dqp {
 	 * not released yet: a slot goes back to the client only when its WQE
 	 * completes, so the client can have exactly max_recv_wr outstanding */
 	uint32_t rq_held;
+	bool rq_deferred;               /* wrk: a look left receives in rq (RQ_LOW) */
 	bool rq_dirty;                  /* wrk: on the worker's rq_dirty list */
 	struct dqp *rq_dirty_next;      /* wrk */
 	bool failed;                    /* wrk: a ring was corrupt, QP forced to ERR */

@@ -12,10 +12,12 @@
  *    WQE itself). A WQE the checks refuse completes in error and moves the
  *    QP to ERR (IBA 10.8.3.3). When the engine's queue is full the WQEs
  *    stay in the ring and the slot is served again next round.
- *  - Receives on demand: when a message finds no receive WQE in the engine,
- *    the engine asks (rq_refill) and the worker takes what the client has
- *    posted in the meantime, so a receive posted before a message arrives is
- *    always there for it (UD has no RNR to fall back on).
+ *  - Receives when the engine runs low: a look at a slot takes none while
+ *    the engine holds RQ_LOW of the QP's; the round's end takes a batch once
+ *    completions bring it below. When a message finds no receive WQE in the
+ *    engine, the engine asks (rq_refill) and the worker takes what the
+ *    client has posted in the meantime, so a receive posted before a message
+ *    arrives is always there for it (UD has no RNR to fall back on).
  *  - Completions: every CQ placed here is a sink of the engine; a completion
  *    is written once, straight into the client's CQ ring, and the CQs that
  *    got some are published (one release store each) and signalled at the
@@ -323,6 +325,7 @@ worker_events(struct dworker *w, struct devent *out, unsigned int max)
 /* ------------------------------------------------------------------------ */
 
 static void srq_check_limit(struct dworker *w, struct dsrq *srq);
+static void qp_rq_refill(struct dworker *w, struct dqp *qp);
 
 /*
  * Give the client back the ring slots of receive WQEs the engine no longer
@@ -639,7 +642,7 @@ cq_publish(struct dworker *w)
 	while ((qp = w->rq_dirty) != NULL) {
 		w->rq_dirty = qp->rq_dirty_next;
 		qp->rq_dirty = false;
-		qp_rq_release(qp);
+		qp_rq_refill(w, qp);
 	}
 	if (w->cqe_streamed) {
 		cqe_stream_fence();
@@ -843,13 +846,28 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 }
 
 /*
- * Take receive WQEs of @p qp into the engine. From the engine's refill hook
- * (@p from_engine), a WQE that must be refused is left in the ring for the
- * doorbell path: the QP cannot change state under the responder.
- * @return true if the QP may have more receive WQEs.
+ * Receives taken ahead. The client writes its RQ's producer index as it
+ * posts, and every read of it after a write is a miss (3 to 8 % of a UD
+ * ingest worker, doc/benchmarks.md). So while the engine holds RQ_LOW
+ * receives, a look at the QP's slot takes none, and when its completions
+ * bring it below, the round's end takes up to RQ_REFILL at once
+ * (qp_rq_refill()): one read of the index per RQ_REFILL receives, not per
+ * look. The engine's refill hook still takes what it needs if a burst
+ * empties it first. A WQE the worker would refuse is refused only once
+ * the WQEs before it are taken (a ConnectX, too, reads receive WQEs as
+ * messages need them).
+ */
+#define RQ_LOW 128u
+#define RQ_REFILL 256u
+
+/*
+ * Take up to @p max receive WQEs of @p qp into the engine. From the
+ * engine's refill hook (@p from_engine), a WQE that must be refused is left
+ * in the ring for the doorbell path: the QP cannot change state under the
+ * responder. @return true if the QP may have more receive WQEs.
  */
 static bool
-qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
+qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine, uint32_t max)
 {
 	uint32_t n, i, asked;
 	bool more;
@@ -858,7 +876,7 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 		return false;
 	qp_rq_release(qp);
 	/* The first rq_held entries are in the engine already. */
-	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq_held + WQES_PER_SLOT);
+	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq_held + max);
 	if (n <= qp->rq_held) {
 		if (uroce_shm_ring_is_corrupt(&qp->rq) && !from_engine)
 			qp_ring_failed(w, qp);
@@ -887,10 +905,34 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine)
 	w->cnt.wqes += i - qp->rq_held;
 	/* Slots are released only for WQEs the engine no longer holds: those
 	 * refused, or completed at once in ERR. */
-	more = i < n || n - qp->rq_held == WQES_PER_SLOT;
+	more = i < n || n - qp->rq_held == max;
 	qp->rq_held = i;
 	qp_rq_release(qp);
 	return more;
+}
+
+/* A look at the slot of @p qp: its receives, unless the engine holds
+ * RQ_LOW. (A ring the engine's refill hook found corrupt is failed here.)
+ * @return true if the QP may have more receive WQEs. */
+static bool
+qp_rq_look(struct dworker *w, struct dqp *qp)
+{
+	qp_rq_release(qp);
+	if (qp->rq_held >= RQ_LOW && !uroce_shm_ring_is_corrupt(&qp->rq)) {
+		qp->rq_deferred = true;
+		return false;
+	}
+	return qp_service_rq(w, qp, false, WQES_PER_SLOT);
+}
+
+/* Receives of @p qp completed this round: if a look left some in the ring
+ * and the engine runs low, take up to RQ_REFILL. */
+static void
+qp_rq_refill(struct dworker *w, struct dqp *qp)
+{
+	qp_rq_release(qp);
+	if (qp->rq_deferred && qp->rq_held < RQ_LOW)
+		qp->rq_deferred = qp_service_rq(w, qp, false, RQ_REFILL);
 }
 
 /*
@@ -945,7 +987,7 @@ slot_service(struct dworker *w, uintptr_t e)
 	if ((e & SLOT_MASK) == SLOT_QP) {
 		struct dqp *qp = (struct dqp *)(e & ~(uintptr_t)SLOT_MASK);
 
-		more = qp_service_rq(w, qp, false);
+		more = qp_rq_look(w, qp);
 		more |= qp_service_sq(w, qp);
 	} else if ((e & SLOT_MASK) == SLOT_SRQ) {
 		more = srq_service(w, (struct dsrq *)(e & ~(uintptr_t)SLOT_MASK));
@@ -1432,7 +1474,7 @@ op_rq_refill(void *ctx, struct uroce_eng_qp *eq)
 	} else if (qp->srq != NULL) {
 		srq_service(w, qp->srq);
 	} else {
-		qp_service_rq(w, qp, true);
+		qp_service_rq(w, qp, true, WQES_PER_SLOT);
 	}
 }
 
