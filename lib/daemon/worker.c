@@ -936,6 +936,26 @@ qp_rq_refill(struct dworker *w, struct dqp *qp)
 }
 
 /*
+ * @p qp went to RESET, which empties its receive queue with no completion:
+ * the engine dropped the WQEs it held, and those a look left in the ring
+ * (RQ_LOW) go too, so that none is taken after the QP is used again.
+ */
+static void
+qp_rq_discard(struct dqp *qp)
+{
+	uint32_t n;
+
+	if (qp->rq.hdr == NULL)
+		return;
+	qp_rq_release(qp);
+	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq.size);
+	if (n > qp->rq_held)
+		uroce_shm_ring_cons_release(&qp->rq, n);
+	qp->rq_held = 0;
+	qp->rq_deferred = false;
+}
+
+/*
  * Move receive WQEs from the SRQ ring to the engine SRQ. A WQE the ABI
  * alone refuses (reserved bits, too many SGEs, too long) is dropped and
  * counted: there is no QP to complete it on yet. Keys, bounds and rights are
@@ -1744,6 +1764,9 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		break;
 	case CMD_QP_MODIFY:
 		c->rc = uroce_eng_modify_qp(c->u.qp.qp->qp, c->u.qp.attr, c->u.qp.mask);
+		if (c->rc == 0 && (c->u.qp.mask & UROCE_QP_STATE) &&
+		    c->u.qp.attr->qp_state == UROCE_QPS_RESET)
+			qp_rq_discard(c->u.qp.qp);
 		break;
 	case CMD_QP_QUERY:
 		qp_state(w, c->u.qp.qp, c->u.qp.out);

@@ -603,6 +603,47 @@ raw_rpc(struct raw *r, uint16_t type, const void *req, size_t req_len, void *res
 	return raw_rpc_fd(r, type, req, req_len, -1, resp, resp_len, fd_out);
 }
 
+/* Move @p q to @p state; RTR connects it to itself. */
+static void
+raw_qp_to(struct raw *r, struct raw_qp *q, enum uroce_qp_state state)
+{
+	struct uroce_shm_msg_modify_qp_req mq;
+
+	memset(&mq, 0, sizeof(mq));
+	mq.qp_handle = q->handle;
+	mq.attr.qp_state = state;
+	mq.attr_mask = UROCE_QP_STATE;
+	switch (state) {
+	case UROCE_QPS_INIT:
+		mq.attr.port_num = 1;
+		mq.attr_mask |= UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS;
+		break;
+	case UROCE_QPS_RTR:
+		mq.attr.path_mtu = 3;
+		mq.attr.dest_qp_num = q->qpn;
+		mq.attr.max_dest_rd_atomic = 1;
+		mq.attr.ah_attr.dgid[10] = mq.attr.ah_attr.dgid[11] = 0xff;
+		mq.attr.ah_attr.dgid[12] = 198;
+		mq.attr.ah_attr.dgid[13] = 18;
+		mq.attr.ah_attr.dgid[15] = 1;
+		mq.attr_mask |= UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN | UROCE_QP_RQ_PSN |
+				UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
+		break;
+	case UROCE_QPS_RTS:
+		mq.attr.timeout = 14;
+		mq.attr.retry_cnt = 7;
+		mq.attr.rnr_retry = 7;
+		mq.attr.max_rd_atomic = 1;
+		mq.attr_mask |= UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
+				UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC;
+		break;
+	default:
+		break;
+	}
+	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0,
+		     "modify to state %d", (int)state);
+}
+
 /* An RC QP of @p r's PD and CQ, of @p caps, in RTS and connected to itself. */
 static void
 raw_qp_open(struct raw *r, uint32_t pd, uint32_t cq, const struct raw_caps *caps,
@@ -610,7 +651,6 @@ raw_qp_open(struct raw *r, uint32_t pd, uint32_t cq, const struct raw_caps *caps
 {
 	struct uroce_shm_msg_create_qp_req qq;
 	struct uroce_shm_msg_create_qp_resp qr;
-	struct uroce_shm_msg_modify_qp_req mq;
 	int fd;
 
 	memset(&qq, 0, sizeof(qq));
@@ -634,34 +674,9 @@ raw_qp_open(struct raw *r, uint32_t pd, uint32_t cq, const struct raw_caps *caps
 	q->slot = qr.db_slot;
 	q->qpn = qr.qp_num;
 	q->handle = qr.qp_handle;
-	/* INIT, RTR and RTS, connected to itself. */
-	memset(&mq, 0, sizeof(mq));
-	mq.qp_handle = q->handle;
-	mq.attr.qp_state = UROCE_QPS_INIT;
-	mq.attr.port_num = 1;
-	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS;
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
-	memset(&mq.attr, 0, sizeof(mq.attr));
-	mq.attr.qp_state = UROCE_QPS_RTR;
-	mq.attr.path_mtu = 3;
-	mq.attr.dest_qp_num = q->qpn;
-	mq.attr.max_dest_rd_atomic = 1;
-	mq.attr.ah_attr.dgid[10] = mq.attr.ah_attr.dgid[11] = 0xff;
-	mq.attr.ah_attr.dgid[12] = 198;
-	mq.attr.ah_attr.dgid[13] = 18;
-	mq.attr.ah_attr.dgid[15] = 1;
-	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_AV | UROCE_QP_PATH_MTU | UROCE_QP_DEST_QPN |
-		       UROCE_QP_RQ_PSN | UROCE_QP_MAX_DEST_RD_ATOMIC | UROCE_QP_MIN_RNR_TIMER;
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
-	memset(&mq.attr, 0, sizeof(mq.attr));
-	mq.attr.qp_state = UROCE_QPS_RTS;
-	mq.attr.timeout = 14;
-	mq.attr.retry_cnt = 7;
-	mq.attr.rnr_retry = 7;
-	mq.attr.max_rd_atomic = 1;
-	mq.attr_mask = UROCE_QP_STATE | UROCE_QP_SQ_PSN | UROCE_QP_TIMEOUT | UROCE_QP_RETRY_CNT |
-		       UROCE_QP_RNR_RETRY | UROCE_QP_MAX_QP_RD_ATOMIC;
-	cr_assert_eq(raw_rpc(r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
+	raw_qp_to(r, q, UROCE_QPS_INIT);
+	raw_qp_to(r, q, UROCE_QPS_RTR);
+	raw_qp_to(r, q, UROCE_QPS_RTS);
 }
 
 /* A session with one PD, one CQ and @p n_qp (1 or 2) raw_qp_open() QPs, of @p caps. */
@@ -897,6 +912,21 @@ wqes_taken(void)
 	return st.wqes;
 }
 
+/* Post @p n receives (raw_post_recvs()), let the daemon run, and expect
+ * some of them left in the ring: the engine holds enough already. */
+static void
+post_recvs_expect_some_left(struct raw *r, struct raw_qp *q, uint64_t first, uint32_t n)
+{
+	uint64_t before = wqes_taken();
+	int i;
+
+	raw_post_recvs(r, q, first, n);
+	for (i = 0; i < 200; i++)
+		uroce_daemon_poll(dmn);
+	cr_expect_lt(wqes_taken() - before, n,
+		     "every receive was taken at once: this test no longer covers those left behind");
+}
+
 /* Expect the next @p n receive CQEs of @p r to be wr_ids @p first on, in
  * order, with @p status; send CQEs between them are skipped. */
 static void
@@ -916,14 +946,12 @@ expect_recvs(struct raw *r, uint64_t first, uint32_t n, int status)
 	}
 }
 
-Test(daemon, receives_left_in_the_ring_are_taken_in_order_and_flushed, .timeout = 60)
+Test(daemon, receives_left_in_the_ring_are_taken_in_order_flushed_and_reset, .timeout = 60)
 {
 	const struct raw_caps caps = {.send_wr = 32, .recv_wr = 1024, .cqe = 2048};
 	struct uroce_shm_send_wqe w;
-	struct uroce_shm_msg_modify_qp_req mq;
 	struct raw_qp *q;
 	struct raw r;
-	uint64_t before;
 	uint32_t sent = 0, batch;
 	int i;
 
@@ -932,15 +960,10 @@ Test(daemon, receives_left_in_the_ring_are_taken_in_order_and_flushed, .timeout 
 	q = &r.qp[0];
 	/* More receives than the engine takes ahead (the worker's RQ_LOW), in
 	 * two batches, with a doorbell for each. */
-	before = wqes_taken();
 	raw_post_recvs(&r, q, 1000, 300);
 	for (i = 0; i < 20; i++)
 		uroce_daemon_poll(dmn);
-	raw_post_recvs(&r, q, 1300, 400);
-	for (i = 0; i < 200; i++)
-		uroce_daemon_poll(dmn);
-	cr_expect_lt(wqes_taken() - before, 700,
-		     "every receive was taken at once: this test no longer covers those left behind");
+	post_recvs_expect_some_left(&r, q, 1300, 400);
 	/* Expect: 700 zero-length SENDs to itself consume them all, in order. */
 	memset(&w, 0, sizeof(w));
 	w.opcode = UROCE_WR_SEND;
@@ -957,17 +980,27 @@ Test(daemon, receives_left_in_the_ring_are_taken_in_order_and_flushed, .timeout 
 	}
 	/* Expect: receives left in the ring when the QP goes to ERR are flushed
 	 * too, in order, with no doorbell after the modify. */
-	before = wqes_taken();
-	raw_post_recvs(&r, q, 5000, 400);
-	for (i = 0; i < 200; i++)
-		uroce_daemon_poll(dmn);
-	cr_expect_lt(wqes_taken() - before, 400);
-	memset(&mq, 0, sizeof(mq));
-	mq.qp_handle = q->handle;
-	mq.attr.qp_state = UROCE_QPS_ERR;
-	mq.attr_mask = UROCE_QP_STATE;
-	cr_assert_eq(raw_rpc(&r, UROCE_SHM_MSG_MODIFY_QP, &mq, sizeof(mq), NULL, 0, NULL), 0);
+	post_recvs_expect_some_left(&r, q, 5000, 400);
+	raw_qp_to(&r, q, UROCE_QPS_ERR);
 	expect_recvs(&r, 5000, 400, UROCE_WC_WR_FLUSH_ERR);
+	/* Expect: those left in the ring when the QP goes to RESET are gone
+	 * with the rest (no completion), so the first receive posted after it
+	 * is the one the next SEND finds. */
+	raw_qp_to(&r, q, UROCE_QPS_RESET);
+	raw_qp_to(&r, q, UROCE_QPS_INIT);
+	post_recvs_expect_some_left(&r, q, 7000, 400);
+	raw_qp_to(&r, q, UROCE_QPS_RESET);
+	for (i = 0; i < 50; i++)
+		uroce_daemon_poll(dmn);
+	cr_expect_eq(uroce_shm_ring_used_count(&r.cq), 0, "RESET completed receives");
+	raw_qp_to(&r, q, UROCE_QPS_INIT);
+	raw_qp_to(&r, q, UROCE_QPS_RTR);
+	raw_qp_to(&r, q, UROCE_QPS_RTS);
+	raw_post_recvs(&r, q, 9000, 1);
+	w.wr_id = 9000;
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
+	uroce_shm_db_ring(r.db.addr, q->slot);
+	expect_recvs(&r, 9000, 1, UROCE_WC_SUCCESS);
 	raw_close(&r);
 	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_destroy(dmn);
