@@ -861,10 +861,12 @@ qp_service_sq(struct dworker *w, struct dqp *qp)
 #define RQ_REFILL 256u
 
 /*
- * Take up to @p max receive WQEs of @p qp into the engine. From the
- * engine's refill hook (@p from_engine), a WQE that must be refused is left
- * in the ring for the doorbell path: the QP cannot change state under the
- * responder. @return true if the QP may have more receive WQEs.
+ * Take up to @p max receive WQEs of @p qp into the engine; the caller has
+ * released the slots of those the engine no longer holds (qp_rq_release()).
+ * From the engine's refill hook (@p from_engine), a WQE that must be
+ * refused is left in the ring for the doorbell path: the QP cannot change
+ * state under the responder. @return true if the QP may have more receive
+ * WQEs.
  */
 static bool
 qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine, uint32_t max)
@@ -874,7 +876,6 @@ qp_service_rq(struct dworker *w, struct dqp *qp, bool from_engine, uint32_t max)
 
 	if (qp->rq.hdr == NULL || qp->failed)
 		return false;
-	qp_rq_release(qp);
 	/* The first rq_held entries are in the engine already. */
 	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq_held + max);
 	if (n <= qp->rq_held) {
@@ -949,7 +950,7 @@ qp_rq_discard(struct dqp *qp)
 		return;
 	qp_rq_release(qp);
 	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq.size);
-	if (n > qp->rq_held)
+	if (n != 0) /* the engine holds none after RESET: all are the ring's */
 		uroce_shm_ring_cons_release(&qp->rq, n);
 	qp->rq_held = 0;
 	qp->rq_deferred = false;
@@ -1494,6 +1495,7 @@ op_rq_refill(void *ctx, struct uroce_eng_qp *eq)
 	} else if (qp->srq != NULL) {
 		srq_service(w, qp->srq);
 	} else {
+		qp_rq_release(qp);
 		qp_service_rq(w, qp, true, WQES_PER_SLOT);
 	}
 }
