@@ -937,15 +937,20 @@ qp_rq_refill(struct dworker *w, struct dqp *qp)
 }
 
 /*
- * @p qp went to RESET, which empties its receive queue with no completion:
- * the engine dropped the WQEs it held, and those a look left in the ring
- * (RQ_LOW) go too, so that none is taken after the QP is used again.
+ * @p qp went to RESET, which empties its work queues with no completion
+ * (IBA 10.3.1): the engine dropped the WQEs it held, and those still in the
+ * client's rings go too, so that none is taken once the QP is used again.
+ * Receives stay in the ring when the engine holds RQ_LOW; sends when the
+ * doorbell was not read yet, or when the engine's SQ was full.
  */
 static void
-qp_rq_discard(struct dqp *qp)
+qp_discard_rings(struct dqp *qp)
 {
 	uint32_t n;
 
+	n = uroce_shm_ring_untrusted_peek(&qp->sq, qp->sq.size);
+	if (n != 0)
+		uroce_shm_ring_cons_release(&qp->sq, n);
 	if (qp->rq.hdr == NULL)
 		return;
 	qp_rq_release(qp);
@@ -1768,7 +1773,7 @@ worker_exec(struct dworker *w, struct dcmd *c)
 		c->rc = uroce_eng_modify_qp(c->u.qp.qp->qp, c->u.qp.attr, c->u.qp.mask);
 		if (c->rc == 0 && (c->u.qp.mask & UROCE_QP_STATE) &&
 		    c->u.qp.attr->qp_state == UROCE_QPS_RESET)
-			qp_rq_discard(c->u.qp.qp);
+			qp_discard_rings(c->u.qp.qp);
 		break;
 	case CMD_QP_QUERY:
 		qp_state(w, c->u.qp.qp, c->u.qp.out);

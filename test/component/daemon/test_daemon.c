@@ -616,6 +616,7 @@ raw_qp_to(struct raw *r, struct raw_qp *q, enum uroce_qp_state state)
 	switch (state) {
 	case UROCE_QPS_INIT:
 		mq.attr.port_num = 1;
+		mq.attr.qp_access_flags = UROCE_ACCESS_REMOTE_WRITE;
 		mq.attr_mask |= UROCE_QP_PKEY_INDEX | UROCE_QP_PORT | UROCE_QP_ACCESS_FLAGS;
 		break;
 	case UROCE_QPS_RTR:
@@ -1001,6 +1002,60 @@ Test(daemon, receives_left_in_the_ring_are_taken_in_order_flushed_and_reset, .ti
 	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
 	uroce_shm_db_ring(r.db.addr, q->slot);
 	expect_recvs(&r, 9000, 1, UROCE_WC_SUCCESS);
+	raw_close(&r);
+	dc_expect_all_reclaimed(dmn);
+	uroce_daemon_destroy(dmn);
+}
+
+/* Post a signaled zero-length RDMA WRITE (no SGE, no R_Key checked: IBA
+ * C9-88) to @p q's own QP, with a doorbell if @p ring. */
+static void
+raw_post_write0(struct raw *r, struct raw_qp *q, uint64_t wr_id, bool ring)
+{
+	struct uroce_shm_send_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.wr_id = wr_id;
+	w.opcode = UROCE_WR_RDMA_WRITE;
+	w.send_flags = UROCE_SEND_SIGNALED;
+	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
+	if (ring)
+		uroce_shm_db_ring(r->db.addr, q->slot);
+}
+
+Test(daemon, sends_left_in_the_ring_at_reset_are_discarded, .timeout = 60)
+{
+	struct uroce_shm_cqe c;
+	struct raw_qp *q;
+	struct raw r;
+
+	start_daemon();
+	raw_open(&r, 1);
+	q = &r.qp[0];
+	/* A WRITE whose doorbell was rung is done. */
+	raw_post_write0(&r, q, 1, true);
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 1);
+	cr_expect_eq(c.status, UROCE_WC_SUCCESS);
+	/* Two more with no doorbell, once the slot is idle: they stay in the
+	 * ring, as if the QP were reset before the worker read the doorbell. */
+	cr_expect_eq(raw_rounds(&r, 200), 0);
+	raw_post_write0(&r, q, 2, false);
+	raw_post_write0(&r, q, 3, false);
+	cr_expect_eq(raw_rounds(&r, 50), 0, "an idle slot's ring was looked at");
+	/* Expect: RESET empties the SQ with no completion (IBA 10.3.1), so the
+	 * first CQE once the QP is back in RTS is the WRITE posted after it. */
+	raw_qp_to(&r, q, UROCE_QPS_RESET);
+	cr_expect_eq(raw_rounds(&r, 50), 0, "RESET completed sends");
+	raw_qp_to(&r, q, UROCE_QPS_INIT);
+	raw_qp_to(&r, q, UROCE_QPS_RTR);
+	raw_qp_to(&r, q, UROCE_QPS_RTS);
+	raw_post_write0(&r, q, 4, true);
+	c = raw_cqe(&r);
+	cr_expect_eq(c.wr_id, 4, "a send posted before RESET was executed after it (wr_id %llu)",
+		     (unsigned long long)c.wr_id);
+	cr_expect_eq(c.status, UROCE_WC_SUCCESS);
+	cr_expect_eq(raw_rounds(&r, 50), 0, "more than one completion after RESET");
 	raw_close(&r);
 	dc_expect_all_reclaimed(dmn);
 	uroce_daemon_destroy(dmn);
