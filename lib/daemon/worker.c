@@ -944,19 +944,23 @@ qp_rq_refill(struct dworker *w, struct dqp *qp)
  * doorbell was not read yet, or when the engine's SQ was full.
  */
 static void
+ring_discard(struct uroce_shm_ring *ring)
+{
+	uint32_t n = uroce_shm_ring_untrusted_peek(ring, ring->size);
+
+	if (n != 0)
+		uroce_shm_ring_cons_release(ring, n);
+}
+
+static void
 qp_discard_rings(struct dqp *qp)
 {
-	uint32_t n;
-
-	n = uroce_shm_ring_untrusted_peek(&qp->sq, qp->sq.size);
-	if (n != 0)
-		uroce_shm_ring_cons_release(&qp->sq, n);
+	ring_discard(&qp->sq);
 	if (qp->rq.hdr == NULL)
 		return;
-	qp_rq_release(qp);
-	n = uroce_shm_ring_untrusted_peek(&qp->rq, qp->rq.size);
-	if (n != 0) /* the engine holds none after RESET: all are the ring's */
-		uroce_shm_ring_cons_release(&qp->rq, n);
+	/* The engine holds none after RESET, and the rq_held it held are the
+	 * ring's first entries, not yet released: all go with the rest. */
+	ring_discard(&qp->rq);
 	qp->rq_held = 0;
 	qp->rq_deferred = false;
 }

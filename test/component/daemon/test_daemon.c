@@ -742,18 +742,25 @@ raw_cqe(struct raw *r)
 	return c;
 }
 
-/* Post a signaled WQE of an opcode that does not exist, with no doorbell:
- * it completes in error at once, and that CQE says when the worker took it. */
+/* Post a signaled WQE of @p opcode with no SGE, and no doorbell. */
 static void
-raw_post_bad(struct raw_qp *q, uint64_t wr_id)
+raw_post_op(struct raw_qp *q, uint64_t wr_id, uint8_t opcode)
 {
 	struct uroce_shm_send_wqe w;
 
 	memset(&w, 0, sizeof(w));
 	w.wr_id = wr_id;
-	w.opcode = 42;
+	w.opcode = opcode;
 	w.send_flags = UROCE_SEND_SIGNALED;
 	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
+}
+
+/* Post a signaled WQE of an opcode that does not exist, with no doorbell:
+ * it completes in error at once, and that CQE says when the worker took it. */
+static void
+raw_post_bad(struct raw_qp *q, uint64_t wr_id)
+{
+	raw_post_op(q, wr_id, 42);
 }
 
 Test(daemon, hostile_rings_and_doorbells_never_crash_it, .timeout = 60)
@@ -1007,18 +1014,13 @@ Test(daemon, receives_left_in_the_ring_are_taken_in_order_flushed_and_reset, .ti
 	uroce_daemon_destroy(dmn);
 }
 
-/* Post a signaled zero-length RDMA WRITE (no SGE, no R_Key checked: IBA
- * C9-88) to @p q's own QP, with a doorbell if @p ring. */
+/* Post a signaled zero-length RDMA WRITE to @p q's own QP, with a doorbell
+ * if @p ring. No R_Key is checked for no data (C9-88), but the QP's remote
+ * write access is (raw_qp_to()). */
 static void
 raw_post_write0(struct raw *r, struct raw_qp *q, uint64_t wr_id, bool ring)
 {
-	struct uroce_shm_send_wqe w;
-
-	memset(&w, 0, sizeof(w));
-	w.wr_id = wr_id;
-	w.opcode = UROCE_WR_RDMA_WRITE;
-	w.send_flags = UROCE_SEND_SIGNALED;
-	cr_assert_eq(uroce_shm_ring_enqueue_burst(&q->sq, &w, 1), 1);
+	raw_post_op(q, wr_id, UROCE_WR_RDMA_WRITE);
 	if (ring)
 		uroce_shm_db_ring(r->db.addr, q->slot);
 }
